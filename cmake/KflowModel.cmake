@@ -1,0 +1,33 @@
+# kflow_add_model(NAME
+#                 SOURCES <parse/registration sources>
+#                 IMPL <header with the Kokkos implementation>
+#                 NAMESPACE <C++ namespace holding make_model<Space, Real>>
+#                 PRECISIONS double [float])
+#
+# Builds the model as an OBJECT library (so that its self-registration is
+# never dropped by the linker) with one generated translation unit per
+# (backend compiled into Kokkos, precision).
+set(KFLOW_SPACE_serial "Kokkos::Serial")
+set(KFLOW_SPACE_openmp "Kokkos::OpenMP")
+set(KFLOW_SPACE_cuda "Kokkos::Cuda")
+set(KFLOW_MODELS "" CACHE INTERNAL "")
+
+function(kflow_add_model NAME)
+  cmake_parse_arguments(M "" "IMPL;NAMESPACE" "SOURCES;PRECISIONS" ${ARGN})
+  set(generated)
+  foreach(KFLOW_BACKEND IN LISTS KFLOW_BACKENDS)
+    foreach(KFLOW_PRECISION IN LISTS M_PRECISIONS)
+      set(KFLOW_MODEL ${NAME})
+      set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
+      set(KFLOW_IMPL_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/${M_IMPL})
+      set(KFLOW_NAMESPACE ${M_NAMESPACE})
+      set(out ${CMAKE_CURRENT_BINARY_DIR}/${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)
+      configure_file(${PROJECT_SOURCE_DIR}/cmake/instantiate.cpp.in ${out} @ONLY)
+      list(APPEND generated ${out})
+    endforeach()
+  endforeach()
+  add_library(kflow_model_${NAME} OBJECT ${M_SOURCES} ${generated})
+  target_include_directories(kflow_model_${NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(kflow_model_${NAME} PUBLIC kflow::core PRIVATE kflow_warnings)
+  set(KFLOW_MODELS ${KFLOW_MODELS} kflow_model_${NAME} CACHE INTERNAL "")
+endfunction()

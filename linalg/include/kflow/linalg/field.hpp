@@ -1,0 +1,73 @@
+#pragma once
+// Grid fields and the iteration policies over them.
+//
+// Fields are Kokkos::View<Real**, LayoutLeft> (2D) or <Real***, LayoutLeft>
+// (3D), indexed (i, j[, k]) with i fastest in memory and the ghost layers
+// included in the extents.  Policies iterate with Iterate::Left in both
+// directions so that consecutive GPU threads touch consecutive i.
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+#include "kflow/linalg/grid.hpp"
+
+namespace kflow::linalg {
+
+template <class Real, int Dim>
+struct FieldData;
+template <class Real>
+struct FieldData<Real, 2> {
+  using type = Real**;
+};
+template <class Real>
+struct FieldData<Real, 3> {
+  using type = Real***;
+};
+
+template <class Real, int Dim, class MemSpace>
+using Field = Kokkos::View<typename FieldData<Real, Dim>::type, Kokkos::LayoutLeft, MemSpace>;
+template <class Real, class MemSpace>
+using Field2 = Field<Real, 2, MemSpace>;
+template <class Real, class MemSpace>
+using Field3 = Field<Real, 3, MemSpace>;
+
+template <class ExecSpace, int Dim>
+using GridPolicy =
+    Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<Dim, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
+                          Kokkos::IndexType<int>>;
+
+// A field on `grid` (ghost layers included), zero-initialised.
+template <class Real, int Dim, class ExecSpace>
+Field<Real, Dim, typename ExecSpace::memory_space> make_field(const ExecSpace& space,
+                                                              const std::string& label,
+                                                              const Grid& grid) {
+  using F = Field<Real, Dim, typename ExecSpace::memory_space>;
+  if constexpr (Dim == 2)
+    return F(Kokkos::view_alloc(space, label), grid.extent(0), grid.extent(1));
+  else
+    return F(Kokkos::view_alloc(space, label), grid.extent(0), grid.extent(1), grid.extent(2));
+}
+
+// Policy over the interior cells of `grid`, in stored (ghost-including) indices.
+template <int Dim, class ExecSpace>
+GridPolicy<ExecSpace, Dim> interior_policy(const ExecSpace& space, const Grid& grid) {
+  const int g = grid.ghost;
+  if constexpr (Dim == 2)
+    return GridPolicy<ExecSpace, 2>(space, {g, g}, {g + grid.cells[0], g + grid.cells[1]});
+  else
+    return GridPolicy<ExecSpace, 3>(space, {g, g, g},
+                                    {g + grid.cells[0], g + grid.cells[1], g + grid.cells[2]});
+}
+
+// Policy over every stored cell (ghosts included).
+template <int Dim, class ExecSpace>
+GridPolicy<ExecSpace, Dim> full_policy(const ExecSpace& space, const Grid& grid) {
+  if constexpr (Dim == 2)
+    return GridPolicy<ExecSpace, 2>(space, {0, 0}, {grid.extent(0), grid.extent(1)});
+  else
+    return GridPolicy<ExecSpace, 3>(space, {0, 0, 0},
+                                    {grid.extent(0), grid.extent(1), grid.extent(2)});
+}
+
+}  // namespace kflow::linalg

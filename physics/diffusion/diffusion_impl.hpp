@@ -1,0 +1,311 @@
+#pragma once
+// Kokkos implementation of physics/diffusion (included only by the generated
+// per-(backend, precision) translation units).
+
+#include <Kokkos_Core.hpp>
+
+#include <cstring>
+#include <type_traits>
+
+#include "diffusion.hpp"
+#include "kflow/core/error.hpp"
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/reduce.hpp"
+
+namespace kflow::diffusion {
+
+// Device-callable exact solution (a decaying Laplacian eigenmode).
+struct Exact {
+  ModeAxis ax[3];
+  double origin[3];
+  double amplitude, decay;
+  KOKKOS_INLINE_FUNCTION double operator()(const double x[3], double t) const {
+    double v = amplitude * Kokkos::exp(-decay * t);
+    for (int d = 0; d < 3; ++d) {
+      const double s = ax[d].k * (x[d] - origin[d]);
+      v *= ax[d].kind == 0 ? Kokkos::sin(s) : ax[d].kind == 1 ? Kokkos::cos(s) : 1.0;
+    }
+    return v;
+  }
+};
+
+template <class ExecSpace, class Real>
+class Model final : public kflow::Model {
+  using Mem = typename ExecSpace::memory_space;
+  template <int D>
+  using F = linalg::Field<Real, D, Mem>;
+
+ public:
+  explicit Model(const Setup& s) : s_(s) {
+    dispatch([&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      cur<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u", s_.grid);
+      next<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u_next", s_.grid);
+      initialise<D>();
+    });
+  }
+
+  const linalg::Grid& grid() const override { return s_.grid; }
+  double bytes_per_cell_step() const override { return 2.0 * sizeof(Real); }
+  void fence() override { space_.fence("kflow::diffusion::fence"); }
+
+  double stable_dt(double) const override {
+    double inv = 0;
+    for (int d = 0; d < s_.grid.dim; ++d) inv += 1.0 / (s_.grid.spacing(d) * s_.grid.spacing(d));
+    return 1.0 / (2.0 * s_.kappa * inv);
+  }
+
+  void step(double, double dt) override {
+    dispatch([&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      fill_ghosts<D>();
+      update<D>(dt);
+      std::swap(cur<D>(), next<D>());
+    });
+  }
+
+  Diagnostics diagnostics(double t) override {
+    Diagnostics d;
+    dispatch([&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      const auto& g = s_.grid;
+      d.emplace_back("max_abs_u", linalg::max_norm(space_, g, cur<D>()));
+      d.emplace_back("mean_u", linalg::sum(space_, g, cur<D>()) / double(g.interior_cells()));
+      if (s_.has_exact) {
+        const auto [emax, erms] = error_norms<D>(t);
+        d.emplace_back("error_max", emax);
+        d.emplace_back("error_rms", erms);
+      }
+    });
+    return d;
+  }
+
+  HostField field(const std::string& name, double t) override {
+    HostField f;
+    f.name = name;
+    const auto& g = s_.grid;
+    f.values.resize(g.interior_cells());
+    const Exact ex = exact();
+    dispatch([&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cur<D>());
+      const int gh = g.ghost, nx = g.cells[0], ny = g.cells[1], nz = g.cells[2];
+      for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+          for (int i = 0; i < nx; ++i) {
+            const std::size_t c = i + std::size_t(nx) * (j + std::size_t(ny) * k);
+            double u;
+            if constexpr (D == 2)
+              u = h(i + gh, j + gh);
+            else
+              u = h(i + gh, j + gh, k + gh);
+            const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
+            f.values[c] = name == "u" ? u : name == "u_exact" ? ex(x, t) : u - ex(x, t);
+          }
+    });
+    return f;
+  }
+
+  std::vector<StateArray> save_state() override {
+    StateArray a;
+    a.name = "u";
+    a.type = sizeof(Real) == 8 ? "float64" : "float32";
+    dispatch([&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cur<D>());
+      for (int d = 0; d < D; ++d) a.extents.push_back(h.extent(d));
+      a.bytes.resize(h.span() * sizeof(Real));
+      std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
+    });
+    return {a};
+  }
+
+  void restore_state(const std::vector<StateArray>& state) override {
+    const StateArray* a = nullptr;
+    for (const auto& s : state)
+      if (s.name == "u") a = &s;
+    if (!a || a->type != (sizeof(Real) == 8 ? "float64" : "float32"))
+      throw Error("checkpoint: no array 'u' of the run's precision");
+    dispatch([&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), cur<D>());
+      if (a->bytes.size() != h.span() * sizeof(Real))
+        throw Error("checkpoint: array 'u' has the wrong size for this grid");
+      std::memcpy(h.data(), a->bytes.data(), a->bytes.size());
+      Kokkos::deep_copy(space_, cur<D>(), h);
+      space_.fence("kflow::diffusion::restore");
+    });
+  }
+
+ private:
+  template <class Fn>
+  void dispatch(Fn&& fn) {
+    if (s_.grid.dim == 2)
+      fn(std::integral_constant<int, 2>{});
+    else
+      fn(std::integral_constant<int, 3>{});
+  }
+  template <int D>
+  F<D>& cur() {
+    if constexpr (D == 2) return u2_; else return u3_;
+  }
+  template <int D>
+  F<D>& next() {
+    if constexpr (D == 2) return v2_; else return v3_;
+  }
+
+  Exact exact() const {
+    Exact e{};
+    for (int d = 0; d < 3; ++d) {
+      e.ax[d] = s_.mode[d];
+      e.origin[d] = s_.grid.origin[d];
+    }
+    e.amplitude = s_.amplitude;
+    e.decay = s_.decay;
+    return e;
+  }
+
+  template <int D>
+  void initialise() {
+    const auto u = cur<D>();
+    const Exact ex = exact();
+    const bool mode = s_.initial == "sine_mode";
+    const double c = s_.constant;
+    const int g = s_.grid.ghost;
+    double h[3], o[3];
+    for (int d = 0; d < 3; ++d) h[d] = s_.grid.spacing(d), o[d] = s_.grid.origin[d];
+    const double hx = h[0], hy = h[1], hz = h[2], ox = o[0], oy = o[1], oz = o[2];
+    if constexpr (D == 2) {
+      Kokkos::parallel_for(
+          "kflow::diffusion::initialise", linalg::interior_policy<2>(space_, s_.grid),
+          KOKKOS_LAMBDA(int i, int j) {
+            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
+            u(i, j) = Real(mode ? ex(x, 0.0) : c);
+          });
+    } else {
+      Kokkos::parallel_for(
+          "kflow::diffusion::initialise", linalg::interior_policy<3>(space_, s_.grid),
+          KOKKOS_LAMBDA(int i, int j, int k) {
+            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
+                                 oz + (k - g + 0.5) * hz};
+            u(i, j, k) = Real(mode ? ex(x, 0.0) : c);
+          });
+    }
+  }
+
+  // Ghost layer of axis A from the boundary conditions of its two sides.
+  // Dirichlet: ghost = 2 g - inner (value g on the face); Neumann:
+  // ghost = inner + h q (outward derivative q); periodic: the opposite inner cell.
+  template <int D, int A>
+  void fill_axis() {
+    const auto u = cur<D>();
+    const auto& G = s_.grid;
+    const int n = G.cells[A], g = G.ghost;
+    const int lo_kind = static_cast<int>(s_.bc[A][0]), hi_kind = static_cast<int>(s_.bc[A][1]);
+    const Real lo_val = Real(s_.bc_value[A][0]), hi_val = Real(s_.bc_value[A][1]);
+    const Real h = Real(G.spacing(A));
+    auto ghost = KOKKOS_LAMBDA(int kind, Real val, Real inner, Real opposite)->Real {
+      return kind == 0 ? Real(2) * val - inner : kind == 1 ? inner + h * val : opposite;
+    };
+    // Cells (a, b) of the face span the other axes including their ghosts.
+    const int ea = G.extent(A == 0 ? 1 : 0), eb = D == 3 ? G.extent(A == 2 ? 1 : 2) : 1;
+    using P = linalg::GridPolicy<ExecSpace, 2>;
+    const char* label = A == 0 ? "kflow::diffusion::ghost_x"
+                               : A == 1 ? "kflow::diffusion::ghost_y" : "kflow::diffusion::ghost_z";
+    Kokkos::parallel_for(
+        label, P(space_, {0, 0}, {ea, eb}), KOKKOS_LAMBDA(int a, int b) {
+          auto at = [&](int m) -> Real& {
+            if constexpr (D == 2) {
+              return A == 0 ? u(m, a) : u(a, m);
+            } else {
+              return A == 0 ? u(m, a, b) : A == 1 ? u(a, m, b) : u(a, b, m);
+            }
+          };
+          at(g - 1) = ghost(lo_kind, lo_val, at(g), at(g + n - 1));
+          at(g + n) = ghost(hi_kind, hi_val, at(g + n - 1), at(g));
+        });
+  }
+
+  template <int D>
+  void fill_ghosts() {
+    fill_axis<D, 0>();
+    fill_axis<D, 1>();
+    if constexpr (D == 3) fill_axis<D, 2>();
+  }
+
+  template <int D>
+  void update(double dt) {
+    const auto u = cur<D>();
+    const auto v = next<D>();
+    const auto& G = s_.grid;
+    const Real cx = Real(s_.kappa * dt / (G.spacing(0) * G.spacing(0)));
+    const Real cy = Real(s_.kappa * dt / (G.spacing(1) * G.spacing(1)));
+    if constexpr (D == 2) {
+      Kokkos::parallel_for(
+          "kflow::diffusion::update", linalg::interior_policy<2>(space_, G),
+          KOKKOS_LAMBDA(int i, int j) {
+            const Real c = u(i, j);
+            v(i, j) = c + cx * (u(i - 1, j) - Real(2) * c + u(i + 1, j)) +
+                      cy * (u(i, j - 1) - Real(2) * c + u(i, j + 1));
+          });
+    } else {
+      const Real cz = Real(s_.kappa * dt / (G.spacing(2) * G.spacing(2)));
+      Kokkos::parallel_for(
+          "kflow::diffusion::update", linalg::interior_policy<3>(space_, G),
+          KOKKOS_LAMBDA(int i, int j, int k) {
+            const Real c = u(i, j, k);
+            v(i, j, k) = c + cx * (u(i - 1, j, k) - Real(2) * c + u(i + 1, j, k)) +
+                         cy * (u(i, j - 1, k) - Real(2) * c + u(i, j + 1, k)) +
+                         cz * (u(i, j, k - 1) - Real(2) * c + u(i, j, k + 1));
+          });
+    }
+  }
+
+  // Max and RMS of u - exact over the interior.
+  template <int D>
+  std::pair<double, double> error_norms(double t) {
+    const auto u = cur<D>();
+    const Exact ex = exact();
+    const auto& G = s_.grid;
+    const int g = G.ghost;
+    const double hx = G.spacing(0), hy = G.spacing(1), hz = G.spacing(2);
+    const double ox = G.origin[0], oy = G.origin[1], oz = G.origin[2];
+    double emax = 0, esq = 0;
+    if constexpr (D == 2) {
+      Kokkos::parallel_reduce(
+          "kflow::diffusion::error_norms", linalg::interior_policy<2>(space_, G),
+          KOKKOS_LAMBDA(int i, int j, double& m, double& s) {
+            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
+            const double e = Kokkos::fabs(double(u(i, j)) - ex(x, t));
+            m = e > m ? e : m;
+            s += e * e;
+          },
+          Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
+    } else {
+      Kokkos::parallel_reduce(
+          "kflow::diffusion::error_norms", linalg::interior_policy<3>(space_, G),
+          KOKKOS_LAMBDA(int i, int j, int k, double& m, double& s) {
+            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
+                                 oz + (k - g + 0.5) * hz};
+            const double e = Kokkos::fabs(double(u(i, j, k)) - ex(x, t));
+            m = e > m ? e : m;
+            s += e * e;
+          },
+          Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
+    }
+    space_.fence("kflow::diffusion::error_norms");
+    return {emax, std::sqrt(esq / double(G.interior_cells()))};
+  }
+
+  Setup s_;
+  ExecSpace space_{};
+  F<2> u2_, v2_;
+  F<3> u3_, v3_;
+};
+
+template <class ExecSpace, class Real>
+std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
+  return std::make_unique<Model<ExecSpace, Real>>(static_cast<const Setup&>(setup));
+}
+
+}  // namespace kflow::diffusion

@@ -1,0 +1,417 @@
+// kflow: the command-line program.
+//   kflow run | check | list | info | bench | compare | convert
+
+#include <Kokkos_Core.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kflow/core/backend.hpp"
+#include "kflow/core/bench.hpp"
+#include "kflow/core/driver.hpp"
+#include "kflow/core/error.hpp"
+#include "kflow/core/registry.hpp"
+#include "kflow/io/fieldfile.hpp"
+#include "kflow/io/vtk.hpp"
+
+namespace fs = std::filesystem;
+using kflow::Error;
+
+namespace {
+
+const char* const main_help = R"(kflow: incompressible-flow solvers on GPUs and CPUs (Kokkos).
+
+usage: kflow <command> [options]
+
+commands:
+  run CASE.toml       run a case; frames (.vti + .pvd), CSV and summary.json go to
+                      [output] directory (default out/<case name>)
+  check CASE.toml     validate a case file (every key) without running it
+  list                the models in this build and their precisions per backend
+  info                Kokkos configuration, backends compiled in, devices
+  bench stream|MODEL  memory bandwidth of a backend, or a model's step rate
+  compare CASE.toml   run one case on several backends, compare time and fields
+  convert DIR         turn .kff frames (builds without VTK) into .vti + run.pvd
+
+'kflow <command> --help' describes each command.  Exit status: 0 on success,
+1 on an error (the message says what and where), 2 on a usage error,
+130 when a run was interrupted (Ctrl-C) after writing a frame and a checkpoint.
+)";
+
+const std::map<std::string, std::string> help = {
+    {"run", R"(usage: kflow run CASE.toml [--backend serial|openmp|cuda] [--set KEY=VALUE]...
+                [--output DIR] [--restart CHECKPOINT] [--quiet] [--threads N]
+
+Runs the case.  While it runs, output goes to DIR.running; a completed run then
+replaces DIR, an interrupted one (Ctrl-C, SIGTERM: the step finishes, a last frame
+and a checkpoint are written) becomes DIR.interrupted, a failed one DIR.failed.
+The output of an earlier run in DIR is never touched by a run that does not complete.
+
+  --backend B         execution space (default: [run] backend, else the fastest compiled in)
+  --set KEY=VALUE     override a case key, e.g. --set time.end=2 --set grid.cells=[64,64]
+  --output DIR        output directory (default: [output] directory)
+  --restart FILE      continue from a checkpoint (DIR/checkpoint.kfc); bit-for-bit
+  --quiet             no progress lines
+  --threads N         OpenMP threads (default: OMP_NUM_THREADS or all cores)
+)"},
+    {"check", R"(usage: kflow check CASE.toml [--backend B] [--set KEY=VALUE]...
+
+Reads and validates every key of the case (unknown keys, types, ranges, missing
+keys, inconsistent combinations) and prints a one-line summary.  Does no work.
+)"},
+    {"list", "usage: kflow list\n\nLists the models compiled in, with the precisions each supports per backend.\n"},
+    {"info", "usage: kflow info\n\nPrints the version, the Kokkos configuration, the backends compiled in and the devices.\n"},
+    {"bench", R"(usage: kflow bench stream [--backend B] [--precision double|float] [--size N] [--repeat R]
+       kflow bench MODEL  [--backend B] [--set KEY=VALUE]...
+
+stream: copy (b = a) and dot-product bandwidth on the backend, best of R runs
+        over N elements (default 2^27 on cuda, 2^25 on CPUs).
+MODEL:  times the model's benchmark case (e.g. 'diffusion', 512^3 cells, 100 steps;
+        change it with --set grid.cells=[256,256,256] --set time.steps=50
+        --set run.precision=float) and reports cell updates per second and the
+        effective bandwidth as a fraction of the copy bandwidth measured in the same run.
+)"},
+    {"compare", R"(usage: kflow compare CASE.toml [--backends openmp,cuda] [--set KEY=VALUE]...
+
+Runs the case once per backend in this one process (no files written) and
+reports the wall time per backend, the speed-up over the first backend, and the
+largest difference between their final fields (absolute, and relative to the
+field's largest magnitude).  Default: every backend compiled in.
+)"},
+    {"convert", R"(usage: kflow convert DIR
+
+Turns the .kff frames a build without VTK wrote into DIR (frame_NNNNN.kff) into
+.vti files and a run.pvd for ParaView.  Needs a kflow built with VTK.
+)"},
+};
+
+struct Args {
+  std::string command;
+  std::vector<std::string> positional, sets;
+  std::map<std::string, std::string> opts;
+  bool help = false, quiet = false;
+};
+
+[[noreturn]] void usage_error(const std::string& msg, const std::string& command) {
+  std::cerr << "kflow: " << msg << "\n"
+            << "Try 'kflow " << (command.empty() ? "" : command + " ") << "--help'.\n";
+  std::exit(2);
+}
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  const std::vector<std::string> valued = {"--backend", "--backends", "--output", "--restart",
+                                           "--threads", "--precision", "--size", "--repeat"};
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "--help" || s == "-h") {
+      a.help = true;
+    } else if (s == "--version") {
+      a.command = "version";
+    } else if (s == "--quiet" || s == "-q") {
+      a.quiet = true;
+    } else if (s == "--set") {
+      if (i + 1 >= argc) usage_error("--set needs KEY=VALUE", a.command);
+      a.sets.push_back(argv[++i]);
+    } else if (s.rfind("--set=", 0) == 0) {
+      a.sets.push_back(s.substr(6));
+    } else if (s.rfind("--", 0) == 0) {
+      std::string key = s, value;
+      const auto eq = s.find('=');
+      if (eq != std::string::npos) key = s.substr(0, eq), value = s.substr(eq + 1);
+      if (std::find(valued.begin(), valued.end(), key) == valued.end())
+        usage_error("unknown option '" + key + "'", a.command);
+      if (eq == std::string::npos) {
+        if (i + 1 >= argc) usage_error(key + " needs a value", a.command);
+        value = argv[++i];
+      }
+      a.opts[key] = value;
+    } else if (a.command.empty()) {
+      a.command = s;
+    } else {
+      a.positional.push_back(s);
+    }
+  }
+  return a;
+}
+
+std::string opt(const Args& a, const std::string& key, const std::string& fallback = "") {
+  auto it = a.opts.find(key);
+  return it == a.opts.end() ? fallback : it->second;
+}
+
+long parse_count(const Args& a, const std::string& key, long fallback) {
+  const auto v = opt(a, key);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (!end || *end || n < 1) usage_error(key + " expects a positive integer, got '" + v + "'", a.command);
+  return n;
+}
+
+// Kokkos lives for the whole command (commands that need devices only).
+struct KokkosSession {
+  explicit KokkosSession(const Args& a) {
+    Kokkos::InitializationSettings s;
+    const long threads = parse_count(a, "--threads", 0);
+    if (threads > 0) s.set_num_threads(static_cast<int>(threads));
+    if (!std::getenv("KFLOW_KOKKOS_WARNINGS")) s.set_disable_warnings(true);
+    Kokkos::initialize(s);
+  }
+  ~KokkosSession() { Kokkos::finalize(); }
+};
+
+std::string gbs(double bytes_per_second) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f GB/s", bytes_per_second / 1e9);
+  return b;
+}
+
+void need_case(const Args& a) {
+  if (a.positional.size() != 1) usage_error("expected one case file", a.command);
+}
+
+kflow::RunOptions run_options(const Args& a) {
+  kflow::RunOptions o;
+  o.case_path = a.positional.at(0);
+  o.overrides = a.sets;
+  o.backend = opt(a, "--backend");
+  o.output_dir = opt(a, "--output");
+  o.restart = opt(a, "--restart");
+  o.quiet = a.quiet;
+  return o;
+}
+
+int cmd_check(const Args& a) {
+  need_case(a);
+  auto o = run_options(a);
+  auto pc = kflow::prepare(o);
+  const auto& g = pc.setup->grid;
+  std::string cells;
+  for (int d = 0; d < g.dim; ++d) cells += (d ? "x" : "") + std::to_string(g.cells[d]);
+  std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << cells << ", "
+            << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir << "\n";
+  return 0;
+}
+
+int cmd_run(const Args& a) {
+  need_case(a);
+  auto o = run_options(a);
+  auto pc = kflow::prepare(o);  // all validation before Kokkos starts
+  KokkosSession k(a);
+  const auto r = kflow::run(pc, o, std::cerr);
+  std::cerr << "kflow: " << r.status << ": " << r.steps << " steps to t = " << r.time << " in "
+            << r.wall_seconds << " s (" << r.cell_updates_per_second / 1e6
+            << " M cell updates/s, " << gbs(r.bandwidth_bytes_per_second) << " effective)\n";
+  std::cerr << "kflow: output in " << r.output_dir
+            << (kflow::io::vtk_available() ? " (open run.pvd in ParaView)" : "") << "\n";
+  if (r.status == "interrupted") {
+    std::cerr << "kflow: interrupted; continue with: kflow run " << o.case_path << " --restart "
+              << r.output_dir << "/checkpoint.kfc\n";
+    return 130;
+  }
+  return 0;
+}
+
+int cmd_list(const Args&) {
+  auto& reg = kflow::Registry::instance();
+  for (const auto& name : reg.names()) {
+    std::cout << name << "\n  " << reg.find(name)->summary << "\n  precisions:";
+    for (const auto& b : kflow::compiled_backends()) {
+      std::cout << " " << b << " (";
+      const auto p = reg.precisions(name, b);
+      for (std::size_t k = 0; k < p.size(); ++k) std::cout << (k ? ", " : "") << p[k];
+      std::cout << ")";
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int cmd_info(const Args& a) {
+  KokkosSession k(a);
+  std::cout << "kflow " << KFLOW_VERSION << "\nbackends compiled in:";
+  for (const auto& b : kflow::compiled_backends()) std::cout << " " << b;
+  std::cout << " (default " << kflow::default_backend() << ")\ndevices:\n";
+  for (const auto& b : kflow::compiled_backends())
+    std::cout << "  " << b << ": " << kflow::backend_description(b) << "\n";
+  std::cout << "VTK output: " << (kflow::io::vtk_available() ? "yes (.vti + .pvd)" : "no (.kff frames; see 'kflow convert')") << "\n\n";
+  Kokkos::print_configuration(std::cout, true);
+  return 0;
+}
+
+int cmd_bench(const Args& a) {
+  if (a.positional.size() != 1) usage_error("expected 'stream' or a model name", "bench");
+  KokkosSession k(a);
+  const auto what = a.positional[0];
+  const auto backend = opt(a, "--backend", kflow::default_backend());
+  if (what == "stream") {
+    const auto precision = opt(a, "--precision", "double");
+    if (precision != "double" && precision != "float")
+      usage_error("--precision expects double or float, got '" + precision + "'", "bench");
+    const auto n = static_cast<std::size_t>(
+        parse_count(a, "--size", static_cast<long>(kflow::default_stream_elements(backend))));
+    const auto r = kflow::bench_stream(backend, precision, n, static_cast<int>(parse_count(a, "--repeat", 10)));
+    std::cout << "bench stream: backend " << backend << " (" << kflow::backend_description(backend)
+              << "), " << precision << ", " << n << " elements ("
+              << n * (precision == "float" ? 4 : 8) / (1024.0 * 1024) << " MiB per array)\n"
+              << "  copy  " << gbs(r.copy_bytes_per_second) << "  (2 arrays moved)\n"
+              << "  dot   " << gbs(r.dot_bytes_per_second) << "  (2 arrays read)\n";
+    return 0;
+  }
+  if (a.opts.count("--precision")) usage_error("use --set run.precision=float for a model", "bench");
+  const auto r = kflow::bench_model(what, backend, a.sets, std::cerr);
+  std::cout << "bench " << r.model << ": backend " << r.backend << " ("
+            << kflow::backend_description(r.backend) << "), " << r.precision << ", grid " << r.grid
+            << ", " << r.steps << " steps in " << r.seconds << " s\n"
+            << "  " << r.cell_updates_per_second / 1e6 << " M cell updates/s, effective "
+            << gbs(r.bytes_per_second) << " = "
+            << 100 * r.bytes_per_second / r.stream.copy_bytes_per_second
+            << "% of the copy bandwidth measured in this run (" << gbs(r.stream.copy_bytes_per_second)
+            << "; dot " << gbs(r.stream.dot_bytes_per_second) << ")\n";
+  return 0;
+}
+
+int cmd_compare(const Args& a) {
+  need_case(a);
+  std::vector<std::string> backends;
+  {
+    std::stringstream s(opt(a, "--backends"));
+    for (std::string b; std::getline(s, b, ',');)
+      if (!b.empty()) backends.push_back(b);
+    if (backends.empty()) backends = kflow::compiled_backends();
+  }
+  std::vector<kflow::PreparedCase> cases;
+  for (const auto& b : backends) {
+    kflow::require_backend(b, "--backends");
+    auto o = run_options(a);
+    o.backend = b;
+    cases.push_back(kflow::prepare(o));
+  }
+  KokkosSession k(a);
+  std::vector<kflow::RunResult> results;
+  for (std::size_t n = 0; n < backends.size(); ++n) {
+    auto o = run_options(a);
+    o.backend = backends[n];
+    o.write_output = false;
+    o.keep_final_fields = true;
+    results.push_back(kflow::run(cases[n], o, std::cerr));
+  }
+  std::cout << "compare " << a.positional[0] << ": " << results[0].steps << " steps to t = "
+            << results[0].time << "\n";
+  for (std::size_t n = 0; n < backends.size(); ++n) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-8s %10.4f s  speed-up %7.2fx  (%s)", backends[n].c_str(),
+                  results[n].wall_seconds, results[0].wall_seconds / results[n].wall_seconds,
+                  kflow::backend_description(backends[n]).c_str());
+    std::cout << line << "\n";
+  }
+  double worst_rel = 0;
+  for (std::size_t n = 1; n < backends.size(); ++n) {
+    for (std::size_t f = 0; f < results[0].fields.size(); ++f) {
+      const auto& x = results[0].fields[f].values;
+      const auto& y = results[n].fields[f].values;
+      double diff = 0, scale = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        diff = std::max(diff, std::fabs(x[i] - y[i]));
+        scale = std::max(scale, std::fabs(x[i]));
+      }
+      const double rel = scale > 0 ? diff / scale : diff;
+      worst_rel = std::max(worst_rel, rel);
+      char line[256];
+      std::snprintf(line, sizeof line, "  %s vs %s: field %-10s max |diff| %.3e  relative %.3e",
+                    backends[n].c_str(), backends[0].c_str(), results[0].fields[f].name.c_str(),
+                    diff, rel);
+      std::cout << line << "\n";
+    }
+  }
+  if (backends.size() > 1) std::cout << "  largest relative difference: " << worst_rel << "\n";
+  return 0;
+}
+
+int cmd_convert(const Args& a) {
+  if (a.positional.size() != 1) usage_error("expected one output directory", "convert");
+  const std::string dir = a.positional[0];
+  if (!fs::is_directory(dir)) throw Error(dir + ": not a directory");
+  if (!kflow::io::vtk_available())
+    throw Error("this kflow was built without VTK; run 'kflow convert' with a build that has VTK");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".kff") files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw Error(dir + ": no .kff frames to convert");
+  std::vector<std::pair<double, std::string>> frames;
+  for (const auto& name : files) {
+    const auto path = dir + "/" + name;
+    const auto ff = kflow::io::read_field_file(path);
+    kflow::linalg::Grid g;
+    g.dim = std::stoi(ff.get("dim", path));
+    for (int d = 0; d < 3; ++d) {
+      g.cells[d] = std::stoi(ff.get("cells" + std::to_string(d), path));
+      g.length[d] = std::stod(ff.get("length" + std::to_string(d), path));
+      g.origin[d] = std::stod(ff.get("origin" + std::to_string(d), path));
+    }
+    std::vector<kflow::HostField> fields;
+    for (const auto& arr : ff.arrays) {
+      kflow::HostField f;
+      f.name = arr.name;
+      f.components = static_cast<int>(arr.extents.at(0));
+      f.values.resize(arr.bytes.size() / sizeof(double));
+      std::memcpy(f.values.data(), arr.bytes.data(), f.values.size() * sizeof(double));
+      fields.push_back(std::move(f));
+    }
+    const double t = std::stod(ff.get("time", path));
+    const auto out = fs::path(name).replace_extension(".vti").string();
+    kflow::io::write_vti(dir + "/" + out, g, fields, t);
+    frames.emplace_back(t, out);
+  }
+  kflow::io::write_pvd(dir + "/run.pvd", frames);
+  std::cout << "convert: " << frames.size() << " frames -> " << dir << "/run.pvd\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse_args(argc, argv);
+  if (a.command == "version") {
+    std::cout << "kflow " << KFLOW_VERSION << "\n";
+    return 0;
+  }
+  if (a.command.empty() || a.command == "help") {
+    (a.help || a.command == "help" ? std::cout : std::cerr) << main_help;
+    return a.help || a.command == "help" ? 0 : 2;
+  }
+  if (!help.count(a.command)) usage_error("unknown command '" + a.command + "'", "");
+  if (a.help) {
+    std::cout << help.at(a.command);
+    return 0;
+  }
+  try {
+    if (a.command == "run") return cmd_run(a);
+    if (a.command == "check") return cmd_check(a);
+    if (a.command == "list") return cmd_list(a);
+    if (a.command == "info") return cmd_info(a);
+    if (a.command == "bench") return cmd_bench(a);
+    if (a.command == "compare") return cmd_compare(a);
+    if (a.command == "convert") return cmd_convert(a);
+  } catch (const Error& e) {
+    std::cerr << "kflow: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "kflow: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+#include "kflow/core/backend.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "kflow/core/error.hpp"
+
+namespace kflow {
+
+std::vector<std::string> compiled_backends() {
+  std::vector<std::string> r;
+#ifdef KOKKOS_ENABLE_CUDA
+  r.push_back("cuda");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  r.push_back("openmp");
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+  r.push_back("serial");
+#endif
+  return r;
+}
+
+std::string default_backend() { return compiled_backends().front(); }
+
+void require_backend(const std::string& name, const std::string& where) {
+  const auto all = compiled_backends();
+  if (std::find(all.begin(), all.end(), name) != all.end()) return;
+  std::string list;
+  for (const auto& b : all) list += (list.empty() ? "" : ", ") + b;
+  const bool known = name == "cuda" || name == "openmp" || name == "serial";
+  throw Error(where + ": backend '" + name + "' " +
+              (known ? "is not compiled into this build of kflow"
+                     : "is not a backend kflow knows (serial, openmp, cuda)") +
+              "; this build has: " + list +
+              (known ? ".  Rebuild kflow against a Kokkos with that backend enabled (README.md, "
+                       "'Building')."
+                     : "."));
+}
+
+std::string backend_description(const std::string& name) {
+  std::ostringstream s;
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") {
+    s << "CUDA device " << Kokkos::device_id() << " ("
+      << Kokkos::Cuda().cuda_device_prop().name << ", "
+      << Kokkos::Cuda().cuda_device_prop().totalGlobalMem / (1024.0 * 1024 * 1024) << " GiB)";
+    return s.str();
+  }
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (name == "openmp") {
+    s << "OpenMP, " << Kokkos::OpenMP().concurrency() << " threads";
+    return s.str();
+  }
+#endif
+  if (name == "serial") return "Serial, 1 thread";
+  return name;
+}
+
+}  // namespace kflow

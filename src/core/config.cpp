@@ -1,0 +1,429 @@
+#include "kflow/core/config.hpp"
+
+#include <toml++/toml.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kflow/core/error.hpp"
+
+namespace kflow {
+
+namespace {
+
+std::string describe(const toml::node& n) {
+  std::ostringstream s;
+  switch (n.type()) {
+    case toml::node_type::string: s << '"' << n.as_string()->get() << '"'; break;
+    case toml::node_type::table: s << "a table"; break;
+    case toml::node_type::array: s << "an array"; break;
+    default: n.visit([&](auto&& v) { s << v; });
+  }
+  return s.str();
+}
+
+std::string parent_of(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? "" : key.substr(0, dot);
+}
+std::string leaf_of(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+// "output.lines[3].name" -> "output.lines[].name": array elements share keys.
+std::string generic(const std::string& key) {
+  std::string r;
+  bool skip = false;
+  for (char c : key) {
+    if (c == '[') {
+      skip = true;
+      r += "[]";
+    } else if (c == ']') {
+      skip = false;
+    } else if (!skip) {
+      r += c;
+    }
+  }
+  return r;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string join_list(const std::vector<std::string>& v) {
+  std::string r;
+  for (const auto& s : v) r += (r.empty() ? "" : ", ") + s;
+  return r;
+}
+
+}  // namespace
+
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const auto d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+Config::Config() : table_(std::make_unique<toml::table>()) {}
+Config::Config(Config&&) noexcept = default;
+Config& Config::operator=(Config&&) noexcept = default;
+Config::~Config() = default;
+
+Config Config::load(const std::string& path, const std::vector<std::string>& overrides) {
+  Config c;
+  c.path_ = path;
+  try {
+    *c.table_ = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream s;
+    if (e.source().begin.line == 0)  // toml++ reports a missing file this way
+      s << path << ": cannot read the case file: " << e.description();
+    else
+      s << path << ":" << e.source().begin.line << ":" << e.source().begin.column
+        << ": malformed TOML: " << e.description();
+    throw Error(s.str());
+  }
+  for (const auto& o : overrides) c.apply_override(o);
+  return c;
+}
+
+Config Config::parse(const std::string& text, const std::string& name,
+                     const std::vector<std::string>& overrides) {
+  Config c;
+  c.path_ = name;
+  try {
+    *c.table_ = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream s;
+    s << name << ":" << e.source().begin.line << ":" << e.source().begin.column
+      << ": malformed TOML: " << e.description();
+    throw Error(s.str());
+  }
+  for (const auto& o : overrides) c.apply_override(o);
+  return c;
+}
+
+std::string Config::directory() const {
+  const auto slash = path_.rfind('/');
+  return slash == std::string::npos ? "." : path_.substr(0, slash);
+}
+
+void Config::apply_override(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const std::string key = eq == std::string::npos ? "" : assignment.substr(0, eq);
+  const bool key_ok = !key.empty() && key.find_first_of(" []\"'") == std::string::npos &&
+                      key.front() != '.' && key.back() != '.' &&
+                      key.find("..") == std::string::npos;
+  if (eq == std::string::npos || !key_ok)
+    throw Error("--set " + assignment +
+                ": expected KEY=VALUE with a dotted key such as time.end=2.5 or "
+                "run.backend=openmp");
+  const std::string value = assignment.substr(eq + 1);
+  if (value.empty()) throw Error("--set " + assignment + ": the value after '=' is empty");
+  // The value in TOML syntax (3, 2.5, true, "text", [1, 2]); a bare word that
+  // is not valid TOML is taken as a string, so --set run.backend=cuda works.
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    if (value.find_first_of("[]{}\"'=") != std::string::npos)
+      throw Error("--set " + assignment + ": the value '" + value + "' is not valid TOML");
+    parsed.insert("v", value);
+  }
+  toml::table* t = table_.get();
+  std::string rest = key;
+  for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+    const std::string part = rest.substr(0, dot);
+    rest = rest.substr(dot + 1);
+    auto* child = t->get(part);
+    if (!child) {
+      t->insert(part, toml::table{});
+      child = t->get(part);
+    }
+    if (!child->is_table())
+      throw Error("--set " + assignment + ": '" + part + "' in '" + key +
+                  "' is a value, not a table");
+    t = child->as_table();
+  }
+  t->insert_or_assign(rest, *parsed.get("v"));
+  overridden_[key] = assignment;
+}
+
+const toml::node* Config::find(const std::string& key) const {
+  known_.insert(key);
+  // Every enclosing table is known too (for the unknown-key walk).
+  for (auto p = parent_of(key); !p.empty(); p = parent_of(p)) known_.insert(p);
+  return table_->at_path(key).node();
+}
+
+std::string Config::where_of(const std::string& key) const {
+  if (auto it = overridden_.find(key); it != overridden_.end()) return "--set " + it->second;
+  const toml::node* n = table_->at_path(key).node();
+  for (std::string k = key; !n && !k.empty(); k = parent_of(k)) n = table_->at_path(k).node();
+  if (n && n->source().begin.line > 0)
+    return path_ + ":" + std::to_string(n->source().begin.line);
+  return path_;
+}
+
+void Config::fail_at(const std::string& key, const std::string& what) const {
+  throw Error(where_of(key) + ": key '" + key + "': " + what);
+}
+
+void Config::check_unknown() const {
+  std::vector<std::string> generic_known;
+  for (const auto& k : known_) generic_known.push_back(generic(k));
+  auto is_known = [&](const std::string& key) {
+    return std::find(generic_known.begin(), generic_known.end(), generic(key)) !=
+           generic_known.end();
+  };
+  std::function<void(const toml::table&, const std::string&)> walk;
+  auto check = [&](const toml::node& n, const std::string& key) {
+    if (!is_known(key)) {
+      std::vector<std::string> siblings;
+      const auto parent = generic(parent_of(key));
+      for (const auto& k : generic_known)
+        if (generic(parent_of(k)) == parent) siblings.push_back(leaf_of(k));
+      std::sort(siblings.begin(), siblings.end());
+      siblings.erase(std::unique(siblings.begin(), siblings.end()), siblings.end());
+      std::string msg = "unknown key";
+      const auto guess = closest(leaf_of(key), siblings);
+      if (!guess.empty()) msg += " (did you mean '" + guess + "'?)";
+      if (!siblings.empty())
+        msg += "; valid keys " + (parent.empty() ? std::string("at the top level")
+                                                 : "in [" + parent + "]") +
+               ": " + join_list(siblings);
+      else
+        msg += "; [" + parent + "] takes no keys";
+      fail_at(key, msg);
+    }
+    if (auto* t = n.as_table()) walk(*t, key);
+    if (auto* a = n.as_array())
+      for (std::size_t i = 0; i < a->size(); ++i)
+        if (auto* et = a->get(i)->as_table()) walk(*et, key + "[" + std::to_string(i) + "]");
+  };
+  walk = [&](const toml::table& t, const std::string& prefix) {
+    for (auto&& [k, v] : t) {
+      const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      check(v, key);
+    }
+  };
+  walk(*table_, "");
+}
+
+std::string Config::to_toml() const {
+  std::ostringstream s;
+  s << *table_;
+  return s.str();
+}
+
+std::string Config::to_json() const {
+  std::ostringstream s;
+  s << toml::json_formatter{*table_};
+  return s.str();
+}
+
+// ---------------------------------------------------------------- Section
+
+namespace {
+std::string range_text(double min, double max, bool min_open) {
+  std::ostringstream s;
+  if (min > -1e308 && max < 1e308)
+    s << "a number in " << (min_open ? "(" : "[") << min << ", " << max << "]";
+  else if (min > -1e308)
+    s << "a number " << (min_open ? "> " : ">= ") << min;
+  else if (max < 1e308)
+    s << "a number <= " << max;
+  else
+    s << "a number";
+  return s.str();
+}
+}  // namespace
+
+bool Config::Section::has(const std::string& key) const { return c_->find(join(key)) != nullptr; }
+
+std::string Config::Section::where(const std::string& key) const { return c_->where_of(join(key)); }
+
+void Config::Section::fail(const std::string& key, const std::string& what) const {
+  c_->fail_at(join(key), what);
+}
+
+double Config::Section::get(const std::string& key, double fallback, double min, double max,
+                            bool min_open) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  const std::string expect = range_text(min, max, min_open);
+  double v;
+  if (auto* f = n->as_floating_point())
+    v = f->get();
+  else if (auto* i = n->as_integer())
+    v = static_cast<double>(i->get());
+  else
+    fail(key, "expected " + expect + ", got " + describe(*n));
+  if (!std::isfinite(v) || v < min || v > max || (min_open && v == min))
+    fail(key, "expected " + expect + ", got " + describe(*n));
+  return v;
+}
+
+double Config::Section::require(const std::string& key, double min, double max,
+                                bool min_open) const {
+  if (!has(key)) fail(key, "missing; expected " + range_text(min, max, min_open));
+  return get(key, 0, min, max, min_open);
+}
+
+std::int64_t Config::Section::get_int(const std::string& key, std::int64_t fallback,
+                                      std::int64_t min, std::int64_t max) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  const std::string expect =
+      "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  auto* i = n->as_integer();
+  if (!i || i->get() < min || i->get() > max)
+    fail(key, "expected " + expect + ", got " + describe(*n));
+  return i->get();
+}
+
+std::int64_t Config::Section::require_int(const std::string& key, std::int64_t min,
+                                          std::int64_t max) const {
+  if (!has(key))
+    fail(key,
+         "missing; expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return get_int(key, 0, min, max);
+}
+
+bool Config::Section::get_bool(const std::string& key, bool fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  if (auto* b = n->as_boolean()) return b->get();
+  fail(key, "expected true or false, got " + describe(*n));
+}
+
+std::string Config::Section::get_string(const std::string& key, const std::string& fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  if (auto* s = n->as_string()) return s->get();
+  fail(key, "expected a string, got " + describe(*n));
+}
+
+std::string Config::Section::require_string(const std::string& key) const {
+  if (!has(key)) fail(key, "missing; expected a string");
+  return get_string(key, "");
+}
+
+std::string Config::Section::get_choice(const std::string& key,
+                                        const std::vector<std::string>& choices,
+                                        const std::string& fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  const auto* s = n->as_string();
+  if (s && std::find(choices.begin(), choices.end(), s->get()) != choices.end()) return s->get();
+  std::string msg = "expected one of " + join_list(choices) + ", got " + describe(*n);
+  if (s) {
+    const auto guess = closest(s->get(), choices);
+    if (!guess.empty()) msg += " (did you mean \"" + guess + "\"?)";
+  }
+  fail(key, msg);
+}
+
+std::vector<double> Config::Section::get_numbers(const std::string& key, std::size_t min_size,
+                                                 std::size_t max_size,
+                                                 std::vector<double> fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  const std::string expect = min_size == max_size
+                                 ? "an array of " + std::to_string(min_size) + " numbers"
+                                 : "an array of " + std::to_string(min_size) + " to " +
+                                       std::to_string(max_size) + " numbers";
+  const auto* a = n->as_array();
+  if (!a || a->size() < min_size || a->size() > max_size)
+    fail(key, "expected " + expect + ", got " + describe(*n));
+  std::vector<double> r;
+  for (auto&& e : *a) {
+    if (auto* f = e.as_floating_point())
+      r.push_back(f->get());
+    else if (auto* i = e.as_integer())
+      r.push_back(static_cast<double>(i->get()));
+    else
+      fail(key, "expected " + expect + ", got an element " + describe(e));
+    if (!std::isfinite(r.back())) fail(key, "expected finite numbers, got " + describe(e));
+  }
+  return r;
+}
+
+std::vector<std::int64_t> Config::Section::get_ints(const std::string& key, std::size_t min_size,
+                                                    std::size_t max_size, std::int64_t min,
+                                                    std::int64_t max,
+                                                    std::vector<std::int64_t> fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  const std::string expect =
+      (min_size == max_size ? "an array of " + std::to_string(min_size)
+                            : "an array of " + std::to_string(min_size) + " to " +
+                                  std::to_string(max_size)) +
+      " integers in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  const auto* a = n->as_array();
+  if (!a || a->size() < min_size || a->size() > max_size)
+    fail(key, "expected " + expect + ", got " + describe(*n));
+  std::vector<std::int64_t> r;
+  for (auto&& e : *a) {
+    auto* i = e.as_integer();
+    if (!i || i->get() < min || i->get() > max)
+      fail(key, "expected " + expect + ", got an element " + describe(e));
+    r.push_back(i->get());
+  }
+  return r;
+}
+
+std::vector<std::string> Config::Section::get_strings(const std::string& key,
+                                                      std::vector<std::string> fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  const auto* a = n->as_array();
+  if (!a) fail(key, "expected an array of strings, got " + describe(*n));
+  std::vector<std::string> r;
+  for (auto&& e : *a) {
+    auto* s = e.as_string();
+    if (!s) fail(key, "expected an array of strings, got an element " + describe(e));
+    r.push_back(s->get());
+  }
+  return r;
+}
+
+std::vector<Config::Section> Config::Section::tables(const std::string& key) const {
+  const auto* n = c_->find(join(key));
+  std::vector<Section> r;
+  if (!n) return r;
+  const auto* a = n->as_array();
+  if (!a) fail(key, "expected an array of tables, got " + describe(*n));
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    if (!a->get(i)->is_table())
+      fail(key, "expected an array of tables, got an element " + describe(*a->get(i)));
+    r.emplace_back(*c_, join(key) + "[" + std::to_string(i) + "]");
+  }
+  return r;
+}
+
+std::string Config::Section::get_kind(const std::string& key, const std::vector<std::string>& kinds,
+                                      const std::string& fallback) const {
+  const auto* n = c_->find(join(key));
+  if (!n) return fallback;
+  if (n->is_table()) return section(key).get_choice("type", kinds, fallback);
+  if (n->is_string()) return get_choice(key, kinds, fallback);
+  fail(key, "expected a boundary type (one of " + join_list(kinds) +
+                ") or a table { type = ..., ... }, got " + describe(*n));
+}
+
+}  // namespace kflow

@@ -1,0 +1,120 @@
+#pragma once
+// Case files: TOML loading, --set overrides and strict validation.
+//
+// Every key a model or the core may read is asked for through Config; each
+// request registers the key as known.  After every reader has run,
+// check_unknown() reports any key in the file that nobody asked for, with a
+// "did you mean".  All errors name the file and line (or the --set argument),
+// the key, the value found and what was expected.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace toml {
+inline namespace v3 {
+class table;
+class node;
+}  // namespace v3
+}  // namespace toml
+
+namespace kflow {
+
+class Config {
+ public:
+  // Parses `path` and applies `overrides` ("key=value", value in TOML syntax,
+  // or a bare word taken as a string).  Throws kflow::Error.
+  static Config load(const std::string& path, const std::vector<std::string>& overrides = {});
+  // Parses TOML text; `name` stands for the file name in messages.
+  static Config parse(const std::string& text, const std::string& name,
+                      const std::vector<std::string>& overrides = {});
+
+  Config(Config&&) noexcept;
+  Config& operator=(Config&&) noexcept;
+  ~Config();
+
+  const std::string& path() const { return path_; }
+  // Directory of the case file; relative paths in the case resolve against it.
+  std::string directory() const;
+
+  // A view of a table: "", "time", "output.lines[2]" ...
+  class Section {
+   public:
+    Section(Config& c, std::string prefix) : c_(&c), prefix_(std::move(prefix)) {}
+    Section section(const std::string& key) const { return Section(*c_, join(key)); }
+
+    bool has(const std::string& key) const;
+    double get(const std::string& key, double fallback, double min = -1e308, double max = 1e308,
+               bool min_open = false) const;
+    double require(const std::string& key, double min = -1e308, double max = 1e308,
+                   bool min_open = false) const;
+    std::int64_t get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
+                         std::int64_t max) const;
+    std::int64_t require_int(const std::string& key, std::int64_t min, std::int64_t max) const;
+    bool get_bool(const std::string& key, bool fallback) const;
+    std::string get_string(const std::string& key, const std::string& fallback) const;
+    std::string require_string(const std::string& key) const;
+    // One of `choices`; "did you mean" on a near miss.
+    std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
+                           const std::string& fallback) const;
+    std::vector<double> get_numbers(const std::string& key, std::size_t min_size,
+                                    std::size_t max_size, std::vector<double> fallback) const;
+    std::vector<std::int64_t> get_ints(const std::string& key, std::size_t min_size,
+                                       std::size_t max_size, std::int64_t min, std::int64_t max,
+                                       std::vector<std::int64_t> fallback) const;
+    std::vector<std::string> get_strings(const std::string& key,
+                                         std::vector<std::string> fallback) const;
+    // An array of tables: one Section per element ("key[0]", "key[1]", ...).
+    std::vector<Section> tables(const std::string& key) const;
+    // A key that may be a string ("no_slip") or an inline table
+    // ({ type = "moving_wall", ... }): returns the type word and the table
+    // section (valid when the value is a table; its "type" key is read).
+    std::string get_kind(const std::string& key, const std::vector<std::string>& kinds,
+                         const std::string& fallback) const;
+
+    // Throws an error about `key` (for checks that combine several keys).
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+    std::string where(const std::string& key) const;
+    std::string full(const std::string& key) const { return join(key); }
+
+   private:
+    std::string join(const std::string& key) const {
+      return prefix_.empty() ? key : key.empty() ? prefix_ : prefix_ + "." + key;
+    }
+    Config* c_;
+    std::string prefix_;
+  };
+
+  Section root() { return Section(*this, ""); }
+  Section section(const std::string& key) { return Section(*this, key); }
+
+  // Reports keys in the file that no reader asked for.  Throws kflow::Error.
+  void check_unknown() const;
+
+  // The configuration as run (after overrides), as TOML and as JSON.
+  std::string to_toml() const;
+  std::string to_json() const;
+
+ private:
+  Config();
+  friend class Section;
+  const toml::node* find(const std::string& key) const;
+  std::string where_of(const std::string& key) const;
+  [[noreturn]] void fail_at(const std::string& key, const std::string& what) const;
+  void apply_override(const std::string& assignment);
+
+  std::string path_;
+  std::unique_ptr<toml::table> table_;
+  std::map<std::string, std::string> overridden_;  // key -> the --set argument
+  mutable std::set<std::string> known_;             // keys some reader asked for
+};
+
+// Closest of `candidates` to `word` by edit distance, or "" when none is close.
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace kflow

@@ -1,0 +1,76 @@
+#pragma once
+// The run driver: case validation (prepare), then the time loop with its
+// output schedule, progress, checkpoints and Ctrl-C handling (run).
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kflow/core/config.hpp"
+#include "kflow/core/model.hpp"
+#include "kflow/core/registry.hpp"
+
+namespace kflow {
+
+struct RunOptions {
+  std::string case_path;
+  std::vector<std::string> overrides;  // --set key=value
+  std::string backend;                 // overrides [run] backend when not empty
+  std::string output_dir;              // overrides [output] directory when not empty
+  std::string restart;                 // checkpoint to continue from
+  bool write_output = true;            // false: no files at all (compare, bench)
+  bool keep_final_fields = false;      // RunResult::fields holds every field at the end
+  bool quiet = false;                  // no progress lines
+};
+
+struct LineSpec {
+  std::string name, field, reference;  // reference: CSV path ("" if none)
+  double from[3] = {0, 0, 0}, to[3] = {0, 0, 0};
+  int points = 0;
+};
+
+// Everything read from a case file, validated, before any work.
+struct PreparedCase {
+  explicit PreparedCase(Config c) : config(std::move(c)) {}
+  Config config;
+  const ModelInfo* model = nullptr;
+  std::unique_ptr<ModelSetup> setup;
+  std::string name, backend, precision;
+  double end = 0;           // model time to reach (0: not set)
+  long max_steps = 0;       // 0: no limit
+  double safety = 0.9, fixed_dt = 0;
+  std::string output_dir;
+  double output_every = 0;  // model time between frames (0: unused)
+  long output_every_steps = 0;
+  std::vector<std::string> fields;
+  std::vector<LineSpec> lines;
+  long log_every = 1;
+  double dt_floor = 1e-14;
+};
+
+// Validates the case (and the options); throws kflow::Error.  No work, no files.
+PreparedCase prepare(const RunOptions& opt);
+// The same for a configuration already loaded (bench cases, tests).
+PreparedCase prepare(Config config, const RunOptions& opt);
+
+struct RunResult {
+  std::string status;  // "completed" | "interrupted"
+  std::string output_dir;
+  long steps = 0;
+  double time = 0, wall_seconds = 0, step_seconds = 0;
+  double cell_updates_per_second = 0, bandwidth_bytes_per_second = 0;
+  Diagnostics diagnostics;
+  std::vector<HostField> fields;  // when RunOptions::keep_final_fields
+};
+
+// Runs a prepared case.  Throws kflow::Error on failure (blow-up included);
+// `log` receives progress and messages.  Interrupted runs return
+// status "interrupted" after writing a last frame and a checkpoint.
+RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log);
+
+// Samples a cell-centred host field along a line (linear interpolation
+// between cell centres, clamped at the outermost centres).
+std::vector<double> sample_line(const linalg::Grid& grid, const HostField& f, const LineSpec& line);
+
+}  // namespace kflow

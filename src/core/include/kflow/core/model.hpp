@@ -1,0 +1,64 @@
+#pragma once
+// The interface between the core and a model.  Host-side and type-erased:
+// a model is a class template on (execution space, real type) behind this
+// interface; the core drives it without knowing which one it is.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kflow/linalg/grid.hpp"
+
+namespace kflow {
+
+// A cell-centred field copied to the host for output: interior cells only,
+// i fastest, components interleaved (vectors always have 3 components).
+struct HostField {
+  std::string name;
+  int components = 1;
+  std::vector<double> values;
+};
+
+// A raw state array for checkpoints: the exact bytes of a device View
+// (ghost layers included), so that a restart continues bit-for-bit.
+struct StateArray {
+  std::string name;
+  std::string type;  // "float32" | "float64"
+  std::vector<std::size_t> extents;
+  std::vector<char> bytes;
+};
+
+using Diagnostics = std::vector<std::pair<std::string, double>>;
+
+// What a model's parse step returns: the validated parameters, before any
+// allocation.  Each model derives its own.
+struct ModelSetup {
+  virtual ~ModelSetup() = default;
+  linalg::Grid grid;
+  std::vector<std::string> fields;  // every field the model can output
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const linalg::Grid& grid() const = 0;
+  // Largest stable time step at time t (the driver multiplies by the safety factor).
+  virtual double stable_dt(double t) const = 0;
+  // Advances the state from t to t + dt.  Asynchronous: no host copy.
+  virtual void step(double t, double dt) = 0;
+  // Scalar diagnostics at time t (device reductions; the log's columns).
+  virtual Diagnostics diagnostics(double t) = 0;
+  // A field at time t, copied to the host (output steps only).
+  virtual HostField field(const std::string& name, double t) = 0;
+  virtual std::vector<StateArray> save_state() = 0;
+  virtual void restore_state(const std::vector<StateArray>& state) = 0;
+  // Bytes moved per cell and step by an ideal implementation (for the
+  // effective bandwidth in summaries and benchmarks).
+  virtual double bytes_per_cell_step() const = 0;
+  // Waits for all work submitted by the model.
+  virtual void fence() = 0;
+};
+
+}  // namespace kflow

@@ -1,0 +1,61 @@
+#pragma once
+// Model registry: models register themselves (KFLOW_REGISTER_* in their own
+// translation units); the core finds them by name and never names one.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kflow/core/config.hpp"
+#include "kflow/core/model.hpp"
+
+namespace kflow {
+
+struct ModelInfo {
+  std::string name;
+  std::string summary;
+  // Reads and validates the model's keys ([grid], [physics], [boundary], ...).
+  std::function<std::unique_ptr<ModelSetup>(Config&)> parse;
+  // A small case for `kflow bench MODEL` (TOML text; --set overrides apply).
+  std::string bench_case;
+};
+
+using ModelFactory = std::unique_ptr<Model> (*)(const ModelSetup&);
+
+class Registry {
+ public:
+  static Registry& instance();
+  bool add_model(ModelInfo info);
+  bool add_factory(const std::string& model, const std::string& backend,
+                   const std::string& precision, ModelFactory f);
+
+  const ModelInfo* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  // Precisions the model supports on this backend ("double", "float").
+  std::vector<std::string> precisions(const std::string& model, const std::string& backend) const;
+  ModelFactory factory(const std::string& model, const std::string& backend,
+                       const std::string& precision) const;
+
+ private:
+  std::map<std::string, ModelInfo> models_;
+  std::map<std::string, ModelFactory> factories_;  // "model/backend/precision"
+};
+
+}  // namespace kflow
+
+#define KFLOW_CAT_(a, b) a##b
+#define KFLOW_CAT(a, b) KFLOW_CAT_(a, b)
+// Registers a model's description (once per model, in one .cpp file).
+#define KFLOW_REGISTER_MODEL(info_expr)                                 \
+  namespace {                                                           \
+  const bool KFLOW_CAT(kflow_model_registered_, __LINE__) =             \
+      ::kflow::Registry::instance().add_model(info_expr);               \
+  }
+// Registers one (model, backend, precision) instantiation.
+#define KFLOW_REGISTER_FACTORY(model, backend, precision, fn)           \
+  namespace {                                                           \
+  const bool KFLOW_CAT(kflow_factory_registered_, __LINE__) =           \
+      ::kflow::Registry::instance().add_factory(model, backend, precision, fn); \
+  }

@@ -1,0 +1,47 @@
+#include "kflow/core/registry.hpp"
+
+namespace kflow {
+
+Registry& Registry::instance() {
+  static Registry r;
+  return r;
+}
+
+bool Registry::add_model(ModelInfo info) {
+  auto name = info.name;
+  models_.emplace(name, std::move(info));
+  return true;
+}
+
+bool Registry::add_factory(const std::string& model, const std::string& backend,
+                           const std::string& precision, ModelFactory f) {
+  factories_[model + "/" + backend + "/" + precision] = f;
+  return true;
+}
+
+const ModelInfo* Registry::find(const std::string& name) const {
+  auto it = models_.find(name);
+  return it == models_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> r;
+  for (const auto& [name, info] : models_) r.push_back(name);
+  return r;
+}
+
+std::vector<std::string> Registry::precisions(const std::string& model,
+                                              const std::string& backend) const {
+  std::vector<std::string> r;
+  for (const char* p : {"double", "float"})
+    if (factory(model, backend, p)) r.push_back(p);
+  return r;
+}
+
+ModelFactory Registry::factory(const std::string& model, const std::string& backend,
+                               const std::string& precision) const {
+  auto it = factories_.find(model + "/" + backend + "/" + precision);
+  return it == factories_.end() ? nullptr : it->second;
+}
+
+}  // namespace kflow

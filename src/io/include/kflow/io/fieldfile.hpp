@@ -1,0 +1,38 @@
+#pragma once
+// kflow field files: named arrays plus metadata, exact bytes.  One format
+// serves checkpoints (.kfc: a model's raw state, ghost layers included) and
+// the frames of a build without VTK (.kff: cell-centred output fields, which
+// `kflow convert` turns into .vti/.pvd where VTK exists).
+//
+// Layout (format version 1):
+//   "KFLOW-FIELDS 1\n"
+//   "<key> <value>\n"               metadata, one per line, value to end of line
+//   "arrays <n>\n"
+//   n x { "array <name> <type> <rank> <e0> .. <e(rank-1)> <nbytes>\n" <nbytes raw bytes> "\n" }
+//   "end\n"
+// Numbers in metadata are written with 17 significant digits (exact round trip).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kflow/core/model.hpp"
+
+namespace kflow::io {
+
+inline constexpr int field_file_version = 1;
+
+struct FieldFile {
+  std::map<std::string, std::string> meta;
+  std::vector<StateArray> arrays;
+
+  const std::string& get(const std::string& key, const std::string& file) const;
+  const StateArray* array(const std::string& name) const;
+};
+
+void write_field_file(const std::string& path, const FieldFile& f);  // atomic
+FieldFile read_field_file(const std::string& path);                  // throws kflow::Error
+
+std::string exact(double v);  // 17 significant digits
+
+}  // namespace kflow::io

@@ -1,0 +1,29 @@
+#pragma once
+// ParaView output: VTK XML image data (.vti) through VTK's own writer
+// (appended raw binary, zlib-compressed) and a .pvd collection listing every
+// frame with its model time.  The .pvd is plain XML and needs no VTK.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kflow/core/model.hpp"
+#include "kflow/linalg/grid.hpp"
+
+namespace kflow::io {
+
+// True when this build links VTK and can write .vti files.
+bool vtk_available();
+
+// Cell-centred `fields` on the interior of `grid`, written atomically.
+// Throws kflow::Error when VTK is not available or writing fails.
+void write_vti(const std::string& path, const linalg::Grid& grid,
+               const std::vector<HostField>& fields, double time);
+
+// Reads back a .vti written by write_vti (used by tests and `kflow compare`).
+std::vector<HostField> read_vti(const std::string& path, linalg::Grid* grid = nullptr);
+
+// frames: (model time, file name relative to the .pvd).  Atomic.
+void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& frames);
+
+}  // namespace kflow::io

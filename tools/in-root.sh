@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Run a command inside the kflow toolchain root (see tools/bootstrap.sh) with
+# the work tree mounted at the same path, so build trees and paths printed by
+# the tools are valid both inside and outside.
+#
+#   tools/in-root.sh [--root DIR] [--no-bootstrap] -- COMMAND [ARGS...]
+#
+# With KFLOW_NATIVE=1 the command runs directly on the host instead.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+root=""
+bootstrap=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+  --root) root=$2; shift 2 ;;
+  --no-bootstrap) bootstrap=0; shift ;;
+  --) shift; break ;;
+  *) break ;;
+  esac
+done
+[[ $# -gt 0 ]] || { echo "usage: tools/in-root.sh [--root DIR] -- COMMAND..." >&2; exit 2; }
+
+if [[ "${KFLOW_NATIVE:-0}" == 1 ]]; then
+  exec "$@"
+fi
+if [[ $bootstrap == 1 ]]; then
+  root=$("$here/bootstrap.sh" --print-root)
+fi
+[[ -n "$root" ]] || root=$("$here/bootstrap.sh" --print-root)
+
+# Directories visible inside: the work tree (and shared/ beside it, which
+# holds the project's read-only documents), plus the current directory.
+binds=("$top")
+[[ -d "$top/../shared" ]] && binds+=("$(cd "$top/../shared" && pwd)")
+case "$PWD" in "$top"/*|"$top") ;; *) binds+=("$PWD") ;; esac
+
+# A private mount namespace: every mount below disappears with the command.
+script='set -e; r=$1; shift; n=$1; shift
+mount --make-rprivate /
+mount -t proc proc "$r/proc"
+mount --rbind /dev "$r/dev"
+mount --rbind /sys "$r/sys" 2>/dev/null || true
+mount -t tmpfs tmpfs "$r/tmp"
+for ((k = 0; k < n; k++)); do d=$1; shift; mkdir -p "$r$d"; mount --bind "$d" "$r$d"; done
+cwd=$1; shift
+exec chroot "$r" /usr/bin/env -C "$cwd" "$@"'
+exec unshare --mount bash -c "$script" in-root "$root" "${#binds[@]}" "${binds[@]}" "$PWD" \
+  env -u LD_LIBRARY_PATH PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  HOME=/root TERM="${TERM:-dumb}" "$@"
