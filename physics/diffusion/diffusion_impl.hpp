@@ -29,6 +29,147 @@ struct Exact {
   }
 };
 
+
+// The kernels, as free functions on (execution space, grid, views): CUDA's
+// extended lambdas may not live in private member functions.
+namespace kernels {
+
+// Cell at index m along axis A of a face cell (a, b) of a 2D or 3D view.
+template <int A, class V>
+KOKKOS_INLINE_FUNCTION typename V::reference_type along(const V& u, int m, int a, int b) {
+  if constexpr (V::rank == 2) {
+    (void)b;
+    if constexpr (A == 0) return u(m, a); else return u(a, m);
+  } else {
+    if constexpr (A == 0) return u(m, a, b);
+    else if constexpr (A == 1) return u(a, m, b);
+    else return u(a, b, m);
+  }
+}
+
+// Ghost value from a boundary condition: Dirichlet (kind 0, value on the
+// face): 2 g - inner; Neumann (kind 1, outward derivative): inner + h q;
+// periodic (kind 2): the inner cell at the opposite side.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real ghost_value(int kind, Real value, Real h, Real inner, Real opposite) {
+  return kind == 0 ? Real(2) * value - inner : kind == 1 ? inner + h * value : opposite;
+}
+
+template <int D, class ExecSpace, class View>
+void initialise(const ExecSpace& space, const Setup& s, const Exact& ex, const View& u) {
+  using Real = typename View::non_const_value_type;
+  const bool mode = s.initial == "sine_mode";
+  const double c = s.constant;
+  const auto& G = s.grid;
+  const int g = G.ghost;
+  const double hx = G.spacing(0), hy = G.spacing(1), hz = G.spacing(2);
+  const double ox = G.origin[0], oy = G.origin[1], oz = G.origin[2];
+  if constexpr (D == 2) {
+    Kokkos::parallel_for(
+        "kflow::diffusion::initialise", linalg::interior_policy<2>(space, G),
+        KOKKOS_LAMBDA(int i, int j) {
+          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
+          u(i, j) = Real(mode ? ex(x, 0.0) : c);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "kflow::diffusion::initialise", linalg::interior_policy<3>(space, G),
+        KOKKOS_LAMBDA(int i, int j, int k) {
+          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
+                               oz + (k - g + 0.5) * hz};
+          u(i, j, k) = Real(mode ? ex(x, 0.0) : c);
+        });
+  }
+}
+
+// Ghost layers of axis A (both sides) from its boundary conditions.  The
+// face spans the other axes including their ghosts.
+template <int A, class ExecSpace, class View>
+void fill_axis(const ExecSpace& space, const Setup& s, const View& u) {
+  using Real = typename View::non_const_value_type;
+  constexpr int D = View::rank;
+  const auto& G = s.grid;
+  const int n = G.cells[A], g = G.ghost;
+  const int lo_kind = static_cast<int>(s.bc[A][0]), hi_kind = static_cast<int>(s.bc[A][1]);
+  const Real lo_val = Real(s.bc_value[A][0]), hi_val = Real(s.bc_value[A][1]);
+  const Real h = Real(G.spacing(A));
+  const int ea = G.extent(A == 0 ? 1 : 0), eb = D == 3 ? G.extent(A == 2 ? 1 : 2) : 1;
+  const char* label = A == 0 ? "kflow::diffusion::ghost_x"
+                             : A == 1 ? "kflow::diffusion::ghost_y" : "kflow::diffusion::ghost_z";
+  Kokkos::parallel_for(
+      label, linalg::GridPolicy<ExecSpace, 2>(space, {0, 0}, {ea, eb}),
+      KOKKOS_LAMBDA(int a, int b) {
+        const Real first = along<A>(u, g, a, b), last = along<A>(u, g + n - 1, a, b);
+        along<A>(u, g - 1, a, b) = ghost_value(lo_kind, lo_val, h, first, last);
+        along<A>(u, g + n, a, b) = ghost_value(hi_kind, hi_val, h, last, first);
+      });
+}
+
+// v = u + dt kappa laplace(u) on the interior.
+template <class ExecSpace, class View>
+void update(const ExecSpace& space, const Setup& s, double dt, const View& u, const View& v) {
+  using Real = typename View::non_const_value_type;
+  const auto& G = s.grid;
+  const Real cx = Real(s.kappa * dt / (G.spacing(0) * G.spacing(0)));
+  const Real cy = Real(s.kappa * dt / (G.spacing(1) * G.spacing(1)));
+  if constexpr (View::rank == 2) {
+    Kokkos::parallel_for(
+        "kflow::diffusion::update", linalg::interior_policy<2>(space, G),
+        KOKKOS_LAMBDA(int i, int j) {
+          const Real c = u(i, j);
+          v(i, j) = c + cx * (u(i - 1, j) - Real(2) * c + u(i + 1, j)) +
+                    cy * (u(i, j - 1) - Real(2) * c + u(i, j + 1));
+        });
+  } else {
+    const Real cz = Real(s.kappa * dt / (G.spacing(2) * G.spacing(2)));
+    Kokkos::parallel_for(
+        "kflow::diffusion::update", linalg::interior_policy<3>(space, G),
+        KOKKOS_LAMBDA(int i, int j, int k) {
+          const Real c = u(i, j, k);
+          v(i, j, k) = c + cx * (u(i - 1, j, k) - Real(2) * c + u(i + 1, j, k)) +
+                       cy * (u(i, j - 1, k) - Real(2) * c + u(i, j + 1, k)) +
+                       cz * (u(i, j, k - 1) - Real(2) * c + u(i, j, k + 1));
+        });
+  }
+}
+
+// Max and RMS of u - exact(t) over the interior.
+template <class ExecSpace, class View>
+std::pair<double, double> error_norms(const ExecSpace& space, const Setup& s, const Exact& ex,
+                                      double t, const View& u) {
+  const auto& G = s.grid;
+  const int g = G.ghost;
+  const double hx = G.spacing(0), hy = G.spacing(1), hz = G.spacing(2);
+  const double ox = G.origin[0], oy = G.origin[1], oz = G.origin[2];
+  double emax = 0, esq = 0;
+  if constexpr (View::rank == 2) {
+    Kokkos::parallel_reduce(
+        "kflow::diffusion::error_norms", linalg::interior_policy<2>(space, G),
+        KOKKOS_LAMBDA(int i, int j, double& m, double& sq) {
+          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
+          const double e = Kokkos::fabs(double(u(i, j)) - ex(x, t));
+          m = e > m ? e : m;
+          sq += e * e;
+        },
+        Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
+  } else {
+    Kokkos::parallel_reduce(
+        "kflow::diffusion::error_norms", linalg::interior_policy<3>(space, G),
+        KOKKOS_LAMBDA(int i, int j, int k, double& m, double& sq) {
+          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
+                               oz + (k - g + 0.5) * hz};
+          const double e = Kokkos::fabs(double(u(i, j, k)) - ex(x, t));
+          m = e > m ? e : m;
+          sq += e * e;
+        },
+        Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
+  }
+  space.fence("kflow::diffusion::error_norms");
+  return {emax, std::sqrt(esq / double(G.interior_cells()))};
+}
+
+}  // namespace kernels
+
 template <class ExecSpace, class Real>
 class Model final : public kflow::Model {
   using Mem = typename ExecSpace::memory_space;
@@ -41,7 +182,7 @@ class Model final : public kflow::Model {
       constexpr int D = decltype(dim)::value;
       cur<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u", s_.grid);
       next<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u_next", s_.grid);
-      initialise<D>();
+      kernels::initialise<D>(space_, s_, exact(), cur<D>());
     });
   }
 
@@ -58,8 +199,10 @@ class Model final : public kflow::Model {
   void step(double, double dt) override {
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
-      fill_ghosts<D>();
-      update<D>(dt);
+      kernels::fill_axis<0>(space_, s_, cur<D>());
+      kernels::fill_axis<1>(space_, s_, cur<D>());
+      if constexpr (D == 3) kernels::fill_axis<2>(space_, s_, cur<D>());
+      kernels::update(space_, s_, dt, cur<D>(), next<D>());
       std::swap(cur<D>(), next<D>());
     });
   }
@@ -72,7 +215,7 @@ class Model final : public kflow::Model {
       d.emplace_back("max_abs_u", linalg::max_norm(space_, g, cur<D>()));
       d.emplace_back("mean_u", linalg::sum(space_, g, cur<D>()) / double(g.interior_cells()));
       if (s_.has_exact) {
-        const auto [emax, erms] = error_norms<D>(t);
+        const auto [emax, erms] = kernels::error_norms(space_, s_, exact(), t, cur<D>());
         d.emplace_back("error_max", emax);
         d.emplace_back("error_rms", erms);
       }
@@ -163,138 +306,6 @@ class Model final : public kflow::Model {
     e.amplitude = s_.amplitude;
     e.decay = s_.decay;
     return e;
-  }
-
-  template <int D>
-  void initialise() {
-    const auto u = cur<D>();
-    const Exact ex = exact();
-    const bool mode = s_.initial == "sine_mode";
-    const double c = s_.constant;
-    const int g = s_.grid.ghost;
-    double h[3], o[3];
-    for (int d = 0; d < 3; ++d) h[d] = s_.grid.spacing(d), o[d] = s_.grid.origin[d];
-    const double hx = h[0], hy = h[1], hz = h[2], ox = o[0], oy = o[1], oz = o[2];
-    if constexpr (D == 2) {
-      Kokkos::parallel_for(
-          "kflow::diffusion::initialise", linalg::interior_policy<2>(space_, s_.grid),
-          KOKKOS_LAMBDA(int i, int j) {
-            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
-            u(i, j) = Real(mode ? ex(x, 0.0) : c);
-          });
-    } else {
-      Kokkos::parallel_for(
-          "kflow::diffusion::initialise", linalg::interior_policy<3>(space_, s_.grid),
-          KOKKOS_LAMBDA(int i, int j, int k) {
-            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
-                                 oz + (k - g + 0.5) * hz};
-            u(i, j, k) = Real(mode ? ex(x, 0.0) : c);
-          });
-    }
-  }
-
-  // Ghost layer of axis A from the boundary conditions of its two sides.
-  // Dirichlet: ghost = 2 g - inner (value g on the face); Neumann:
-  // ghost = inner + h q (outward derivative q); periodic: the opposite inner cell.
-  template <int D, int A>
-  void fill_axis() {
-    const auto u = cur<D>();
-    const auto& G = s_.grid;
-    const int n = G.cells[A], g = G.ghost;
-    const int lo_kind = static_cast<int>(s_.bc[A][0]), hi_kind = static_cast<int>(s_.bc[A][1]);
-    const Real lo_val = Real(s_.bc_value[A][0]), hi_val = Real(s_.bc_value[A][1]);
-    const Real h = Real(G.spacing(A));
-    auto ghost = KOKKOS_LAMBDA(int kind, Real val, Real inner, Real opposite)->Real {
-      return kind == 0 ? Real(2) * val - inner : kind == 1 ? inner + h * val : opposite;
-    };
-    // Cells (a, b) of the face span the other axes including their ghosts.
-    const int ea = G.extent(A == 0 ? 1 : 0), eb = D == 3 ? G.extent(A == 2 ? 1 : 2) : 1;
-    using P = linalg::GridPolicy<ExecSpace, 2>;
-    const char* label = A == 0 ? "kflow::diffusion::ghost_x"
-                               : A == 1 ? "kflow::diffusion::ghost_y" : "kflow::diffusion::ghost_z";
-    Kokkos::parallel_for(
-        label, P(space_, {0, 0}, {ea, eb}), KOKKOS_LAMBDA(int a, int b) {
-          auto at = [&](int m) -> Real& {
-            if constexpr (D == 2) {
-              return A == 0 ? u(m, a) : u(a, m);
-            } else {
-              return A == 0 ? u(m, a, b) : A == 1 ? u(a, m, b) : u(a, b, m);
-            }
-          };
-          at(g - 1) = ghost(lo_kind, lo_val, at(g), at(g + n - 1));
-          at(g + n) = ghost(hi_kind, hi_val, at(g + n - 1), at(g));
-        });
-  }
-
-  template <int D>
-  void fill_ghosts() {
-    fill_axis<D, 0>();
-    fill_axis<D, 1>();
-    if constexpr (D == 3) fill_axis<D, 2>();
-  }
-
-  template <int D>
-  void update(double dt) {
-    const auto u = cur<D>();
-    const auto v = next<D>();
-    const auto& G = s_.grid;
-    const Real cx = Real(s_.kappa * dt / (G.spacing(0) * G.spacing(0)));
-    const Real cy = Real(s_.kappa * dt / (G.spacing(1) * G.spacing(1)));
-    if constexpr (D == 2) {
-      Kokkos::parallel_for(
-          "kflow::diffusion::update", linalg::interior_policy<2>(space_, G),
-          KOKKOS_LAMBDA(int i, int j) {
-            const Real c = u(i, j);
-            v(i, j) = c + cx * (u(i - 1, j) - Real(2) * c + u(i + 1, j)) +
-                      cy * (u(i, j - 1) - Real(2) * c + u(i, j + 1));
-          });
-    } else {
-      const Real cz = Real(s_.kappa * dt / (G.spacing(2) * G.spacing(2)));
-      Kokkos::parallel_for(
-          "kflow::diffusion::update", linalg::interior_policy<3>(space_, G),
-          KOKKOS_LAMBDA(int i, int j, int k) {
-            const Real c = u(i, j, k);
-            v(i, j, k) = c + cx * (u(i - 1, j, k) - Real(2) * c + u(i + 1, j, k)) +
-                         cy * (u(i, j - 1, k) - Real(2) * c + u(i, j + 1, k)) +
-                         cz * (u(i, j, k - 1) - Real(2) * c + u(i, j, k + 1));
-          });
-    }
-  }
-
-  // Max and RMS of u - exact over the interior.
-  template <int D>
-  std::pair<double, double> error_norms(double t) {
-    const auto u = cur<D>();
-    const Exact ex = exact();
-    const auto& G = s_.grid;
-    const int g = G.ghost;
-    const double hx = G.spacing(0), hy = G.spacing(1), hz = G.spacing(2);
-    const double ox = G.origin[0], oy = G.origin[1], oz = G.origin[2];
-    double emax = 0, esq = 0;
-    if constexpr (D == 2) {
-      Kokkos::parallel_reduce(
-          "kflow::diffusion::error_norms", linalg::interior_policy<2>(space_, G),
-          KOKKOS_LAMBDA(int i, int j, double& m, double& s) {
-            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
-            const double e = Kokkos::fabs(double(u(i, j)) - ex(x, t));
-            m = e > m ? e : m;
-            s += e * e;
-          },
-          Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
-    } else {
-      Kokkos::parallel_reduce(
-          "kflow::diffusion::error_norms", linalg::interior_policy<3>(space_, G),
-          KOKKOS_LAMBDA(int i, int j, int k, double& m, double& s) {
-            const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
-                                 oz + (k - g + 0.5) * hz};
-            const double e = Kokkos::fabs(double(u(i, j, k)) - ex(x, t));
-            m = e > m ? e : m;
-            s += e * e;
-          },
-          Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
-    }
-    space_.fence("kflow::diffusion::error_norms");
-    return {emax, std::sqrt(esq / double(G.interior_cells()))};
   }
 
   Setup s_;

@@ -342,42 +342,8 @@ int cmd_compare(const Args& a) {
 
 int cmd_convert(const Args& a) {
   if (a.positional.size() != 1) usage_error("expected one output directory", "convert");
-  const std::string dir = a.positional[0];
-  if (!fs::is_directory(dir)) throw Error(dir + ": not a directory");
-  if (!kflow::io::vtk_available())
-    throw Error("this kflow was built without VTK; run 'kflow convert' with a build that has VTK");
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".kff") files.push_back(e.path().filename().string());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw Error(dir + ": no .kff frames to convert");
-  std::vector<std::pair<double, std::string>> frames;
-  for (const auto& name : files) {
-    const auto path = dir + "/" + name;
-    const auto ff = kflow::io::read_field_file(path);
-    kflow::linalg::Grid g;
-    g.dim = std::stoi(ff.get("dim", path));
-    for (int d = 0; d < 3; ++d) {
-      g.cells[d] = std::stoi(ff.get("cells" + std::to_string(d), path));
-      g.length[d] = std::stod(ff.get("length" + std::to_string(d), path));
-      g.origin[d] = std::stod(ff.get("origin" + std::to_string(d), path));
-    }
-    std::vector<kflow::HostField> fields;
-    for (const auto& arr : ff.arrays) {
-      kflow::HostField f;
-      f.name = arr.name;
-      f.components = static_cast<int>(arr.extents.at(0));
-      f.values.resize(arr.bytes.size() / sizeof(double));
-      std::memcpy(f.values.data(), arr.bytes.data(), f.values.size() * sizeof(double));
-      fields.push_back(std::move(f));
-    }
-    const double t = std::stod(ff.get("time", path));
-    const auto out = fs::path(name).replace_extension(".vti").string();
-    kflow::io::write_vti(dir + "/" + out, g, fields, t);
-    frames.emplace_back(t, out);
-  }
-  kflow::io::write_pvd(dir + "/run.pvd", frames);
-  std::cout << "convert: " << frames.size() << " frames -> " << dir << "/run.pvd\n";
+  const auto n = kflow::io::convert_frames(a.positional[0]);
+  std::cout << "convert: " << n << " frames -> " << a.positional[0] << "/run.pvd\n";
   return 0;
 }
 

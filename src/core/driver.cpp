@@ -104,30 +104,6 @@ class Progress {
   bool dirty_ = false;
 };
 
-void grid_to_meta(const linalg::Grid& g, std::map<std::string, std::string>& m) {
-  m["dim"] = std::to_string(g.dim);
-  m["ghost"] = std::to_string(g.ghost);
-  for (int d = 0; d < 3; ++d) {
-    const std::string s = std::to_string(d);
-    m["cells" + s] = std::to_string(g.cells[d]);
-    m["length" + s] = io::exact(g.length[d]);
-    m["origin" + s] = io::exact(g.origin[d]);
-  }
-}
-
-linalg::Grid grid_from_meta(const io::FieldFile& f, const std::string& file) {
-  linalg::Grid g;
-  g.dim = std::stoi(f.get("dim", file));
-  g.ghost = std::stoi(f.get("ghost", file));
-  for (int d = 0; d < 3; ++d) {
-    const std::string s = std::to_string(d);
-    g.cells[d] = std::stoi(f.get("cells" + s, file));
-    g.length[d] = std::stod(f.get("length" + s, file));
-    g.origin[d] = std::stod(f.get("origin" + s, file));
-  }
-  return g;
-}
-
 std::string grid_text(const linalg::Grid& g) {
   std::string s;
   for (int d = 0; d < g.dim; ++d) s += (d ? "x" : "") + std::to_string(g.cells[d]);
@@ -217,6 +193,10 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   if (os.has("every") && os.has("every_steps"))
     os.fail("every", "give either output.every (model time) or output.every_steps, not both");
   pc.log_every = static_cast<long>(os.get_int("log_every", 1, 1, 1000000000L));
+  pc.format = os.get_choice("format", {"vti", "kff"}, io::vtk_available() ? "vti" : "kff");
+  if (pc.format == "vti" && !io::vtk_available())
+    os.fail("format", "\"vti\" needs a kflow built with VTK; this build writes \"kff\" frames "
+                      "(convert them with 'kflow convert DIR' where VTK exists)");
 
   // The model's own keys; then the keys that need the model's field list.
   pc.setup = pc.model->parse(pc.config);
@@ -351,9 +331,10 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     log << "kflow: case \"" << pc.name << "\": model " << pc.model->name << ", grid "
         << grid_text(grid) << ", " << pc.precision << ", backend " << pc.backend << " ("
         << backend_description(pc.backend) << ")\n";
-  if (opt.write_output && !io::vtk_available() && !opt.quiet)
-    log << "kflow: built without VTK: frames are written as .kff field files; run "
-           "'kflow convert DIR' where VTK exists to get .vti/.pvd\n";
+  if (opt.write_output && pc.format == "kff" && !opt.quiet)
+    log << "kflow: frames are written as .kff field files"
+        << (io::vtk_available() ? "" : " (this build has no VTK)")
+        << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
 
   std::unique_ptr<Model> model = factory(*pc.setup);
   const double cells = static_cast<double>(grid.interior_cells());
@@ -371,8 +352,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     if (ck.get("precision", f) != pc.precision)
       throw Error(f + ": checkpoint in " + ck.get("precision", f) + " precision, the case runs " +
                   pc.precision + " (set run.precision)");
-    if (!(grid_from_meta(ck, f) == grid))
-      throw Error(f + ": checkpoint grid " + grid_text(grid_from_meta(ck, f)) +
+    if (!(io::grid_from_meta(ck, f) == grid))
+      throw Error(f + ": checkpoint grid " + grid_text(io::grid_from_meta(ck, f)) +
                   " differs from the case's grid " + grid_text(grid));
     t = std::stod(ck.get("time", f));
     step = std::stol(ck.get("step", f));
@@ -423,7 +404,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     ck.meta["step"] = std::to_string(step);
     ck.meta["time"] = io::exact(t);
     ck.meta["next_frame"] = std::to_string(next_frame);
-    grid_to_meta(grid, ck.meta);
+    io::grid_to_meta(grid, ck.meta);
     ck.arrays = model->save_state();
     io::write_field_file(out.dir + "/checkpoint.kfc", ck);
   };
@@ -435,27 +416,13 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     for (const auto& name : pc.fields) fields.push_back(model->field(name, t));
     char base[32];
     std::snprintf(base, sizeof base, "frame_%05ld", frame);
-    if (io::vtk_available()) {
-      io::write_vti(out.dir + "/" + base + ".vti", grid, fields, t);
-      out.frames.emplace_back(t, std::string(base) + ".vti");
-      io::write_pvd(out.dir + "/run.pvd", out.frames);
-    } else {
-      io::FieldFile ff;
-      ff.meta["kind"] = "frame";
-      ff.meta["time"] = io::exact(t);
-      ff.meta["step"] = std::to_string(step);
-      grid_to_meta(grid, ff.meta);
-      for (auto& f : fields) {
-        StateArray a{f.name, "float64", {std::size_t(f.components), std::size_t(grid.cells[0]),
-                                         std::size_t(grid.cells[1]), std::size_t(grid.cells[2])},
-                     {}};
-        a.bytes.resize(f.values.size() * sizeof(double));
-        std::memcpy(a.bytes.data(), f.values.data(), a.bytes.size());
-        ff.arrays.push_back(std::move(a));
-      }
-      io::write_field_file(out.dir + "/" + base + ".kff", ff);
-      out.frames.emplace_back(t, std::string(base) + ".kff");
-    }
+    const std::string file = std::string(base) + "." + pc.format;
+    if (pc.format == "vti")
+      io::write_vti(out.dir + "/" + file, grid, fields, t);
+    else
+      io::write_frame_file(out.dir + "/" + file, grid, fields, t, step);
+    out.frames.emplace_back(t, file);
+    if (pc.format == "vti") io::write_pvd(out.dir + "/run.pvd", out.frames);
     for (const auto& l : pc.lines) {
       HostField f;
       for (auto& g : fields)

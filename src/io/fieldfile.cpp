@@ -1,11 +1,15 @@
 #include "kflow/io/fieldfile.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "kflow/core/error.hpp"
 #include "kflow/io/files.hpp"
+#include "kflow/io/vtk.hpp"
 
 namespace kflow::io {
 
@@ -88,6 +92,91 @@ FieldFile read_field_file(const std::string& path) {
   }
   if (!std::getline(in, line) || line != "end") throw bad("truncated (no end marker)");
   return f;
+}
+
+void grid_to_meta(const linalg::Grid& g, std::map<std::string, std::string>& m) {
+  m["dim"] = std::to_string(g.dim);
+  m["ghost"] = std::to_string(g.ghost);
+  for (int d = 0; d < 3; ++d) {
+    const std::string s = std::to_string(d);
+    m["cells" + s] = std::to_string(g.cells[d]);
+    m["length" + s] = exact(g.length[d]);
+    m["origin" + s] = exact(g.origin[d]);
+  }
+}
+
+linalg::Grid grid_from_meta(const FieldFile& f, const std::string& file) {
+  linalg::Grid g;
+  try {
+    g.dim = std::stoi(f.get("dim", file));
+    g.ghost = std::stoi(f.get("ghost", file));
+    for (int d = 0; d < 3; ++d) {
+      const std::string s = std::to_string(d);
+      g.cells[d] = std::stoi(f.get("cells" + s, file));
+      g.length[d] = std::stod(f.get("length" + s, file));
+      g.origin[d] = std::stod(f.get("origin" + s, file));
+    }
+  } catch (const std::logic_error&) {  // std::stoi/stod on a damaged entry
+    throw Error(file + ": not a valid kflow field file (bad grid entry)");
+  }
+  return g;
+}
+
+void write_frame_file(const std::string& path, const linalg::Grid& grid,
+                      const std::vector<HostField>& fields, double time, long step) {
+  FieldFile ff;
+  ff.meta["kind"] = "frame";
+  ff.meta["time"] = exact(time);
+  ff.meta["step"] = std::to_string(step);
+  grid_to_meta(grid, ff.meta);
+  for (const auto& f : fields) {
+    StateArray a{f.name,
+                 "float64",
+                 {std::size_t(f.components), std::size_t(grid.cells[0]), std::size_t(grid.cells[1]),
+                  std::size_t(grid.cells[2])},
+                 {}};
+    a.bytes.resize(f.values.size() * sizeof(double));
+    std::memcpy(a.bytes.data(), f.values.data(), a.bytes.size());
+    ff.arrays.push_back(std::move(a));
+  }
+  write_field_file(path, ff);
+}
+
+std::size_t convert_frames(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw Error(dir + ": not a directory");
+  if (!vtk_available())
+    throw Error("this kflow was built without VTK; run 'kflow convert' with a build that has VTK");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".kff") files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw Error(dir + ": no .kff frames to convert");
+  std::vector<std::pair<double, std::string>> frames;
+  for (const auto& name : files) {
+    const auto path = dir + "/" + name;
+    const auto ff = read_field_file(path);
+    if (ff.get("kind", path) != "frame") throw Error(path + ": not a frame file");
+    const auto g = grid_from_meta(ff, path);
+    std::vector<HostField> fields;
+    for (const auto& arr : ff.arrays) {
+      if (arr.type != "float64" || arr.extents.size() != 4 ||
+          arr.bytes.size() != arr.extents[0] * g.interior_cells() * sizeof(double))
+        throw Error(path + ": array '" + arr.name + "' does not match the frame's grid");
+      HostField f;
+      f.name = arr.name;
+      f.components = static_cast<int>(arr.extents[0]);
+      f.values.resize(arr.bytes.size() / sizeof(double));
+      std::memcpy(f.values.data(), arr.bytes.data(), arr.bytes.size());
+      fields.push_back(std::move(f));
+    }
+    const double t = std::stod(ff.get("time", path));
+    const auto out = fs::path(name).replace_extension(".vti").string();
+    write_vti(dir + "/" + out, g, fields, t);
+    frames.emplace_back(t, out);
+  }
+  write_pvd(dir + "/run.pvd", frames);
+  return frames.size();
 }
 
 }  // namespace kflow::io

@@ -43,6 +43,7 @@ struct PreparedCase {
   std::string output_dir;
   double output_every = 0;  // model time between frames (0: unused)
   long output_every_steps = 0;
+  std::string format;  // "vti" (VTK) | "kff" (field files, for 'kflow convert')
   std::vector<std::string> fields;
   std::vector<LineSpec> lines;
   long log_every = 1;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kflow/core/model.hpp"
+#include "kflow/linalg/grid.hpp"
 
 namespace kflow::io {
 
@@ -34,5 +35,17 @@ void write_field_file(const std::string& path, const FieldFile& f);  // atomic
 FieldFile read_field_file(const std::string& path);                  // throws kflow::Error
 
 std::string exact(double v);  // 17 significant digits
+
+// Grid description <-> metadata entries (dim, ghost, cellsD, lengthD, originD).
+void grid_to_meta(const linalg::Grid& g, std::map<std::string, std::string>& meta);
+linalg::Grid grid_from_meta(const FieldFile& f, const std::string& file);
+
+// An output frame as a field file (kind "frame"): cell-centred float64
+// arrays with extents [components, nx, ny, nz].
+void write_frame_file(const std::string& path, const linalg::Grid& grid,
+                      const std::vector<HostField>& fields, double time, long step);
+// Turns every frame_*.kff in `dir` into .vti and writes dir/run.pvd; returns
+// the number of frames.  Needs VTK.
+std::size_t convert_frames(const std::string& dir);
 
 }  // namespace kflow::io

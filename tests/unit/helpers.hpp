@@ -1,0 +1,66 @@
+#pragma once
+// Shared test helpers: temporary directories and in-process runs of a case
+// given as TOML text.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "kflow/core/backend.hpp"
+#include "kflow/core/driver.hpp"
+
+namespace kflow::test {
+
+// A fresh directory under the system temporary directory, removed at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& tag) {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("kflow-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string str() const { return path.string(); }
+};
+
+inline PreparedCase prepare_text(const std::string& toml, std::vector<std::string> sets = {},
+                                 RunOptions opt = {}) {
+  opt.case_path = "test.toml";
+  opt.overrides = sets;
+  return prepare(Config::parse(toml, "test.toml", sets), opt);
+}
+
+// Runs a case given as text; output to `dir` ("" for none).
+inline RunResult run_text(const std::string& toml, const std::string& dir,
+                          std::vector<std::string> sets = {}, const std::string& restart = "",
+                          bool keep_fields = false) {
+  RunOptions opt;
+  opt.case_path = "test.toml";
+  opt.overrides = sets;
+  opt.output_dir = dir;
+  opt.write_output = !dir.empty();
+  opt.restart = restart;
+  opt.quiet = true;
+  opt.keep_final_fields = keep_fields;
+  auto pc = prepare(Config::parse(toml, "test.toml", sets), opt);
+  std::ostringstream log;
+  return run(pc, opt, log);
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace kflow::test

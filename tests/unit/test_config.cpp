@@ -1,0 +1,133 @@
+// Case validation: every class of bad input is reported with the file, line,
+// key and value before any work starts.
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "helpers.hpp"
+#include "kflow/core/config.hpp"
+#include "kflow/core/error.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+using kflow::test::prepare_text;
+
+namespace {
+const char* const good = R"([case]
+model = "diffusion"
+[grid]
+cells = [8, 8]
+[time]
+end = 0.1
+)";
+
+std::string error_of(const std::string& toml, std::vector<std::string> sets = {}) {
+  try {
+    prepare_text(toml, sets);
+  } catch (const kflow::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a valid case passes and defaults apply", "[unit]") {
+  auto pc = prepare_text(good);
+  CHECK(pc.model->name == "diffusion");
+  CHECK(pc.precision == "double");
+  CHECK(pc.end == 0.1);
+  CHECK(pc.setup->grid.cells[0] == 8);
+  CHECK(pc.output_dir == "out/test");
+}
+
+TEST_CASE("unknown key: named with line and a suggestion", "[unit]") {
+  const auto msg = error_of(std::string(good) + "safety_factr = 0.5\n");
+  CHECK_THAT(msg, ContainsSubstring("test.toml:7"));
+  CHECK_THAT(msg, ContainsSubstring("time.safety_factr"));
+  CHECK_THAT(msg, ContainsSubstring("did you mean 'safety_factor'"));
+  CHECK_THAT(error_of(std::string(good) + "[tme]\nend = 1\n"), ContainsSubstring("'tme'"));
+}
+
+TEST_CASE("wrong type: key, value and expectation", "[unit]") {
+  const auto msg = error_of(R"([case]
+model = "diffusion"
+[grid]
+cells = [8, 8]
+[time]
+end = "soon"
+)");
+  CHECK_THAT(msg, ContainsSubstring("test.toml:6"));
+  CHECK_THAT(msg, ContainsSubstring("time.end"));
+  CHECK_THAT(msg, ContainsSubstring("\"soon\""));
+  CHECK_THAT(msg, ContainsSubstring("expected a number"));
+}
+
+TEST_CASE("out of range: key, value and range", "[unit]") {
+  const auto msg = error_of(good, {"time.safety_factor=1.5"});
+  CHECK_THAT(msg, ContainsSubstring("--set time.safety_factor=1.5"));
+  CHECK_THAT(msg, ContainsSubstring("(0, 1]"));
+  CHECK_THAT(error_of(good, {"grid.cells=[8, 0]"}), ContainsSubstring("grid.cells"));
+  CHECK_THAT(error_of(good, {"physics.diffusivity=-1"}), ContainsSubstring("physics.diffusivity"));
+}
+
+TEST_CASE("missing required keys", "[unit]") {
+  CHECK_THAT(error_of("[grid]\ncells = [8, 8]\n[time]\nend = 1\n"), ContainsSubstring("case.model"));
+  CHECK_THAT(error_of("[case]\nmodel = \"diffusion\"\n[grid]\ncells = [8, 8]\n"),
+             ContainsSubstring("time.end"));
+  CHECK_THAT(error_of("[case]\nmodel = \"diffusion\"\n[time]\nend = 1\n"),
+             ContainsSubstring("grid.cells"));
+}
+
+TEST_CASE("malformed TOML: file, line and column", "[unit]") {
+  const auto msg = error_of("[case]\nmodel = \"diffusion\n");
+  CHECK_THAT(msg, ContainsSubstring("test.toml:2"));
+  CHECK_THAT(msg, ContainsSubstring("malformed TOML"));
+}
+
+TEST_CASE("unknown model and unknown precision", "[unit]") {
+  const auto msg = error_of(good, {"case.model=difusion"});
+  CHECK_THAT(msg, ContainsSubstring("unknown model \"difusion\""));
+  CHECK_THAT(msg, ContainsSubstring("did you mean \"diffusion\""));
+  CHECK_THAT(error_of(good, {"run.precision=half"}), ContainsSubstring("\"half\""));
+}
+
+TEST_CASE("unknown or missing backend", "[unit]") {
+  CHECK_THAT(error_of(good, {"run.backend=opencl"}), ContainsSubstring("'opencl'"));
+  kflow::RunOptions o;
+  o.backend = "vulkan";
+  CHECK_THROWS_WITH(prepare_text(good, {}, o), ContainsSubstring("'vulkan'"));
+}
+
+TEST_CASE("bad --set arguments", "[unit]") {
+  CHECK_THAT(error_of(good, {"time.end"}), ContainsSubstring("KEY=VALUE"));
+  CHECK_THAT(error_of(good, {"=3"}), ContainsSubstring("KEY=VALUE"));
+  CHECK_THAT(error_of(good, {"time.end="}), ContainsSubstring("empty"));
+  CHECK_THAT(error_of(good, {"time.end=[1,"}), ContainsSubstring("not valid TOML"));
+  CHECK_THAT(error_of(good, {"grid.cells.x=3"}), ContainsSubstring("not a table"));
+  // A --set that names a key no one reads is an unknown key, attributed to --set.
+  CHECK_THAT(error_of(good, {"time.ende=3"}), ContainsSubstring("did you mean 'end'"));
+}
+
+TEST_CASE("command-line overrides (--set) set values with TOML syntax or bare words", "[unit]") {
+  auto pc = prepare_text(good, {"time.end=2.5", "grid.cells=[16, 4]", "run.precision=float"});
+  CHECK(pc.end == 2.5);
+  CHECK(pc.setup->grid.cells[0] == 16);
+  CHECK(pc.setup->grid.cells[1] == 4);
+  CHECK(pc.precision == "float");
+}
+
+TEST_CASE("inconsistent combinations", "[unit]") {
+  CHECK_THAT(error_of(good, {"boundary.west=\"periodic\""}), ContainsSubstring("partner"));
+  CHECK_THAT(error_of(good, {"time.dt=0.001", "time.safety_factor=0.5"}),
+             ContainsSubstring("not both"));
+  CHECK_THAT(error_of(good, {"output.every=0.1", "output.every_steps=3"}),
+             ContainsSubstring("not both"));
+  CHECK_THAT(error_of(good, {"boundary.top=\"neumann\""}), ContainsSubstring("2D case"));
+  CHECK_THAT(error_of(good, {"output.fields=[\"u\", \"v\"]"}), ContainsSubstring("\"v\""));
+  CHECK_THAT(error_of(good, {"boundary.north={ type = \"dirichlet\", value = 1.0 }"}),
+             ContainsSubstring("homogeneous"));
+}
+
+TEST_CASE("closest() suggests near misses only", "[unit]") {
+  CHECK(kflow::closest("safty_factor", {"end", "safety_factor"}) == "safety_factor");
+  CHECK(kflow::closest("xyz", {"end", "safety_factor"}).empty());
+}

@@ -1,0 +1,153 @@
+// Output: VTK image data round trip, .pvd listing, field files, and the
+// guarantee that a failing run leaves an earlier run's output intact.
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "helpers.hpp"
+#include "kflow/core/error.hpp"
+#include "kflow/io/fieldfile.hpp"
+#include "kflow/io/vtk.hpp"
+
+namespace fs = std::filesystem;
+using kflow::test::read_file;
+using kflow::test::run_text;
+using kflow::test::TempDir;
+
+namespace {
+const char* const small_case = R"([case]
+model = "diffusion"
+[grid]
+cells = [12, 10]
+[time]
+end = 0.02
+[output]
+every = 0.004
+lines = [{ name = "mid", field = "u", from = [0.0, 0.5], to = [1.0, 0.5] }]
+)";
+
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[e.path().string()] = read_file(e.path().string());
+  return files;
+}
+}  // namespace
+
+TEST_CASE("a .vti written by kflow reads back with VTK's reader, values equal", "[unit]") {
+  if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
+  TempDir tmp("vti");
+  for (int dim : {2, 3}) {
+    kflow::linalg::Grid g;
+    g.dim = dim;
+    g.cells = {7, 5, dim == 3 ? 3 : 1};
+    g.length = {1.4, 1.0, dim == 3 ? 0.6 : 1.0};
+    g.origin = {-0.5, 0.25, 0.0};
+    const std::size_t n = g.interior_cells();
+    kflow::HostField s{"p", 1, {}}, v{"velocity", 3, {}};
+    for (std::size_t i = 0; i < n; ++i) {
+      s.values.push_back(std::sin(0.37 * i) * 1e-3 + i);
+      for (int c = 0; c < 3; ++c) v.values.push_back(1.0 / (i + c + 1));
+    }
+    const auto path = tmp.str() + "/f" + std::to_string(dim) + ".vti";
+    kflow::io::write_vti(path, g, {s, v}, 1.25);
+    kflow::linalg::Grid back;
+    const auto fields = kflow::io::read_vti(path, &back);
+    REQUIRE(fields.size() == 2);
+    CHECK(fields[0].name == "p");
+    CHECK(fields[0].values == s.values);
+    CHECK(fields[1].components == 3);
+    CHECK(fields[1].values == v.values);
+    CHECK(back.dim == dim);
+    CHECK(back.cells == g.cells);
+    CHECK(back.origin == g.origin);
+    CHECK(std::fabs(back.length[0] - 1.4) < 1e-12);
+  }
+}
+
+TEST_CASE("field files round-trip exactly and reject damaged files", "[unit]") {
+  TempDir tmp("kff");
+  kflow::io::FieldFile f;
+  f.meta["kind"] = "checkpoint";
+  f.meta["time"] = kflow::io::exact(0.1 + 0.2);
+  f.arrays.push_back({"u", "float64", {3, 2}, std::vector<char>(48, '\n')});
+  f.arrays.push_back({"empty", "float32", {0}, {}});
+  const auto path = tmp.str() + "/x.kfc";
+  kflow::io::write_field_file(path, f);
+  const auto g = kflow::io::read_field_file(path);
+  CHECK(g.meta == f.meta);
+  CHECK(std::stod(g.meta.at("time")) == 0.1 + 0.2);
+  REQUIRE(g.arrays.size() == 2);
+  CHECK(g.arrays[0].bytes == f.arrays[0].bytes);
+  CHECK(g.arrays[0].extents == f.arrays[0].extents);
+  const auto text = read_file(path);
+  {
+    std::ofstream cut(path, std::ios::binary);
+    cut << text.substr(0, text.size() - 20);
+  }
+  CHECK_THROWS_AS(kflow::io::read_field_file(path), kflow::Error);
+  CHECK_THROWS_AS(kflow::io::read_field_file(tmp.str() + "/missing.kfc"), kflow::Error);
+}
+
+TEST_CASE("the .pvd lists every frame with its time; lines and summary are written", "[regression]") {
+  if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
+  TempDir tmp("pvd");
+  const auto dir = tmp.str() + "/run";
+  const auto r = run_text(small_case, dir);
+  CHECK(r.status == "completed");
+  CHECK(r.output_dir == dir);
+  const auto pvd = read_file(dir + "/run.pvd");
+  std::regex entry("timestep=\"([^\"]+)\"[^>]*file=\"([^\"]+)\"");
+  std::vector<double> times;
+  for (auto it = std::sregex_iterator(pvd.begin(), pvd.end(), entry); it != std::sregex_iterator();
+       ++it) {
+    times.push_back(std::stod((*it)[1]));
+    CHECK(fs::exists(dir + "/" + (*it)[2].str()));
+  }
+  REQUIRE(times.size() == 6);
+  for (int k = 0; k < 6; ++k) CHECK(std::fabs(times[k] - 0.004 * k) < 1e-15);
+  for (const char* f : {"summary.json", "log.csv", "line_mid.csv", "checkpoint.kfc", "case.toml"})
+    CHECK(fs::exists(dir + "/" + f));
+  CHECK(!fs::exists(dir + ".running"));
+  CHECK(read_file(dir + "/summary.json").find("\"status\": \"completed\"") != std::string::npos);
+}
+
+TEST_CASE("a failing run leaves the earlier run's output intact", "[regression]") {
+  TempDir tmp("keep");
+  const auto dir = tmp.str() + "/run";
+  run_text(small_case, dir);
+  const auto before = snapshot(dir);
+  REQUIRE(before.size() > 5);
+  // A fixed step above the stability limit fails after the run has started.
+  CHECK_THROWS_WITH(run_text(small_case, dir, {"time.dt=0.01"}),
+                    Catch::Matchers::ContainsSubstring("exceeds the stable step"));
+  CHECK(snapshot(dir) == before);
+  CHECK(fs::exists(dir + ".failed"));
+  CHECK(!fs::exists(dir + ".running"));
+  // Bad input fails before anything is written.
+  CHECK_THROWS(run_text(small_case, dir, {"time.end=-1"}));
+  CHECK(snapshot(dir) == before);
+}
+
+TEST_CASE("kff frames convert to .vti and .pvd", "[regression]") {
+  TempDir tmp("convert");
+  const auto dir = tmp.str() + "/run";
+  run_text(small_case, dir, {"output.format=\"kff\""});
+  CHECK(fs::exists(dir + "/frame_00005.kff"));
+  CHECK(!fs::exists(dir + "/run.pvd"));
+  if (!kflow::io::vtk_available()) SKIP("this build has no VTK to convert with");
+  CHECK(kflow::io::convert_frames(dir) == 6);
+  CHECK(fs::exists(dir + "/run.pvd"));
+  const auto ff = kflow::io::read_field_file(dir + "/frame_00003.kff");
+  const auto fields = kflow::io::read_vti(dir + "/frame_00003.vti");
+  REQUIRE(fields.size() == ff.arrays.size());
+  std::vector<double> u(ff.arrays[0].bytes.size() / 8);
+  std::memcpy(u.data(), ff.arrays[0].bytes.data(), ff.arrays[0].bytes.size());
+  CHECK(fields[0].values == u);
+}
