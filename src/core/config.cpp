@@ -180,7 +180,20 @@ std::string Config::where_of(const std::string& key) const {
 }
 
 void Config::fail_at(const std::string& key, const std::string& what) const {
-  throw Error(where_of(key) + ": key '" + key + "': " + what);
+  std::string hint;
+  if (what.rfind("missing", 0) == 0) {
+    // A missing key is often a misspelt one: name the unknown neighbour.
+    const auto parent = parent_of(key);
+    const toml::node* p = parent.empty() ? table_.get() : table_->at_path(parent).node();
+    if (p && p->is_table())
+      for (auto&& [k, v] : *p->as_table()) {
+        const std::string name(k.str());
+        const std::string full = parent.empty() ? name : parent + "." + name;
+        if (!known_.count(full) && !closest(name, {leaf_of(key)}).empty())
+          hint = " (the file has '" + full + "': did you mean '" + leaf_of(key) + "'?)";
+      }
+  }
+  throw Error(where_of(key) + ": key '" + key + "': " + what + hint);
 }
 
 void Config::check_unknown() const {
@@ -196,7 +209,8 @@ void Config::check_unknown() const {
       std::vector<std::string> siblings;
       const auto parent = generic(parent_of(key));
       for (const auto& k : generic_known)
-        if (generic(parent_of(k)) == parent) siblings.push_back(leaf_of(k));
+        if (generic(parent_of(k)) == parent && leaf_of(k).find('[') == std::string::npos)
+          siblings.push_back(leaf_of(k));
       std::sort(siblings.begin(), siblings.end());
       siblings.erase(std::unique(siblings.begin(), siblings.end()), siblings.end());
       std::string msg = "unknown key";
