@@ -39,11 +39,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     for (int side = 0; side < 2; ++side) {
       const std::string key = axis_sides[d][side];
       if (d >= g.dim) {
-        if (bs.has(key)) bs.fail(key, "a 2D case has no " + key + " side (only west, east, south, north)");
+        if (bs.has(key))
+          bs.fail(key, "a 2D case has no " + key + " side (only west, east, south, north)");
         continue;
       }
       const auto kind = bs.get_kind(key, {"dirichlet", "neumann", "periodic"}, "dirichlet");
-      s->bc[d][side] = kind == "dirichlet" ? Bc::dirichlet : kind == "neumann" ? Bc::neumann : Bc::periodic;
+      s->bc[d][side] = kind == "dirichlet" ? Bc::dirichlet
+                       : kind == "neumann" ? Bc::neumann
+                                           : Bc::periodic;
       s->bc_value[d][side] = bs.section(key).get("value", 0.0);
       if (kind == "periodic" && bs.section(key).has("value"))
         bs.fail(key + ".value", "a periodic side takes no value");
@@ -60,23 +63,30 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     s->constant = is.get("value", 0.0);
   } else {
     s->amplitude = is.get("amplitude", 1.0);
-    const auto modes = is.get_ints("modes", g.dim, g.dim, 1, 1 << 20, std::vector<std::int64_t>(g.dim, 1));
+    const auto modes =
+        is.get_ints("modes", g.dim, g.dim, 1, 1 << 20, std::vector<std::int64_t>(g.dim, 1));
     bool homogeneous = true;
     for (int d = 0; d < g.dim; ++d) {
       const Bc lo = s->bc[d][0], hi = s->bc[d][1];
       const double m = double(modes[d]), L = g.length[d];
       homogeneous = homogeneous && s->bc_value[d][0] == 0 && s->bc_value[d][1] == 0;
       // The Laplacian eigenmode that satisfies this axis' conditions.
-      if (lo == Bc::periodic) s->mode[d] = {0, 2 * pi * m / L};
-      else if (lo == Bc::dirichlet && hi == Bc::dirichlet) s->mode[d] = {0, pi * m / L};
-      else if (lo == Bc::neumann && hi == Bc::neumann) s->mode[d] = {1, pi * m / L};
-      else if (lo == Bc::dirichlet) s->mode[d] = {0, (m - 0.5) * pi / L};
-      else s->mode[d] = {1, (m - 0.5) * pi / L};
+      if (lo == Bc::periodic)
+        s->mode[d] = {0, 2 * pi * m / L};
+      else if (lo == Bc::dirichlet && hi == Bc::dirichlet)
+        s->mode[d] = {0, pi * m / L};
+      else if (lo == Bc::neumann && hi == Bc::neumann)
+        s->mode[d] = {1, pi * m / L};
+      else if (lo == Bc::dirichlet)
+        s->mode[d] = {0, (m - 0.5) * pi / L};
+      else
+        s->mode[d] = {1, (m - 0.5) * pi / L};
       s->decay += s->kappa * s->mode[d].k * s->mode[d].k;
     }
     if (!homogeneous)
-      is.fail("type", "\"sine_mode\" needs homogeneous boundary values (value = 0 on every "
-                      "Dirichlet and Neumann side); use type = \"constant\" otherwise");
+      is.fail("type",
+              "\"sine_mode\" needs homogeneous boundary values (value = 0 on every "
+              "Dirichlet and Neumann side); use type = \"constant\" otherwise");
     s->has_exact = true;
     s->fields = {"u", "u_exact", "error"};
   }

@@ -27,7 +27,7 @@ struct ModeAxis {
 
 struct Setup : ModelSetup {
   double kappa = 1;
-  Bc bc[3][2] = {};        // [axis][0 = low side, 1 = high side]
+  Bc bc[3][2] = {};  // [axis][0 = low side, 1 = high side]
   double bc_value[3][2] = {};
   std::string initial = "sine_mode";
   double amplitude = 1, constant = 0;

@@ -29,7 +29,6 @@ struct Exact {
   }
 };
 
-
 // The kernels, as free functions on (execution space, grid, views): CUDA's
 // extended lambdas may not live in private member functions.
 namespace kernels {
@@ -39,11 +38,17 @@ template <int A, class V>
 KOKKOS_INLINE_FUNCTION typename V::reference_type along(const V& u, int m, int a, int b) {
   if constexpr (V::rank == 2) {
     (void)b;
-    if constexpr (A == 0) return u(m, a); else return u(a, m);
+    if constexpr (A == 0)
+      return u(m, a);
+    else
+      return u(a, m);
   } else {
-    if constexpr (A == 0) return u(m, a, b);
-    else if constexpr (A == 1) return u(a, m, b);
-    else return u(a, b, m);
+    if constexpr (A == 0)
+      return u(m, a, b);
+    else if constexpr (A == 1)
+      return u(a, m, b);
+    else
+      return u(a, b, m);
   }
 }
 
@@ -94,8 +99,9 @@ void fill_axis(const ExecSpace& space, const Setup& s, const View& u) {
   const Real lo_val = Real(s.bc_value[A][0]), hi_val = Real(s.bc_value[A][1]);
   const Real h = Real(G.spacing(A));
   const int ea = G.extent(A == 0 ? 1 : 0), eb = D == 3 ? G.extent(A == 2 ? 1 : 2) : 1;
-  const char* label = A == 0 ? "kflow::diffusion::ghost_x"
-                             : A == 1 ? "kflow::diffusion::ghost_y" : "kflow::diffusion::ghost_z";
+  const char* label = A == 0   ? "kflow::diffusion::ghost_x"
+                      : A == 1 ? "kflow::diffusion::ghost_y"
+                               : "kflow::diffusion::ghost_z";
   Kokkos::parallel_for(
       label, linalg::GridPolicy<ExecSpace, 2>(space, {0, 0}, {ea, eb}),
       KOKKOS_LAMBDA(int a, int b) {
@@ -290,11 +296,17 @@ class Model final : public kflow::Model {
   }
   template <int D>
   F<D>& cur() {
-    if constexpr (D == 2) return u2_; else return u3_;
+    if constexpr (D == 2)
+      return u2_;
+    else
+      return u3_;
   }
   template <int D>
   F<D>& next() {
-    if constexpr (D == 2) return v2_; else return v3_;
+    if constexpr (D == 2)
+      return v2_;
+    else
+      return v3_;
   }
 
   Exact exact() const {

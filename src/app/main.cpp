@@ -70,9 +70,14 @@ The output of an earlier run in DIR is never touched by a run that does not comp
 Reads and validates every key of the case (unknown keys, types, ranges, missing
 keys, inconsistent combinations) and prints a one-line summary.  Does no work.
 )"},
-    {"list", "usage: kflow list\n\nLists the models compiled in, with the precisions each supports per backend.\n"},
-    {"info", "usage: kflow info\n\nPrints the version, the Kokkos configuration, the backends compiled in and the devices.\n"},
-    {"bench", R"(usage: kflow bench stream [--backend B] [--precision double|float] [--size N] [--repeat R]
+    {"list",
+     "usage: kflow list\n\nLists the models compiled in, with the precisions each supports per "
+     "backend.\n"},
+    {"info",
+     "usage: kflow info\n\nPrints the version, the Kokkos configuration, the backends compiled in "
+     "and the devices.\n"},
+    {"bench",
+     R"(usage: kflow bench stream [--backend B] [--precision double|float] [--size N] [--repeat R]
        kflow bench MODEL  [--backend B] [--set KEY=VALUE]...
 
 stream: copy (b = a) and dot-product bandwidth on the backend, best of R runs
@@ -111,8 +116,8 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  const std::vector<std::string> valued = {"--backend", "--backends", "--output", "--restart",
-                                           "--threads", "--precision", "--size", "--repeat"};
+  const std::vector<std::string> valued = {"--backend", "--backends",  "--output", "--restart",
+                                           "--threads", "--precision", "--size",   "--repeat"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "--help" || s == "-h") {
@@ -156,7 +161,8 @@ long parse_count(const Args& a, const std::string& key, long fallback) {
   if (v.empty()) return fallback;
   char* end = nullptr;
   const long n = std::strtol(v.c_str(), &end, 10);
-  if (!end || *end || n < 1) usage_error(key + " expects a positive integer, got '" + v + "'", a.command);
+  if (!end || *end || n < 1)
+    usage_error(key + " expects a positive integer, got '" + v + "'", a.command);
   return n;
 }
 
@@ -212,8 +218,8 @@ int cmd_run(const Args& a) {
   KokkosSession k(a);
   const auto r = kflow::run(pc, o, std::cerr);
   std::cerr << "kflow: " << r.status << ": " << r.steps << " steps to t = " << r.time << " in "
-            << r.wall_seconds << " s (" << r.cell_updates_per_second / 1e6
-            << " M cell updates/s, " << gbs(r.bandwidth_bytes_per_second) << " effective)\n";
+            << r.wall_seconds << " s (" << r.cell_updates_per_second / 1e6 << " M cell updates/s, "
+            << gbs(r.bandwidth_bytes_per_second) << " effective)\n";
   std::cerr << "kflow: output in " << r.output_dir
             << (kflow::io::vtk_available() ? " (open run.pvd in ParaView)" : "") << "\n";
   if (r.status == "interrupted") {
@@ -246,7 +252,10 @@ int cmd_info(const Args& a) {
   std::cout << " (default " << kflow::default_backend() << ")\ndevices:\n";
   for (const auto& b : kflow::compiled_backends())
     std::cout << "  " << b << ": " << kflow::backend_description(b) << "\n";
-  std::cout << "VTK output: " << (kflow::io::vtk_available() ? "yes (.vti + .pvd)" : "no (.kff frames; see 'kflow convert')") << "\n\n";
+  std::cout << "VTK output: "
+            << (kflow::io::vtk_available() ? "yes (.vti + .pvd)"
+                                           : "no (.kff frames; see 'kflow convert')")
+            << "\n\n";
   Kokkos::print_configuration(std::cout, true);
   return 0;
 }
@@ -262,7 +271,8 @@ int cmd_bench(const Args& a) {
       usage_error("--precision expects double or float, got '" + precision + "'", "bench");
     const auto n = static_cast<std::size_t>(
         parse_count(a, "--size", static_cast<long>(kflow::default_stream_elements(backend))));
-    const auto r = kflow::bench_stream(backend, precision, n, static_cast<int>(parse_count(a, "--repeat", 10)));
+    const auto r = kflow::bench_stream(backend, precision, n,
+                                       static_cast<int>(parse_count(a, "--repeat", 10)));
     std::cout << "bench stream: backend " << backend << " (" << kflow::backend_description(backend)
               << "), " << precision << ", " << n << " elements ("
               << n * (precision == "float" ? 4 : 8) / (1024.0 * 1024) << " MiB per array)\n"
@@ -270,7 +280,8 @@ int cmd_bench(const Args& a) {
               << "  dot   " << gbs(r.dot_bytes_per_second) << "  (2 arrays read)\n";
     return 0;
   }
-  if (a.opts.count("--precision")) usage_error("use --set run.precision=float for a model", "bench");
+  if (a.opts.count("--precision"))
+    usage_error("use --set run.precision=float for a model", "bench");
   const auto r = kflow::bench_model(what, backend, a.sets, std::cerr);
   std::cout << "bench " << r.model << ": backend " << r.backend << " ("
             << kflow::backend_description(r.backend) << "), " << r.precision << ", grid " << r.grid
@@ -278,8 +289,9 @@ int cmd_bench(const Args& a) {
             << "  " << r.cell_updates_per_second / 1e6 << " M cell updates/s, effective "
             << gbs(r.bytes_per_second) << " = "
             << 100 * r.bytes_per_second / r.stream.copy_bytes_per_second
-            << "% of the copy bandwidth measured in this run (" << gbs(r.stream.copy_bytes_per_second)
-            << "; dot " << gbs(r.stream.dot_bytes_per_second) << ")\n";
+            << "% of the copy bandwidth measured in this run ("
+            << gbs(r.stream.copy_bytes_per_second) << "; dot " << gbs(r.stream.dot_bytes_per_second)
+            << ")\n";
   return 0;
 }
 
@@ -308,8 +320,8 @@ int cmd_compare(const Args& a) {
     o.keep_final_fields = true;
     results.push_back(kflow::run(cases[n], o, std::cerr));
   }
-  std::cout << "compare " << a.positional[0] << ": " << results[0].steps << " steps to t = "
-            << results[0].time << "\n";
+  std::cout << "compare " << a.positional[0] << ": " << results[0].steps
+            << " steps to t = " << results[0].time << "\n";
   for (std::size_t n = 0; n < backends.size(); ++n) {
     char line[256];
     std::snprintf(line, sizeof line, "  %-8s %10.4f s  speed-up %7.2fx  (%s)", backends[n].c_str(),

@@ -23,7 +23,9 @@ std::vector<std::string> compiled_backends() {
   return r;
 }
 
-std::string default_backend() { return compiled_backends().front(); }
+std::string default_backend() {
+  return compiled_backends().front();
+}
 
 void require_backend(const std::string& name, const std::string& where) {
   const auto all = compiled_backends();
@@ -44,9 +46,9 @@ std::string backend_description(const std::string& name) {
   std::ostringstream s;
 #ifdef KOKKOS_ENABLE_CUDA
   if (name == "cuda") {
-    s << "CUDA device " << Kokkos::device_id() << " ("
-      << Kokkos::Cuda().cuda_device_prop().name << ", "
-      << Kokkos::Cuda().cuda_device_prop().totalGlobalMem / (1024.0 * 1024 * 1024) << " GiB)";
+    s << "CUDA device " << Kokkos::device_id() << " (" << Kokkos::Cuda().cuda_device_prop().name
+      << ", " << Kokkos::Cuda().cuda_device_prop().totalGlobalMem / (1024.0 * 1024 * 1024)
+      << " GiB)";
     return s.str();
   }
 #endif

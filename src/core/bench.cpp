@@ -31,7 +31,8 @@ StreamResult stream(std::size_t n, int repeat) {
     linalg::copy(space, Kokkos::View<const Real*, Mem>(a), b);
     space.fence("kflow::bench::copy");
     auto t1 = std::chrono::steady_clock::now();
-    sink += linalg::dot(space, Kokkos::View<const Real*, Mem>(a), Kokkos::View<const Real*, Mem>(b));
+    sink +=
+        linalg::dot(space, Kokkos::View<const Real*, Mem>(a), Kokkos::View<const Real*, Mem>(b));
     auto t2 = std::chrono::steady_clock::now();
     if (r == 0) continue;
     copy_best = std::min(copy_best, std::chrono::duration<double>(t1 - t0).count());
@@ -110,7 +111,8 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   r.bytes_per_second = r.cell_updates_per_second * m->bytes_per_cell_step();
   const auto d = m->diagnostics(t);
   for (const auto& [k, v] : d)
-    if (!std::isfinite(v)) throw Error("bench " + model + ": " + k + " is not finite after the run");
+    if (!std::isfinite(v))
+      throw Error("bench " + model + ": " + k + " is not finite after the run");
   m.reset();
   log << "kflow bench: measuring " << pc.backend << " copy bandwidth for reference\n";
   r.stream = bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend), 5);

@@ -15,10 +15,17 @@ namespace {
 std::string describe(const toml::node& n) {
   std::ostringstream s;
   switch (n.type()) {
-    case toml::node_type::string: s << '"' << n.as_string()->get() << '"'; break;
-    case toml::node_type::table: s << "a table"; break;
-    case toml::node_type::array: s << "an array"; break;
-    default: n.visit([&](auto&& v) { s << v; });
+    case toml::node_type::string:
+      s << '"' << n.as_string()->get() << '"';
+      break;
+    case toml::node_type::table:
+      s << "a table";
+      break;
+    case toml::node_type::array:
+      s << "an array";
+      break;
+    default:
+      n.visit([&](auto&& v) { s << v; });
   }
   return s.str();
 }
@@ -174,8 +181,7 @@ std::string Config::where_of(const std::string& key) const {
   if (auto it = overridden_.find(key); it != overridden_.end()) return "--set " + it->second;
   const toml::node* n = table_->at_path(key).node();
   for (std::string k = key; !n && !k.empty(); k = parent_of(k)) n = table_->at_path(k).node();
-  if (n && n->source().begin.line > 0)
-    return path_ + ":" + std::to_string(n->source().begin.line);
+  if (n && n->source().begin.line > 0) return path_ + ":" + std::to_string(n->source().begin.line);
   return path_;
 }
 
@@ -217,9 +223,9 @@ void Config::check_unknown() const {
       const auto guess = closest(leaf_of(key), siblings);
       if (!guess.empty()) msg += " (did you mean '" + guess + "'?)";
       if (!siblings.empty())
-        msg += "; valid keys " + (parent.empty() ? std::string("at the top level")
-                                                 : "in [" + parent + "]") +
-               ": " + join_list(siblings);
+        msg += "; valid keys " +
+               (parent.empty() ? std::string("at the top level") : "in [" + parent + "]") + ": " +
+               join_list(siblings);
       else
         msg += "; [" + parent + "] takes no keys";
       fail_at(key, msg);
@@ -231,7 +237,8 @@ void Config::check_unknown() const {
   };
   walk = [&](const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
-      const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      const std::string key =
+          prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
       check(v, key);
     }
   };
@@ -267,9 +274,13 @@ std::string range_text(double min, double max, bool min_open) {
 }
 }  // namespace
 
-bool Config::Section::has(const std::string& key) const { return c_->find(join(key)) != nullptr; }
+bool Config::Section::has(const std::string& key) const {
+  return c_->find(join(key)) != nullptr;
+}
 
-std::string Config::Section::where(const std::string& key) const { return c_->where_of(join(key)); }
+std::string Config::Section::where(const std::string& key) const {
+  return c_->where_of(join(key));
+}
 
 void Config::Section::fail(const std::string& key, const std::string& what) const {
   c_->fail_at(join(key), what);
@@ -313,8 +324,8 @@ std::int64_t Config::Section::get_int(const std::string& key, std::int64_t fallb
 std::int64_t Config::Section::require_int(const std::string& key, std::int64_t min,
                                           std::int64_t max) const {
   if (!has(key))
-    fail(key,
-         "missing; expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    fail(key, "missing; expected an integer in [" + std::to_string(min) + ", " +
+                  std::to_string(max) + "]");
   return get_int(key, 0, min, max);
 }
 
@@ -384,9 +395,9 @@ std::vector<std::int64_t> Config::Section::get_ints(const std::string& key, std:
   const auto* n = c_->find(join(key));
   if (!n) return fallback;
   const std::string expect =
-      (min_size == max_size ? "an array of " + std::to_string(min_size)
-                            : "an array of " + std::to_string(min_size) + " to " +
-                                  std::to_string(max_size)) +
+      (min_size == max_size
+           ? "an array of " + std::to_string(min_size)
+           : "an array of " + std::to_string(min_size) + " to " + std::to_string(max_size)) +
       " integers in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   const auto* a = n->as_array();
   if (!a || a->size() < min_size || a->size() > max_size)

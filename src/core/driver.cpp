@@ -25,10 +25,14 @@ namespace kflow {
 
 namespace {
 
-std::string stem(const std::string& path) { return fs::path(path).stem().string(); }
+std::string stem(const std::string& path) {
+  return fs::path(path).stem().string();
+}
 
 volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void on_signal(int) { g_interrupted = 1; }
+extern "C" void on_signal(int) {
+  g_interrupted = 1;
+}
 
 // Installs the Ctrl-C / SIGTERM handler for the lifetime of a run.
 struct SignalGuard {
@@ -75,8 +79,8 @@ class Progress {
  public:
   Progress(std::ostream& out, bool quiet, bool tty)
       : out_(out), quiet_(quiet), tty_(tty), interval_(tty ? 0.5 : 10.0) {}
-  void update(long step, double t, double dt, double end, long max_steps, double wall,
-              double t0, long step0) {
+  void update(long step, double t, double dt, double end, long max_steps, double wall, double t0,
+              long step0) {
     if (quiet_ || wall - last_ < interval_) return;
     last_ = wall;
     double frac = 0;
@@ -84,8 +88,8 @@ class Progress {
     if (max_steps > 0) frac = std::max(frac, double(step - step0) / double(max_steps - step0));
     const double eta = frac > 0 ? wall * (1 - frac) / frac : -1;
     std::ostringstream s;
-    s << "step " << step << "  t = " << fmt(t) << "  dt = " << fmt(dt, 4) << "  wall "
-      << hms(wall) << "  left ~" << hms(eta) << "  (" << fmt(100 * frac, 3) << "%)";
+    s << "step " << step << "  t = " << fmt(t) << "  dt = " << fmt(dt, 4) << "  wall " << hms(wall)
+      << "  left ~" << hms(eta) << "  (" << fmt(100 * frac, 3) << "%)";
     if (tty_)
       out_ << "\r" << s.str() << "\033[K" << std::flush;
     else
@@ -125,7 +129,9 @@ std::string json_escape(const std::string& s) {
   return r;
 }
 
-std::string json_number(double v) { return std::isfinite(v) ? io::exact(v) : "null"; }
+std::string json_number(double v) {
+  return std::isfinite(v) ? io::exact(v) : "null";
+}
 
 }  // namespace
 
@@ -195,8 +201,9 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   pc.log_every = static_cast<long>(os.get_int("log_every", 1, 1, 1000000000L));
   pc.format = os.get_choice("format", {"vti", "kff"}, io::vtk_available() ? "vti" : "kff");
   if (pc.format == "vti" && !io::vtk_available())
-    os.fail("format", "\"vti\" needs a kflow built with VTK; this build writes \"kff\" frames "
-                      "(convert them with 'kflow convert DIR' where VTK exists)");
+    os.fail("format",
+            "\"vti\" needs a kflow built with VTK; this build writes \"kff\" frames "
+            "(convert them with 'kflow convert DIR' where VTK exists)");
 
   // The model's own keys; then the keys that need the model's field list.
   pc.setup = pc.model->parse(pc.config);
@@ -229,10 +236,9 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
       l.to[d] = to[d];
       for (double x : {from[d], to[d]})
         if (x < grid.origin[d] - 1e-12 || x > grid.origin[d] + grid.length[d] + 1e-12)
-          ls.fail(x == from[d] ? "from" : "to",
-                  "point outside the domain [" + fmt(grid.origin[d]) + ", " +
-                      fmt(grid.origin[d] + grid.length[d]) + "] in direction " +
-                      std::to_string(d));
+          ls.fail(x == from[d] ? "from" : "to", "point outside the domain [" + fmt(grid.origin[d]) +
+                                                    ", " + fmt(grid.origin[d] + grid.length[d]) +
+                                                    "] in direction " + std::to_string(d));
     }
     int most = 1;
     for (int d = 0; d < grid.dim; ++d) most = std::max(most, grid.cells[d]);
@@ -240,8 +246,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
     l.reference = ls.get_string("reference", "");
     if (!l.reference.empty()) {
       if (l.reference[0] != '/') l.reference = pc.config.directory() + "/" + l.reference;
-      if (!fs::exists(l.reference))
-        ls.fail("reference", "file not found: " + l.reference);
+      if (!fs::exists(l.reference)) ls.fail("reference", "file not found: " + l.reference);
     }
     pc.lines.push_back(l);
   }
@@ -362,7 +367,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     if ((pc.end > 0 && t >= pc.end) || (pc.max_steps > 0 && step >= pc.max_steps))
       throw Error(f + ": the checkpoint is at step " + std::to_string(step) + ", t = " + fmt(t) +
                   ", already at the case's end; raise time.end or time.steps");
-    if (!opt.quiet) log << "kflow: restarting from " << f << " at step " << step << ", t = " << fmt(t) << "\n";
+    if (!opt.quiet)
+      log << "kflow: restarting from " << f << " at step " << step << ", t = " << fmt(t) << "\n";
   }
   const double t0 = t;
   const long step0 = step;
@@ -524,8 +530,11 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       const std::string target = out.final_dir + ".failed";
       try {
         finish_dir(out, target);
-        where = "; output up to t = " + fmt(last_good_time) + " (last good frame and its checkpoint) is in " +
-                target + (fs::exists(out.final_dir) ? ", the previous output in " + out.final_dir + " is untouched" : "");
+        where = "; output up to t = " + fmt(last_good_time) +
+                " (last good frame and its checkpoint) is in " + target +
+                (fs::exists(out.final_dir)
+                     ? ", the previous output in " + out.final_dir + " is untouched"
+                     : "");
       } catch (const Error&) {
       }
     }
@@ -573,8 +582,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       << "  \"performance\": {\"cells\": " << json_number(cells)
       << ", \"cell_updates_per_second\": " << json_number(r.cell_updates_per_second)
       << ", \"bytes_per_cell_step\": " << json_number(model->bytes_per_cell_step())
-      << ", \"effective_bandwidth_bytes_per_second\": "
-      << json_number(r.bandwidth_bytes_per_second) << "},\n"
+      << ", \"effective_bandwidth_bytes_per_second\": " << json_number(r.bandwidth_bytes_per_second)
+      << "},\n"
       << "  \"diagnostics\": {";
     for (std::size_t k = 0; k < diag.size(); ++k)
       s << (k ? ", " : "") << "\"" << diag[k].first << "\": " << json_number(diag[k].second);
@@ -583,7 +592,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       s << (k ? ", " : "") << "{\"name\": \"" << json_escape(pc.lines[k].name)
         << "\", \"field\": \"" << json_escape(pc.lines[k].field) << "\", \"file\": \"line_"
         << json_escape(pc.lines[k].name) << ".csv\", \"reference\": \""
-        << json_escape(pc.lines[k].reference.empty() ? "" : fs::absolute(pc.lines[k].reference).string())
+        << json_escape(pc.lines[k].reference.empty() ? ""
+                                                     : fs::absolute(pc.lines[k].reference).string())
         << "\"}";
     s << "],\n  \"config\": " << pc.config.to_json() << "\n}\n";
     io::write_text_atomic(out.dir + "/summary.json", s.str());

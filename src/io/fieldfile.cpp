@@ -21,7 +21,8 @@ std::string exact(double v) {
 
 const std::string& FieldFile::get(const std::string& key, const std::string& file) const {
   auto it = meta.find(key);
-  if (it == meta.end()) throw Error(file + ": not a valid kflow field file: no '" + key + "' entry");
+  if (it == meta.end())
+    throw Error(file + ": not a valid kflow field file: no '" + key + "' entry");
   return it->second;
 }
 

@@ -16,8 +16,7 @@ void write_atomic(const std::string& path, const std::function<void(std::ostream
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, binary ? std::ios::binary | std::ios::out : std::ios::out);
-    if (!out)
-      throw Error("cannot create " + tmp + ": " + std::strerror(errno));
+    if (!out) throw Error("cannot create " + tmp + ": " + std::strerror(errno));
     write(out);
     out.flush();
     if (!out) {

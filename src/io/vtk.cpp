@@ -24,7 +24,9 @@
 namespace kflow::io {
 
 #ifdef KFLOW_HAVE_VTK
-bool vtk_available() { return true; }
+bool vtk_available() {
+  return true;
+}
 
 void write_vti(const std::string& path, const linalg::Grid& grid,
                const std::vector<HostField>& fields, double time) {
@@ -110,7 +112,9 @@ std::vector<HostField> read_vti(const std::string& path, linalg::Grid* grid) {
   return out;
 }
 #else
-bool vtk_available() { return false; }
+bool vtk_available() {
+  return false;
+}
 void write_vti(const std::string& path, const linalg::Grid&, const std::vector<HostField>&,
                double) {
   throw Error("cannot write " + path + ": this kflow was built without VTK");
@@ -120,8 +124,7 @@ std::vector<HostField> read_vti(const std::string& path, linalg::Grid*) {
 }
 #endif
 
-void write_pvd(const std::string& path,
-               const std::vector<std::pair<double, std::string>>& frames) {
+void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& frames) {
   std::ostringstream s;
   s << "<?xml version=\"1.0\"?>\n"
     << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"

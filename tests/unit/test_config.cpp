@@ -70,7 +70,8 @@ TEST_CASE("out of range: key, value and range", "[unit]") {
 }
 
 TEST_CASE("missing required keys", "[unit]") {
-  CHECK_THAT(error_of("[grid]\ncells = [8, 8]\n[time]\nend = 1\n"), ContainsSubstring("case.model"));
+  CHECK_THAT(error_of("[grid]\ncells = [8, 8]\n[time]\nend = 1\n"),
+             ContainsSubstring("case.model"));
   CHECK_THAT(error_of("[case]\nmodel = \"diffusion\"\n[grid]\ncells = [8, 8]\n"),
              ContainsSubstring("time.end"));
   CHECK_THAT(error_of("[case]\nmodel = \"diffusion\"\n[time]\nend = 1\n"),

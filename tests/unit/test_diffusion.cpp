@@ -92,7 +92,8 @@ TEST_CASE("diffusion 3D: second-order convergence with periodic, Dirichlet and N
 
 TEST_CASE("diffusion in float agrees with double to single precision", "[unit]") {
   const auto d = run_text(dirichlet_2d, "", {"grid.cells=[32, 32]"}, "", true);
-  const auto f = run_text(dirichlet_2d, "", {"grid.cells=[32, 32]", "run.precision=\"float\""}, "", true);
+  const auto f =
+      run_text(dirichlet_2d, "", {"grid.cells=[32, 32]", "run.precision=\"float\""}, "", true);
   double diff = 0;
   for (std::size_t i = 0; i < d.fields[0].values.size(); ++i)
     diff = std::max(diff, std::fabs(d.fields[0].values[i] - f.fields[0].values[i]));
@@ -109,8 +110,7 @@ TEST_CASE("checkpoint and restart continue bit-for-bit", "[regression]") {
     auto half_sets = sets;
     half_sets.back() = "time.end=0.02";
     run_text(toml, tmp.str() + "/half", half_sets);
-    const auto rest =
-        run_text(toml, tmp.str() + "/rest", sets, tmp.str() + "/half/checkpoint.kfc");
+    const auto rest = run_text(toml, tmp.str() + "/rest", sets, tmp.str() + "/half/checkpoint.kfc");
     CHECK(rest.steps == full.steps);
     CHECK(rest.time == full.time);
     const auto a = kflow::io::read_field_file(tmp.str() + "/full/checkpoint.kfc");

@@ -95,7 +95,8 @@ TEST_CASE("field files round-trip exactly and reject damaged files", "[unit]") {
   CHECK_THROWS_AS(kflow::io::read_field_file(tmp.str() + "/missing.kfc"), kflow::Error);
 }
 
-TEST_CASE("the .pvd lists every frame with its time; lines and summary are written", "[regression]") {
+TEST_CASE("the .pvd lists every frame with its time; lines and summary are written",
+          "[regression]") {
   if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
   TempDir tmp("pvd");
   const auto dir = tmp.str() + "/run";

@@ -34,7 +34,8 @@ using Field3 = Field<Real, 3, MemSpace>;
 
 template <class ExecSpace, int Dim>
 using GridPolicy =
-    Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<Dim, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
+    Kokkos::MDRangePolicy<ExecSpace,
+                          Kokkos::Rank<Dim, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
                           Kokkos::IndexType<int>>;
 
 // A field on `grid` (ghost layers included), zero-initialised.

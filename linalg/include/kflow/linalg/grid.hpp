@@ -8,8 +8,8 @@
 namespace kflow::linalg {
 
 struct Grid {
-  int dim = 2;                          // 2 or 3
-  std::array<int, 3> cells{1, 1, 1};   // interior cells per direction (1 beyond dim)
+  int dim = 2;                        // 2 or 3
+  std::array<int, 3> cells{1, 1, 1};  // interior cells per direction (1 beyond dim)
   std::array<double, 3> length{1, 1, 1};
   std::array<double, 3> origin{0, 0, 0};
   int ghost = 1;  // ghost layers on each side of every active direction

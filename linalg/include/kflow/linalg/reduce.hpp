@@ -60,8 +60,8 @@ template <class ExecSpace, class View>
 double norm2(const ExecSpace& space, const Grid& grid, const View& v) {
   double r = 0;
   detail::reduce_interior(
-      space, "kflow::linalg::norm2", grid, v, KOKKOS_LAMBDA(double x, double& acc) { acc += x * x; },
-      Kokkos::Sum<double>(r));
+      space, "kflow::linalg::norm2", grid, v,
+      KOKKOS_LAMBDA(double x, double& acc) { acc += x * x; }, Kokkos::Sum<double>(r));
   space.fence("kflow::linalg::norm2");
   return std::sqrt(r);
 }

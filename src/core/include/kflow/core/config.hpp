@@ -111,7 +111,7 @@ class Config {
   std::string path_;
   std::unique_ptr<toml::table> table_;
   std::map<std::string, std::string> overridden_;  // key -> the --set argument
-  mutable std::set<std::string> known_;             // keys some reader asked for
+  mutable std::set<std::string> known_;            // keys some reader asked for
 };
 
 // Closest of `candidates` to `word` by edit distance, or "" when none is close.

@@ -37,8 +37,8 @@ struct PreparedCase {
   const ModelInfo* model = nullptr;
   std::unique_ptr<ModelSetup> setup;
   std::string name, backend, precision;
-  double end = 0;           // model time to reach (0: not set)
-  long max_steps = 0;       // 0: no limit
+  double end = 0;      // model time to reach (0: not set)
+  long max_steps = 0;  // 0: no limit
   double safety = 0.9, fixed_dt = 0;
   std::string output_dir;
   double output_every = 0;  // model time between frames (0: unused)

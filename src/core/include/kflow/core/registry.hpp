@@ -48,14 +48,15 @@ class Registry {
 #define KFLOW_CAT_(a, b) a##b
 #define KFLOW_CAT(a, b) KFLOW_CAT_(a, b)
 // Registers a model's description (once per model, in one .cpp file).
-#define KFLOW_REGISTER_MODEL(info_expr)                                 \
-  namespace {                                                           \
-  const bool KFLOW_CAT(kflow_model_registered_, __LINE__) =             \
-      ::kflow::Registry::instance().add_model(info_expr);               \
+#define KFLOW_REGISTER_MODEL(info_expr)                                                \
+  namespace {                                                                          \
+  const bool KFLOW_CAT(kflow_model_registered_,                                        \
+                       __LINE__) = ::kflow::Registry::instance().add_model(info_expr); \
   }
 // Registers one (model, backend, precision) instantiation.
-#define KFLOW_REGISTER_FACTORY(model, backend, precision, fn)           \
-  namespace {                                                           \
-  const bool KFLOW_CAT(kflow_factory_registered_, __LINE__) =           \
-      ::kflow::Registry::instance().add_factory(model, backend, precision, fn); \
+#define KFLOW_REGISTER_FACTORY(model, backend, precision, fn)                                \
+  namespace {                                                                                \
+  const bool KFLOW_CAT(kflow_factory_registered_,                                            \
+                       __LINE__) = ::kflow::Registry::instance().add_factory(model, backend, \
+                                                                             precision, fn); \
   }
