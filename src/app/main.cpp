@@ -204,10 +204,9 @@ int cmd_check(const Args& a) {
   auto o = run_options(a);
   auto pc = kflow::prepare(o);
   const auto& g = pc.setup->grid;
-  std::string cells;
-  for (int d = 0; d < g.dim; ++d) cells += (d ? "x" : "") + std::to_string(g.cells[d]);
-  std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << cells << ", "
-            << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir << "\n";
+  std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << g.cells_text()
+            << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir
+            << "\n";
   return 0;
 }
 

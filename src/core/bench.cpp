@@ -96,7 +96,7 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   r.model = model;
   r.backend = pc.backend;
   r.precision = pc.precision;
-  for (int d = 0; d < g.dim; ++d) r.grid += (d ? "x" : "") + std::to_string(g.cells[d]);
+  r.grid = g.cells_text();
   r.steps = pc.max_steps > 0 ? pc.max_steps : 100;
   const double dt = pc.fixed_dt > 0 ? pc.fixed_dt : pc.safety * m->stable_dt(0);
   double t = 0;

@@ -108,12 +108,6 @@ class Progress {
   bool dirty_ = false;
 };
 
-std::string grid_text(const linalg::Grid& g) {
-  std::string s;
-  for (int d = 0; d < g.dim; ++d) s += (d ? "x" : "") + std::to_string(g.cells[d]);
-  return s;
-}
-
 std::string json_escape(const std::string& s) {
   std::string r;
   for (char c : s) {
@@ -334,7 +328,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   const auto& grid = pc.setup->grid;
   if (!opt.quiet)
     log << "kflow: case \"" << pc.name << "\": model " << pc.model->name << ", grid "
-        << grid_text(grid) << ", " << pc.precision << ", backend " << pc.backend << " ("
+        << grid.cells_text() << ", " << pc.precision << ", backend " << pc.backend << " ("
         << backend_description(pc.backend) << ")\n";
   if (opt.write_output && pc.format == "kff" && !opt.quiet)
     log << "kflow: frames are written as .kff field files"
@@ -358,8 +352,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       throw Error(f + ": checkpoint in " + ck.get("precision", f) + " precision, the case runs " +
                   pc.precision + " (set run.precision)");
     if (!(io::grid_from_meta(ck, f) == grid))
-      throw Error(f + ": checkpoint grid " + grid_text(io::grid_from_meta(ck, f)) +
-                  " differs from the case's grid " + grid_text(grid));
+      throw Error(f + ": checkpoint grid " + io::grid_from_meta(ck, f).cells_text() +
+                  " differs from the case's grid " + grid.cells_text());
     t = std::stod(ck.get("time", f));
     step = std::stol(ck.get("step", f));
     frame = std::stol(ck.get("next_frame", f));

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 namespace kflow::linalg {
 
@@ -23,6 +24,12 @@ struct Grid {
     std::size_t n = 1;
     for (int d = 0; d < dim; ++d) n *= static_cast<std::size_t>(cells[d]);
     return n;
+  }
+  // "128x128", "64x64x32"
+  std::string cells_text() const {
+    std::string s;
+    for (int d = 0; d < dim; ++d) s += (d ? "x" : "") + std::to_string(cells[d]);
+    return s;
   }
   std::size_t stored_cells() const {
     std::size_t n = 1;
