@@ -24,10 +24,15 @@ done
 if [[ "${KFLOW_NATIVE:-0}" == 1 ]]; then
   exec "$@"
 fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "kflow: the toolchain root needs root to enter (unshare, chroot); run as root, or set" \
+    "KFLOW_NATIVE=1 to build with Kokkos, VTK, toml++ and Catch2 installed on the host" \
+    "(README.md, 'Native build')" >&2
+  exit 1
+fi
 if [[ $bootstrap == 1 ]]; then
   root=$("$here/bootstrap.sh" --print-root)
 fi
-[[ -n "$root" ]] || root=$("$here/bootstrap.sh" --print-root)
 
 # Directories visible inside: the work tree (and shared/ beside it, which
 # holds the project's read-only documents), plus the current directory.
