@@ -316,6 +316,50 @@ void finish_dir(Outputs& o, const std::string& target) {
   }
 }
 
+// A restarted run continues the output of the run it restarts from: the
+// frames before the checkpoint, the log rows up to its step and the line
+// samples up to its time are copied into the new output, so the new .pvd
+// covers the whole run.
+void carry_over(const fs::path& from, Outputs& out, long step, double t, long next_frame) {
+  if (from.empty() || !fs::is_directory(from)) return;
+  char base[32];
+  for (long k = 0; k < next_frame; ++k) {
+    std::snprintf(base, sizeof base, "frame_%05ld", k);
+    for (const char* ext : {".vti", ".kff"}) {
+      const auto src = from / (std::string(base) + ext);
+      if (!fs::exists(src)) continue;
+      std::error_code ec;
+      fs::copy_file(src, fs::path(out.dir) / src.filename(), ec);
+      if (ec) throw Error("cannot copy " + src.string() + ": " + ec.message());
+      if (std::string(ext) == ".vti") {
+        // Its time is in the .pvd of the earlier run.
+        std::ifstream pvd(from / "run.pvd");
+        for (std::string line; std::getline(pvd, line);)
+          if (line.find(src.filename().string()) != std::string::npos) {
+            const auto a = line.find("timestep=\"") + 10;
+            out.frames.emplace_back(std::stod(line.substr(a)), src.filename().string());
+          }
+      }
+    }
+  }
+  // CSV files: keep the header and the rows whose first column (step for the
+  // log, time for lines) does not pass the checkpoint.
+  for (const auto& e : fs::directory_iterator(from)) {
+    const auto name = e.path().filename().string();
+    const bool is_log = name == "log.csv";
+    if (!is_log && !(name.rfind("line_", 0) == 0 && e.path().extension() == ".csv")) continue;
+    std::ifstream in(e.path());
+    std::ofstream o(fs::path(out.dir) / name);
+    std::string line;
+    if (std::getline(in, line)) o << line << "\n";
+    while (std::getline(in, line)) {
+      const double key = std::stod(line.substr(0, line.find(',')));
+      if (is_log ? key <= double(step) : key <= t) o << line << "\n";
+    }
+    if (!o) throw Error("cannot write " + (fs::path(out.dir) / name).string());
+  }
+}
+
 }  // namespace
 
 RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
@@ -376,10 +420,11 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     fs::remove_all(out.dir, ec);
     fs::create_directories(out.dir, ec);
     if (ec) throw Error("cannot create the output directory " + out.dir + ": " + ec.message());
-    out.log.open(out.dir + "/log.csv");
+    if (!opt.restart.empty()) carry_over(fs::path(opt.restart).parent_path(), out, step, t, frame);
+    out.log.open(out.dir + "/log.csv", std::ios::app);
     if (!out.log) throw Error("cannot write " + out.dir + "/log.csv");
   }
-  bool log_header = false;
+  bool log_header = out.enabled && fs::file_size(out.dir + "/log.csv") > 0;
   auto write_log = [&](double dt, const Diagnostics& d) {
     if (!out.enabled) return;
     if (!log_header) {

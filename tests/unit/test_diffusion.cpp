@@ -4,10 +4,12 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/io/vtk.hpp"
 
 using kflow::test::run_text;
 using kflow::test::TempDir;
@@ -119,6 +121,17 @@ TEST_CASE("checkpoint and restart continue bit-for-bit", "[regression]") {
     REQUIRE(b.array("u"));
     CHECK(a.array("u")->bytes == b.array("u")->bytes);
     CHECK(a.meta == b.meta);
+    // The restarted run's output continues the earlier one: same frames, same log.
+    const auto log_rows = [](const std::string& p) {
+      const auto text = kflow::test::read_file(p);
+      return std::count(text.begin(), text.end(), '\n');
+    };
+    CHECK(log_rows(tmp.str() + "/rest/log.csv") == log_rows(tmp.str() + "/full/log.csv"));
+    if (kflow::io::vtk_available()) {
+      CHECK(kflow::test::read_file(tmp.str() + "/rest/run.pvd") ==
+            kflow::test::read_file(tmp.str() + "/full/run.pvd"));
+      CHECK(std::filesystem::exists(tmp.str() + "/rest/frame_00001.vti"));
+    }
   }
 }
 
