@@ -562,7 +562,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       write_frame();
     }
     model->fence();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // kflow::Error, and Kokkos/CUDA or I/O failures
     progress.done();
     std::string where;
     if (out.enabled) {
