@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "kflow/core/backend.hpp"
@@ -322,24 +323,29 @@ void finish_dir(Outputs& o, const std::string& target) {
 // covers the whole run.
 void carry_over(const fs::path& from, Outputs& out, long step, double t, long next_frame) {
   if (from.empty() || !fs::is_directory(from)) return;
+  // Frame times of the earlier run, from its .pvd (file name -> time).
+  std::map<std::string, double> pvd_times;
+  {
+    std::ifstream pvd(from / "run.pvd");
+    for (std::string line; std::getline(pvd, line);) {
+      const auto t_at = line.find("timestep=\""), f_at = line.find("file=\"");
+      if (t_at == std::string::npos || f_at == std::string::npos) continue;
+      const auto f_end = line.find('"', f_at + 6);
+      pvd_times[line.substr(f_at + 6, f_end - f_at - 6)] = std::stod(line.substr(t_at + 10));
+    }
+  }
   char base[32];
   for (long k = 0; k < next_frame; ++k) {
     std::snprintf(base, sizeof base, "frame_%05ld", k);
     for (const char* ext : {".vti", ".kff"}) {
-      const auto src = from / (std::string(base) + ext);
+      const std::string name = std::string(base) + ext;
+      const auto src = from / name;
       if (!fs::exists(src)) continue;
       std::error_code ec;
-      fs::copy_file(src, fs::path(out.dir) / src.filename(), ec);
+      fs::copy_file(src, fs::path(out.dir) / name, ec);
       if (ec) throw Error("cannot copy " + src.string() + ": " + ec.message());
-      if (std::string(ext) == ".vti") {
-        // Its time is in the .pvd of the earlier run.
-        std::ifstream pvd(from / "run.pvd");
-        for (std::string line; std::getline(pvd, line);)
-          if (line.find(src.filename().string()) != std::string::npos) {
-            const auto a = line.find("timestep=\"") + 10;
-            out.frames.emplace_back(std::stod(line.substr(a)), src.filename().string());
-          }
-      }
+      if (auto it = pvd_times.find(name); it != pvd_times.end())
+        out.frames.emplace_back(it->second, name);
     }
   }
   // CSV files: keep the header and the rows whose first column (step for the
