@@ -10,6 +10,7 @@
 set(KFLOW_SPACE_serial "Kokkos::Serial")
 set(KFLOW_SPACE_openmp "Kokkos::OpenMP")
 set(KFLOW_SPACE_cuda "Kokkos::Cuda")
+# KFLOW_MODELS: every self-registering OBJECT library (models and benchmarks).
 set(KFLOW_MODELS "" CACHE INTERNAL "")
 
 function(kflow_add_model NAME)
@@ -30,4 +31,32 @@ function(kflow_add_model NAME)
   target_include_directories(kflow_model_${NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(kflow_model_${NAME} PUBLIC kflow::core PRIVATE kflow_warnings)
   set(KFLOW_MODELS ${KFLOW_MODELS} kflow_model_${NAME} CACHE INTERNAL "")
+endfunction()
+
+# kflow_add_bench(NAME
+#                 SOURCES <registration source (KFLOW_REGISTER_BENCH)>
+#                 IMPL <header with the Kokkos implementation>
+#                 FUNCTION <qualified function template run<Space, Real>(opts, log)>
+#                 PRECISIONS double [float])
+#
+# A kernel benchmark (kflow/core/bench.hpp), built like a model: an OBJECT
+# library with one generated translation unit per (backend, precision).
+function(kflow_add_bench NAME)
+  cmake_parse_arguments(M "" "IMPL;FUNCTION" "SOURCES;PRECISIONS" ${ARGN})
+  set(generated)
+  foreach(KFLOW_BACKEND IN LISTS KFLOW_BACKENDS)
+    foreach(KFLOW_PRECISION IN LISTS M_PRECISIONS)
+      set(KFLOW_BENCH ${NAME})
+      set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
+      set(KFLOW_IMPL_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/${M_IMPL})
+      set(KFLOW_FUNCTION ${M_FUNCTION})
+      set(out ${CMAKE_CURRENT_BINARY_DIR}/bench_${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)
+      configure_file(${PROJECT_SOURCE_DIR}/cmake/instantiate_bench.cpp.in ${out} @ONLY)
+      list(APPEND generated ${out})
+    endforeach()
+  endforeach()
+  add_library(kflow_bench_${NAME} OBJECT ${M_SOURCES} ${generated})
+  target_include_directories(kflow_bench_${NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(kflow_bench_${NAME} PUBLIC kflow::core PRIVATE kflow_warnings)
+  set(KFLOW_MODELS ${KFLOW_MODELS} kflow_bench_${NAME} CACHE INTERNAL "")
 endfunction()

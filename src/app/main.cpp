@@ -78,6 +78,7 @@ keys, inconsistent combinations) and prints a one-line summary.  Does no work.
     {"bench",
      R"(usage: kflow bench stream [--backend B] [--precision double|float] [--size N] [--repeat R]
        kflow bench MODEL  [--backend B] [--set KEY=VALUE]...
+       kflow bench NAME   [--backend B] [--precision double|float] [--repeat R] [--set KEY=VALUE]...
 
 stream: copy (b = a) and dot-product bandwidth on the backend, best of R runs
         over N elements (default 2^27 on cuda, 2^25 on CPUs).
@@ -85,6 +86,9 @@ MODEL:  times the model's benchmark case (e.g. 'diffusion', 512^3 cells, 100 ste
         change it with --set grid.cells=[256,256,256] --set time.steps=50
         --set run.precision=float) and reports cell updates per second and the
         effective bandwidth as a fraction of the copy bandwidth measured in the same run.
+NAME:   a kernel benchmark ('kflow list' names them and their --set keys), e.g.
+        kflow bench rbsor --backend cuda --set n=4096; --precision and --repeat
+        apply, and each row is reported against the copy bandwidth of this run.
 )"},
     {"compare", R"(usage: kflow compare CASE.toml [--backends openmp,cuda] [--set KEY=VALUE]...
 
@@ -240,6 +244,12 @@ int cmd_list(const Args&) {
     }
     std::cout << "\n";
   }
+  if (!reg.bench_names().empty()) std::cout << "\nkernel benchmarks (kflow bench NAME):\n";
+  for (const auto& name : reg.bench_names()) {
+    const auto* b = reg.find_bench(name);
+    std::cout << name << "\n  " << b->summary << "\n";
+    if (!b->params.empty()) std::cout << "  --set keys: " << b->params << "\n";
+  }
   return 0;
 }
 
@@ -276,6 +286,31 @@ int cmd_bench(const Args& a) {
               << n * (precision == "float" ? 4 : 8) / (1024.0 * 1024) << " MiB per array)\n"
               << "  copy  " << gbs(r.copy_bytes_per_second) << "  (2 arrays moved)\n"
               << "  dot   " << gbs(r.dot_bytes_per_second) << "  (2 arrays read)\n";
+    return 0;
+  }
+  if (kflow::Registry::instance().find_bench(what)) {
+    kflow::KernelBenchOptions o;
+    o.backend = backend;
+    o.precision = opt(a, "--precision", "double");
+    if (o.precision != "double" && o.precision != "float")
+      usage_error("--precision expects double or float, got '" + o.precision + "'", "bench");
+    o.params = kflow::BenchParams(a.sets);
+    o.repeat = static_cast<int>(parse_count(a, "--repeat", 5));
+    const auto r = kflow::bench_kernel(what, o, std::cerr);
+    const double copy = r.stream.copy_bytes_per_second;
+    std::cout << "bench " << r.name << ": backend " << r.backend << " ("
+              << kflow::backend_description(r.backend) << "), " << r.precision << ", best of "
+              << o.repeat << "\n";
+    for (const auto& row : r.rows) {
+      std::cout << "  " << row.label << ": " << row.seconds * 1e3 << " ms";
+      if (row.bytes > 0)
+        std::cout << ", " << gbs(row.bytes / row.seconds) << " = "
+                  << 100 * row.bytes / row.seconds / copy << "% of copy";
+      if (!row.note.empty()) std::cout << "  [" << row.note << "]";
+      std::cout << "\n";
+    }
+    std::cout << "  copy bandwidth measured in this run: " << gbs(copy) << " (dot "
+              << gbs(r.stream.dot_bytes_per_second) << ")\n";
     return 0;
   }
   if (a.opts.count("--precision"))

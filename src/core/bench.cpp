@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ostream>
+#include <sstream>
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/registry.hpp"
 #include "kflow/linalg/stream.hpp"
 
 namespace kflow {
@@ -116,6 +119,160 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   m.reset();
   log << "kflow bench: measuring " << pc.backend << " copy bandwidth for reference\n";
   r.stream = bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend), 5);
+  return r;
+}
+
+// ---- kernel benchmarks ------------------------------------------------------
+
+BenchParams::BenchParams(const std::vector<std::string>& sets) {
+  for (const auto& kv : sets) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("bench: --set expects KEY=VALUE, got '" + kv + "'");
+    auto value = kv.substr(eq + 1);
+    // Accept TOML-style quoting and lists: "thomas", [512, 256].
+    value.erase(std::remove_if(value.begin(), value.end(),
+                               [](char c) { return c == '"' || c == '[' || c == ']' || c == ' '; }),
+                value.end());
+    values_[kv.substr(0, eq)] = value;
+  }
+}
+
+const std::string* BenchParams::raw(const std::string& key) const {
+  used_.insert(key);
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+namespace {
+[[noreturn]] void bad_param(const std::string& key, const std::string& value,
+                            const std::string& expected) {
+  throw Error("bench: --set " + key + "=" + value + ": expected " + expected);
+}
+
+long to_long(const std::string& key, const std::string& text, long min_value) {
+  std::size_t pos = 0;
+  long v = 0;
+  try {
+    // Accept 2^k as well as plain integers.
+    const auto caret = text.find('^');
+    if (caret != std::string::npos) {
+      const long base = std::stol(text.substr(0, caret));
+      const long e = std::stol(text.substr(caret + 1), &pos);
+      if (pos != text.size() - caret - 1 || e < 0 || e > 62) throw 0;
+      v = 1;
+      for (long k = 0; k < e; ++k) v *= base;
+      pos = text.size();
+    } else {
+      v = std::stol(text, &pos);
+    }
+  } catch (...) {
+    pos = 0;
+  }
+  if (text.empty() || pos != text.size()) bad_param(key, text, "an integer (or 2^k)");
+  if (v < min_value) bad_param(key, text, "an integer >= " + std::to_string(min_value));
+  return v;
+}
+}  // namespace
+
+long BenchParams::get_int(const std::string& key, long fallback, long min_value) const {
+  const auto* v = raw(key);
+  return v ? to_long(key, *v, min_value) : fallback;
+}
+
+double BenchParams::get_double(const std::string& key, double fallback) const {
+  const auto* v = raw(key);
+  if (!v) return fallback;
+  std::size_t pos = 0;
+  double d = 0;
+  try {
+    d = std::stod(*v, &pos);
+  } catch (...) {
+    pos = 0;
+  }
+  if (v->empty() || pos != v->size() || !std::isfinite(d)) bad_param(key, *v, "a number");
+  return d;
+}
+
+std::string BenchParams::get_choice(const std::string& key, const std::string& fallback,
+                                    const std::vector<std::string>& choices) const {
+  const auto* v = raw(key);
+  if (!v) return fallback;
+  if (std::find(choices.begin(), choices.end(), *v) == choices.end()) {
+    std::string list;
+    for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+    bad_param(key, *v, "one of " + list);
+  }
+  return *v;
+}
+
+std::vector<std::string> BenchParams::get_choices(const std::string& key,
+                                                  const std::string& fallback,
+                                                  const std::vector<std::string>& choices) const {
+  const auto* v = raw(key);
+  const std::string text = v ? *v : fallback;
+  if (text == "all") return choices;
+  std::vector<std::string> r;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (std::find(choices.begin(), choices.end(), item) == choices.end()) {
+      std::string list;
+      for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+      bad_param(key, text, "a comma-separated list of " + list + " (or all)");
+    }
+    r.push_back(item);
+  }
+  if (r.empty()) bad_param(key, text, "at least one entry");
+  return r;
+}
+
+std::vector<long> BenchParams::get_ints(const std::string& key, const std::vector<long>& fallback,
+                                        long min_value) const {
+  const auto* v = raw(key);
+  if (!v) return fallback;
+  std::vector<long> r;
+  std::stringstream in(*v);
+  std::string item;
+  while (std::getline(in, item, ',')) r.push_back(to_long(key, item, min_value));
+  if (r.empty()) bad_param(key, *v, "a comma-separated list of integers");
+  return r;
+}
+
+void BenchParams::check_unknown(const std::string& bench) const {
+  std::vector<std::string> known(used_.begin(), used_.end());
+  for (const auto& [key, value] : values_)
+    if (!used_.count(key)) {
+      const auto guess = closest(key, known);
+      throw Error("bench " + bench + ": unknown parameter --set " + key + "=" + value +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
+                  "; 'kflow bench --help' lists each benchmark's parameters");
+    }
+}
+
+KernelBenchResult bench_kernel(const std::string& name, const KernelBenchOptions& opt,
+                               std::ostream& log) {
+  const auto& reg = Registry::instance();
+  if (!reg.find_bench(name)) {
+    auto names = reg.names();
+    for (const auto& b : reg.bench_names()) names.push_back(b);
+    names.push_back("stream");
+    const auto guess = closest(name, names);
+    throw Error("bench: unknown model or benchmark \"" + name + "\"" +
+                (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
+                "; try 'kflow bench --help'");
+  }
+  require_backend(opt.backend, "--backend");
+  const KernelBench fn = reg.bench(name, opt.backend, opt.precision);
+  if (!fn)
+    throw Error("bench " + name + ": no " + opt.precision + " version on backend " + opt.backend);
+  KernelBenchResult r;
+  r.name = name;
+  r.backend = opt.backend;
+  r.precision = opt.precision;
+  r.rows = fn(opt, log);
+  log << "kflow bench: measuring " << opt.backend << " copy bandwidth for reference\n";
+  r.stream = bench_stream(opt.backend, opt.precision, default_stream_elements(opt.backend), 5);
   return r;
 }
 

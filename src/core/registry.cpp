@@ -44,4 +44,33 @@ ModelFactory Registry::factory(const std::string& model, const std::string& back
   return it == factories_.end() ? nullptr : it->second;
 }
 
+bool Registry::add_bench(KernelBenchInfo info) {
+  auto name = info.name;
+  benches_.emplace(name, std::move(info));
+  return true;
+}
+
+bool Registry::add_bench_factory(const std::string& bench, const std::string& backend,
+                                 const std::string& precision, KernelBench f) {
+  bench_factories_[bench + "/" + backend + "/" + precision] = f;
+  return true;
+}
+
+const KernelBenchInfo* Registry::find_bench(const std::string& name) const {
+  auto it = benches_.find(name);
+  return it == benches_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Registry::bench_names() const {
+  std::vector<std::string> r;
+  for (const auto& [name, info] : benches_) r.push_back(name);
+  return r;
+}
+
+KernelBench Registry::bench(const std::string& name, const std::string& backend,
+                            const std::string& precision) const {
+  auto it = bench_factories_.find(name + "/" + backend + "/" + precision);
+  return it == bench_factories_.end() ? nullptr : it->second;
+}
+
 }  // namespace kflow

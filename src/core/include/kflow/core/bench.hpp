@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,5 +31,61 @@ struct ModelBenchResult {
 // Times `steps` steps (after warm-up) of `model`'s bench case with overrides.
 ModelBenchResult bench_model(const std::string& model, const std::string& backend,
                              const std::vector<std::string>& overrides, std::ostream& log);
+
+// Kernel benchmarks (`kflow bench NAME`): timed linear-algebra kernels that are
+// not a whole model (red-black SOR sweeps, tridiagonal solvers, SIP).  A
+// benchmark is a function template on (execution space, real type), one
+// instantiation per backend and precision (cmake: kflow_add_bench), which
+// returns rows of (what, best time, bytes an ideal kernel moves).
+class BenchParams {
+ public:
+  BenchParams() = default;
+  // "key=value" strings from --set.
+  explicit BenchParams(const std::vector<std::string>& sets);
+  long get_int(const std::string& key, long fallback, long min_value = 1) const;
+  double get_double(const std::string& key, double fallback) const;
+  std::string get_choice(const std::string& key, const std::string& fallback,
+                         const std::vector<std::string>& choices) const;
+  // Comma-separated list of choices ("all" = every choice).
+  std::vector<std::string> get_choices(const std::string& key, const std::string& fallback,
+                                       const std::vector<std::string>& choices) const;
+  std::vector<long> get_ints(const std::string& key, const std::vector<long>& fallback,
+                             long min_value = 1) const;
+  // Throws on a --set key no get_* asked for (call after reading them all).
+  void check_unknown(const std::string& bench) const;
+
+ private:
+  const std::string* raw(const std::string& key) const;
+  std::map<std::string, std::string> values_;
+  mutable std::set<std::string> used_;
+};
+
+struct KernelBenchOptions {
+  std::string backend, precision;
+  BenchParams params;
+  int repeat = 5;
+};
+
+struct KernelBenchRow {
+  std::string label;   // what was timed, with its sizes
+  double seconds = 0;  // best of `repeat`
+  double bytes = 0;    // bytes an ideal implementation moves (0: not a bandwidth figure)
+  std::string note;    // e.g. iterations, residual, error against a reference
+};
+
+using KernelBench = std::vector<KernelBenchRow> (*)(const KernelBenchOptions&, std::ostream& log);
+
+struct KernelBenchInfo {
+  std::string name, summary, params;  // params: help text for the --set keys
+};
+
+struct KernelBenchResult {
+  std::string name, backend, precision;
+  std::vector<KernelBenchRow> rows;
+  StreamResult stream;
+};
+
+KernelBenchResult bench_kernel(const std::string& name, const KernelBenchOptions& opt,
+                               std::ostream& log);
 
 }  // namespace kflow

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kflow/core/bench.hpp"
 #include "kflow/core/config.hpp"
 #include "kflow/core/model.hpp"
 
@@ -38,9 +39,20 @@ class Registry {
   ModelFactory factory(const std::string& model, const std::string& backend,
                        const std::string& precision) const;
 
+  // Kernel benchmarks (bench.hpp), registered like models.
+  bool add_bench(KernelBenchInfo info);
+  bool add_bench_factory(const std::string& bench, const std::string& backend,
+                         const std::string& precision, KernelBench f);
+  const KernelBenchInfo* find_bench(const std::string& name) const;
+  std::vector<std::string> bench_names() const;
+  KernelBench bench(const std::string& name, const std::string& backend,
+                    const std::string& precision) const;
+
  private:
   std::map<std::string, ModelInfo> models_;
   std::map<std::string, ModelFactory> factories_;  // "model/backend/precision"
+  std::map<std::string, KernelBenchInfo> benches_;
+  std::map<std::string, KernelBench> bench_factories_;
 };
 
 }  // namespace kflow
@@ -52,6 +64,19 @@ class Registry {
   namespace {                                                                          \
   const bool KFLOW_CAT(kflow_model_registered_,                                        \
                        __LINE__) = ::kflow::Registry::instance().add_model(info_expr); \
+  }
+// Registers a kernel benchmark's description (once, in one .cpp file).
+#define KFLOW_REGISTER_BENCH(info_expr)                                                \
+  namespace {                                                                          \
+  const bool KFLOW_CAT(kflow_bench_registered_,                                        \
+                       __LINE__) = ::kflow::Registry::instance().add_bench(info_expr); \
+  }
+// Registers one (benchmark, backend, precision) instantiation.
+#define KFLOW_REGISTER_BENCH_FACTORY(bench, backend, precision, fn)                                \
+  namespace {                                                                                      \
+  const bool KFLOW_CAT(kflow_bench_factory_registered_,                                            \
+                       __LINE__) = ::kflow::Registry::instance().add_bench_factory(bench, backend, \
+                                                                                   precision, fn); \
   }
 // Registers one (model, backend, precision) instantiation.
 #define KFLOW_REGISTER_FACTORY(model, backend, precision, fn)                                \
