@@ -90,10 +90,12 @@ void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const 
         team.team_barrier();
         // Cells of one colour in the rows c0..c1, columns a0..a0+2*half-1:
         // colour by the parity of i + j (red even), as rb_sweep.
-        auto colour = [&](int a0, int c0, int rows, int half) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, half * rows), [&](int k) {
-            const int c = c0 + k / half;
-            const int a = a0 + ((a0 + c + i0 + j0) & 1) + 2 * (k % half);
+        // The cells of one colour (red: i + j even, as rb_sweep) in rows
+        // c0 .. c0 + rows - 1 and columns a0 .. a0 + 2 per_row - 1.
+        auto sweep = [&](int parity, int a0, int c0, int rows, int per_row) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, per_row * rows), [&](int k) {
+            const int c = c0 + k / per_row;
+            const int a = a0 + ((a0 + c + i0 + j0 + parity) & 1) + 2 * (k % per_row);
             const int i = i0 - 2 + a, j = j0 - 2 + c;
             if (i < 1 || i > nx || j < 1 || j > ny) return;
             const auto cf = op.coeffs(i, j);
@@ -102,9 +104,9 @@ void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const 
                                 Real(b(i, j)), omega);
           });
         };
-        colour(1, 1, SY - 2, (SX - 2) / 2);  // red: the tile and one halo layer
+        sweep(0, 1, 1, SY - 2, (SX - 2) / 2);  // red: the tile and one halo layer
         team.team_barrier();
-        colour(2, 2, SY - 4, (SX - 4) / 2);  // black: the tile
+        sweep(1, 2, 2, SY - 4, (SX - 4) / 2);  // black: the tile
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TX * TY), [&](int k) {
           const int i = i0 + k % TX, j = j0 + k / TX;
