@@ -43,7 +43,7 @@ void side_bc_x(const ExecSpace& space, const linalg::Grid& g,
                const In& inflow) {
   const int nx = g.cells[0], ny = g.cells[1];
   Kokkos::parallel_for(
-      "kflow::mac2d::boundary_x", Kokkos::RangePolicy<ExecSpace>(space, 1, ny + 1),
+      "kflow::mac2d::boundary_x", linalg::RangePolicy<ExecSpace>(space, 1, ny + 1),
       KOKKOS_LAMBDA(int j) {
         switch (Bc(sp.type[0])) {
           case Bc::no_slip:
@@ -96,7 +96,7 @@ void side_bc_y(const ExecSpace& space, const linalg::Grid& g,
                const In& inflow) {
   const int ny = g.cells[1];
   Kokkos::parallel_for(
-      "kflow::mac2d::boundary_y", Kokkos::RangePolicy<ExecSpace>(space, 0, g.cells[0] + 2),
+      "kflow::mac2d::boundary_y", linalg::RangePolicy<ExecSpace>(space, 0, g.cells[0] + 2),
       KOKKOS_LAMBDA(int i) {
         switch (Bc(sp.type[2])) {
           case Bc::no_slip:

@@ -71,7 +71,7 @@ void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const 
   constexpr int TX = 64, TY = 8, SX = TX + 4, SY = TY + 4;
   const int nx = op.grid.cells[0], ny = op.grid.cells[1];
   const int tiles_x = (nx + TX - 1) / TX, tiles_y = (ny + TY - 1) / TY;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, LightWeight>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<Real**, Kokkos::LayoutLeft, typename ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -130,8 +130,8 @@ void rb_sweep(const ExecSpace& space, const Op& op, const X& x, const B& b, Real
         });
   } else {
     Kokkos::parallel_for(
-        "kflow::linalg::rbsor::sweep",
-        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1), KOKKOS_LAMBDA(int j) {
+        "kflow::linalg::rbsor::sweep", RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
+        KOKKOS_LAMBDA(int j) {
           for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2)
             sor_update(op, x, b, omega, i, j);
         });
@@ -157,7 +157,7 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
   } else {
     Kokkos::parallel_reduce(
         "kflow::linalg::rbsor::sweep_change",
-        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
+        RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
         KOKKOS_LAMBDA(int j, Real& acc) {
           for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2) {
             const Real d = sor_update(op, x, b, omega, i, j);
