@@ -20,7 +20,8 @@
 #include "kflow/core/error.hpp"
 #include "lbm.hpp"
 
-#if defined(__CUDA_ARCH__)
+// Full unrolling keeps f[Q] in registers (nvcc: both passes; GCC host code).
+#if defined(__CUDACC__)
 #define KFLOW_LBM_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__) && !defined(__clang__)
 #define KFLOW_LBM_UNROLL _Pragma("GCC unroll 32")
@@ -38,10 +39,34 @@ struct Lattice;
 template <>
 struct Lattice<9> {
   static constexpr int D = 2, Q = 9;
+  // Velocity i packed as (cx+1) + 3 (cy+1) + 9 (cz+1): a switch, not a local
+  // table, so that a run-time i costs a jump, not a table build.
+  KOKKOS_INLINE_FUNCTION static constexpr int code(int i) {
+    switch (i) {
+      case 0:
+        return 13;
+      case 1:
+        return 14;
+      case 2:
+        return 12;
+      case 3:
+        return 16;
+      case 4:
+        return 10;
+      case 5:
+        return 17;
+      case 6:
+        return 9;
+      case 7:
+        return 11;
+      case 8:
+        return 15;
+      default:
+        return 13;
+    }
+  }
   KOKKOS_INLINE_FUNCTION static constexpr int c(int i, int d) {
-    constexpr int t[9][3] = {{0, 0, 0}, {1, 0, 0},   {-1, 0, 0}, {0, 1, 0}, {0, -1, 0},
-                             {1, 1, 0}, {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
-    return t[i][d];
+    return d == 0 ? code(i) % 3 - 1 : d == 1 ? code(i) / 3 % 3 - 1 : code(i) / 9 - 1;
   }
   KOKKOS_INLINE_FUNCTION static constexpr double w(int i) {
     return i == 0 ? 4.0 / 9.0 : i < 5 ? 1.0 / 9.0 : 1.0 / 36.0;
@@ -51,12 +76,54 @@ struct Lattice<9> {
 template <>
 struct Lattice<19> {
   static constexpr int D = 3, Q = 19;
+  // Velocity i packed as (cx+1) + 3 (cy+1) + 9 (cz+1): a switch, not a local
+  // table, so that a run-time i costs a jump, not a table build.
+  KOKKOS_INLINE_FUNCTION static constexpr int code(int i) {
+    switch (i) {
+      case 0:
+        return 13;
+      case 1:
+        return 14;
+      case 2:
+        return 12;
+      case 3:
+        return 16;
+      case 4:
+        return 10;
+      case 5:
+        return 22;
+      case 6:
+        return 4;
+      case 7:
+        return 17;
+      case 8:
+        return 9;
+      case 9:
+        return 11;
+      case 10:
+        return 15;
+      case 11:
+        return 23;
+      case 12:
+        return 3;
+      case 13:
+        return 5;
+      case 14:
+        return 21;
+      case 15:
+        return 25;
+      case 16:
+        return 1;
+      case 17:
+        return 7;
+      case 18:
+        return 19;
+      default:
+        return 13;
+    }
+  }
   KOKKOS_INLINE_FUNCTION static constexpr int c(int i, int d) {
-    constexpr int t[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},
-                              {0, 0, 1},  {0, 0, -1},  {1, 1, 0},   {-1, -1, 0}, {1, -1, 0},
-                              {-1, 1, 0}, {1, 0, 1},   {-1, 0, -1}, {1, 0, -1},  {-1, 0, 1},
-                              {0, 1, 1},  {0, -1, -1}, {0, 1, -1},  {0, -1, 1}};
-    return t[i][d];
+    return d == 0 ? code(i) % 3 - 1 : d == 1 ? code(i) / 3 % 3 - 1 : code(i) / 9 - 1;
   }
   KOKKOS_INLINE_FUNCTION static constexpr double w(int i) {
     return i == 0 ? 1.0 / 3.0 : i < 7 ? 1.0 / 18.0 : 1.0 / 36.0;
@@ -66,13 +133,70 @@ struct Lattice<19> {
 template <>
 struct Lattice<27> {
   static constexpr int D = 3, Q = 27;
+  // Velocity i packed as (cx+1) + 3 (cy+1) + 9 (cz+1): a switch, not a local
+  // table, so that a run-time i costs a jump, not a table build.
+  KOKKOS_INLINE_FUNCTION static constexpr int code(int i) {
+    switch (i) {
+      case 0:
+        return 13;
+      case 1:
+        return 14;
+      case 2:
+        return 12;
+      case 3:
+        return 16;
+      case 4:
+        return 10;
+      case 5:
+        return 22;
+      case 6:
+        return 4;
+      case 7:
+        return 17;
+      case 8:
+        return 9;
+      case 9:
+        return 11;
+      case 10:
+        return 15;
+      case 11:
+        return 23;
+      case 12:
+        return 3;
+      case 13:
+        return 5;
+      case 14:
+        return 21;
+      case 15:
+        return 25;
+      case 16:
+        return 1;
+      case 17:
+        return 7;
+      case 18:
+        return 19;
+      case 19:
+        return 26;
+      case 20:
+        return 0;
+      case 21:
+        return 8;
+      case 22:
+        return 18;
+      case 23:
+        return 20;
+      case 24:
+        return 6;
+      case 25:
+        return 24;
+      case 26:
+        return 2;
+      default:
+        return 13;
+    }
+  }
   KOKKOS_INLINE_FUNCTION static constexpr int c(int i, int d) {
-    constexpr int t[27][3] = {
-        {0, 0, 0},  {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0}, {0, 0, 1},   {0, 0, -1},
-        {1, 1, 0},  {-1, -1, 0}, {1, -1, 0},  {-1, 1, 0},  {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
-        {-1, 0, 1}, {0, 1, 1},   {0, -1, -1}, {0, 1, -1},  {0, -1, 1}, {1, 1, 1},   {-1, -1, -1},
-        {1, 1, -1}, {-1, -1, 1}, {1, -1, 1},  {-1, 1, -1}, {-1, 1, 1}, {1, -1, -1}};
-    return t[i][d];
+    return d == 0 ? code(i) % 3 - 1 : d == 1 ? code(i) / 3 % 3 - 1 : code(i) / 9 - 1;
   }
   KOKKOS_INLINE_FUNCTION static constexpr double w(int i) {
     return i == 0 ? 8.0 / 27.0 : i < 7 ? 2.0 / 27.0 : i < 19 ? 1.0 / 54.0 : 1.0 / 216.0;
@@ -225,46 +349,52 @@ struct StepKernel {
     const int* off = offs.v;
     int x[3];
     coords(idx, g.n, x);
+    // Cells away from the domain's edges take the branch-free path; the
+    // others check every link for walls and periodic wrap.
     const bool bulk = away_from_edges(x, g.n, L::D);
     Real f[Q];
-    KFLOW_LBM_UNROLL
-    for (int i = 0; i < Q; ++i) {
-      if (bulk || i == 0) {
+    if (bulk) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) {
         if constexpr (M == Mode::two_grid)
           f[i] = src(idx - off[i], i);
         else if constexpr (M == Mode::aa_stream)
           f[i] = src(idx - off[i], opp(i));
         else
           f[i] = src(idx, i);
-        continue;
       }
-      int nb = idx;
-      Real u[3];
-      bool moving = false;
-      if (g.neighbour(x, -L::c(i, 0), -L::c(i, 1), -L::c(i, 2), nb, u, moving)) {
-        const Real v = M == Mode::two_grid ? src(idx, opp(i)) : src(idx, i);
-        f[i] = moving ? v + wall_term<L>(i, u) : v;
-      } else {
-        if constexpr (M == Mode::two_grid)
-          f[i] = src(nb, i);
-        else if constexpr (M == Mode::aa_stream)
-          f[i] = src(nb, opp(i));
-        else
-          f[i] = src(idx, i);
+    } else {
+      KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
+          for (int i = 0; i < Q; ++i) {
+        int nb = idx;
+        Real u[3];
+        bool moving = false;
+        if (g.neighbour(x, -L::c(i, 0), -L::c(i, 1), -L::c(i, 2), nb, u, moving)) {
+          const Real v = M == Mode::two_grid ? src(idx, opp(i)) : src(idx, i);
+          f[i] = moving ? v + wall_term<L>(i, u) : v;
+        } else {
+          if constexpr (M == Mode::two_grid)
+            f[i] = src(nb, i);
+          else if constexpr (M == Mode::aa_stream)
+            f[i] = src(nb, opp(i));
+          else
+            f[i] = src(idx, i);
+        }
       }
     }
     collide<L>(f, g);
-    KFLOW_LBM_UNROLL
-    for (int i = 0; i < Q; ++i) {
-      if constexpr (M == Mode::two_grid) {
-        dst(idx, i) = f[i];
-      } else if constexpr (M == Mode::aa_local) {
-        dst(idx, opp(i)) = f[i];
-      } else {
-        if (bulk || i == 0) {
-          dst(idx + off[i], i) = f[i];
-          continue;
-        }
+    if constexpr (M == Mode::two_grid) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) dst(idx, i) = f[i];
+    } else if constexpr (M == Mode::aa_local) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) dst(idx, opp(i)) = f[i];
+    } else if (bulk) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) dst(idx + off[i], i) = f[i];
+    } else {
+      KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
+          for (int i = 0; i < Q; ++i) {
         int nb = idx;
         Real u[3];
         bool moving = false;
