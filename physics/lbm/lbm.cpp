@@ -29,7 +29,9 @@ std::string num(double v) {
   return b;
 }
 
-std::unique_ptr<ModelSetup> parse(Config& c) {
+}  // namespace
+
+std::unique_ptr<ModelSetup> parse_case(Config& c) {
   auto s = std::make_unique<Setup>();
   auto& g = s->grid;
   g.ghost = 0;  // walls lie halfway outside the first and last cells
@@ -181,13 +183,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   return s;
 }
 
-}  // namespace
-
 KFLOW_REGISTER_MODEL((ModelInfo{
     "lbm",
     "lattice Boltzmann D2Q9/D3Q19/D3Q27, BGK or TRT, halfway bounce-back and moving walls, "
     "periodic sides, Guo body force; two-grid pull or in-place (AA) streaming",
-    parse,
+    parse_case,
     R"(
 [case]
 model = "lbm"

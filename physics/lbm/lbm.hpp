@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "kflow/core/config.hpp"
 #include "kflow/core/model.hpp"
 
 namespace kflow::lbm {
@@ -81,6 +82,9 @@ struct Setup : ModelSetup {
   std::string initial = "rest";  // rest | taylor_green
   int tg_modes[3] = {1, 1, 1};   // wavenumbers per axis (k_d = 2 pi m_d / length_d)
 };
+
+// Reads and checks the model's keys (lbm.cpp; also used by the benchmark).
+std::unique_ptr<ModelSetup> parse_case(Config& c);
 
 // Registered in lbm.cpp; instantiated per (backend, precision) by CMake.
 template <class ExecSpace, class Real>

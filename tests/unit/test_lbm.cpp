@@ -88,13 +88,15 @@ TEST_CASE("lbm Poiseuille: BGK converges at second order (fixed tau)", "[unit]")
 TEST_CASE("lbm Poiseuille: TRT profile within 1e-3 of the exact solution", "[unit]") {
   // With the magic parameter 3/16 the halfway wall is exact for any tau;
   // 1e-3 relative is the tolerance at the finest grid (32 cells).
-  for (const char* tau : {"lattice.tau=0.6", "lattice.tau=1.5"}) {
-    const double e = poiseuille_error({tau}, 32);
+  // t = 10 H^2/nu: the slowest transient has decayed to exp(-pi^2 10) ~ 5e-5.
+  for (const char* tau : {"lattice.tau=0.7", "lattice.tau=1.5"}) {
+    const double e = poiseuille_error({tau, "time.end=10.0"}, 32);
     INFO(tau << ": max relative error " << e);
     CHECK(e < 1e-3);
   }
   // BGK at tau = 1.5 misplaces the wall (viscosity-dependent slip).
-  CHECK(poiseuille_error({"lattice.collision=\"bgk\"", "lattice.tau=1.5"}, 32) > 2e-3);
+  CHECK(poiseuille_error({"lattice.collision=\"bgk\"", "lattice.tau=1.5", "time.end=10.0"}, 32) >
+        2e-3);
 }
 
 TEST_CASE("lbm square duct: centreline velocity within 1% of the series solution", "[unit]") {
@@ -412,6 +414,7 @@ TEST_CASE("lbm 2D cavity Re = 100 on 256^2 within 0.02 of Ghia et al. (1982)",
     dev = std::max(dev, std::fabs(interp(uc, y, 0.0, 1.0) - ref));
   for (const auto& [x, ref] : ghia("ghia1982_re100_v.csv"))
     dev = std::max(dev, std::fabs(interp(vc, x, 0.0, 0.0) - ref));
-  INFO("largest deviation from Ghia et al. (1982), Tables I and II, Re = 100: " << dev);
+  // WARN: the figure is reported (README) even when the test passes.
+  WARN("largest deviation from Ghia et al. (1982), Tables I and II, Re = 100: " << dev);
   CHECK(dev <= 0.02);
 }
