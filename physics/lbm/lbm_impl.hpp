@@ -236,6 +236,7 @@ struct Geometry {
     u[0] = u[1] = u[2] = Real(0);
     for (int d = 0; d < 3; ++d) {
       t[d] = x[d] + dd[d];
+      if (dd[d] == 0) continue;  // folds away: callers pass the lattice's constants
       int side = -1;
       if (t[d] < 0)
         side = 0;
