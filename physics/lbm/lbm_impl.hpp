@@ -420,6 +420,7 @@ KOKKOS_INLINE_FUNCTION void gather(const View& a, const Geometry<Real>& g, const
   int x[3];
   coords(idx, g.n, x);
   const bool bulk = away_from_edges(x, g.n, L::D);
+  KFLOW_LBM_UNROLL
   for (int i = 0; i < L::Q; ++i) {
     if (layout == Layout::normal) {
       f[i] = a(idx, i);
@@ -444,6 +445,7 @@ KOKKOS_INLINE_FUNCTION void moments(const Real f[L::Q], const Geometry<Real>& g,
                                     Real u[3]) {
   rho = 0;
   u[0] = u[1] = u[2] = 0;
+  KFLOW_LBM_UNROLL
   for (int i = 0; i < L::Q; ++i) {
     rho += f[i];
     for (int d = 0; d < 3; ++d) u[d] += Real(L::c(i, d)) * f[i];
