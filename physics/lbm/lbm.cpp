@@ -169,14 +169,14 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
     ls.fail(key, "unstable set-up: grid Reynolds number above " + num(grid_re_error) + " (" +
                      numbers + "); use a finer grid or a larger lattice.velocity");
   if (s->tau < tau_warning)
-    s->warnings.push_back("lbm: tau = " + num(s->tau) + " is close to 0.5 (below " +
-                          num(tau_warning) + "): " + numbers);
+    s->notes.push_back("tau = " + num(s->tau) + " is close to 0.5 (below " + num(tau_warning) +
+                       "): " + numbers);
   if (mach > mach_warning)
-    s->warnings.push_back("lbm: lattice Mach number " + num(mach) + " above " + num(mach_warning) +
-                          " (compressibility error ~ Ma^2): " + numbers);
+    s->notes.push_back("lattice Mach number " + num(mach) + " above " + num(mach_warning) +
+                       " (compressibility error ~ Ma^2): " + numbers);
   if (grid_re > grid_re_warning)
-    s->warnings.push_back("lbm: grid Reynolds number " + num(grid_re) + " above " +
-                          num(grid_re_warning) + " (under-resolved): " + numbers);
+    s->notes.push_back("grid Reynolds number " + num(grid_re) + " above " + num(grid_re_warning) +
+                       " (under-resolved): " + numbers);
 
   s->fields = {"density", "velocity", "u", "v", "vorticity_magnitude", "flags"};
   if (g.dim == 3) s->fields.insert(s->fields.begin() + 4, "w");

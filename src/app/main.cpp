@@ -207,10 +207,10 @@ int cmd_check(const Args& a) {
   auto o = run_options(a);
   auto pc = kflow::prepare(o);
   const auto& g = pc.setup->grid;
-  for (const auto& w : pc.setup->warnings) std::cerr << "kflow: warning: " << w << "\n";
   std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << g.cells_text()
             << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir
             << "\n";
+  for (const auto& n : pc.setup->notes) std::cout << "  note: " << n << "\n";
   return 0;
 }
 

@@ -184,6 +184,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   if (ts.has("dt") && ts.has("safety_factor"))
     ts.fail("dt", "give either time.dt (a fixed step) or time.safety_factor (adaptive), not both");
   pc.dt_floor = ts.get("dt_floor", 1e-14, 0.0, 1e308, true);
+  pc.float_clock = ts.get_choice("clock", {"float64", "float32"}, "float64") == "float32";
 
   const auto os = pc.config.section("output");
   pc.output_dir = os.get_string("directory", "out/" + stem(opt.case_path));
@@ -380,12 +381,12 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     log << "kflow: case \"" << pc.name << "\": model " << pc.model->name << ", grid "
         << grid.cells_text() << ", " << pc.precision << ", backend " << pc.backend << " ("
         << backend_description(pc.backend) << ")\n";
+  if (!opt.quiet)
+    for (const auto& n : pc.setup->notes) log << "kflow: note: " << n << "\n";
   if (opt.write_output && pc.format == "kff" && !opt.quiet)
     log << "kflow: frames are written as .kff field files"
         << (io::vtk_available() ? "" : " (this build has no VTK)")
         << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
-
-  for (const auto& w : pc.setup->warnings) log << "kflow: warning: " << w << "\n";
 
   std::unique_ptr<Model> model = factory(*pc.setup);
   // A model whose discretisation fixes the step (lattice Boltzmann).
@@ -526,7 +527,9 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       write_frame();
     }
     double t_next_out = next_output_time();
-    while ((pc.end <= 0 || t < pc.end * (1 - 1e-12)) &&
+    // A fixed-step model's t = steps * dt may fall a rounding short of the end.
+    const double end_tol = model_dt > 0 ? 1e-12 : 0.0;
+    while ((pc.end <= 0 || t < pc.end * (1 - end_tol)) &&
            (pc.max_steps <= 0 || step < pc.max_steps)) {
       if (g_interrupted) {
         status = "interrupted";
@@ -548,20 +551,25 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       // (A fixed-step model is not clamped: t = steps * dt.)
       double t_new = model_dt > 0 ? double(step + 1) * model_dt : t + dt;
       bool at_output = false;
-      if (t_new >= t_next_out * (1 - 1e-12)) {
-        if (model_dt <= 0) t_new = t_next_out;
-        at_output = true;
-      }
-      if (model_dt <= 0) {
-        if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
-        dt = t_new - t;
+      if (pc.float_clock && model_dt <= 0) {
+        t_new = double(float(float(t) + float(dt)));
+        at_output = t_new >= t_next_out;
+      } else {
+        if (t_new >= t_next_out * (1 - 1e-12)) {
+          if (model_dt <= 0) t_new = t_next_out;
+          at_output = true;
+        }
+        if (model_dt <= 0) {
+          if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
+          dt = t_new - t;
+        }
       }
       model->step(t, dt);
       t = t_new;
       ++step;
       if (pc.output_every_steps > 0 && step % pc.output_every_steps == 0) at_output = true;
       const bool last =
-          (pc.end > 0 && t >= pc.end * (1 - 1e-12)) || (pc.max_steps > 0 && step >= pc.max_steps);
+          (pc.end > 0 && t >= pc.end * (1 - end_tol)) || (pc.max_steps > 0 && step >= pc.max_steps);
       if (step % pc.log_every == 0 || at_output || last) {
         diag = model->diagnostics(t);
         for (const auto& [k, v] : diag)

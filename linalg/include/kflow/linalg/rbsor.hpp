@@ -1,0 +1,237 @@
+#pragma once
+// Red-black SOR for a 5-point operator (stencil.hpp), as in the seed-000
+// paper (eqs. (10)-(11), with its typo in (11) corrected: the relaxation
+// term uses the old value of the black cell):
+//
+//   x_P <- (1 - omega) x_P + omega (b_P - sum_nb c_nb x_nb) / c_P
+//
+// first on the red cells ((i + j) even, stored indices, i.e. the paper's
+// 0-based interior numbering from the bottom-left cell), then on the black
+// ones.  Any grid size (not only even imax); in a periodic direction the
+// number of cells must be even, or a red cell would have a red neighbour.
+//
+// One kernel per colour.  On a convergence-check iteration the two sweeps
+// are reductions that also return max |x_new - x_old| (criterion "change"),
+// so no copy of the previous iterate is kept; the residual criterion costs
+// one extra pass.  With tolerance 0 nothing comes back to the host.
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "kflow/linalg/solver.hpp"
+#include "kflow/linalg/stencil.hpp"
+
+namespace kflow::linalg {
+
+namespace kernels {
+
+// Policy over the cells of one colour: (ii, j), i = i0(j) + 2 ii.
+template <class ExecSpace>
+GridPolicy<ExecSpace, 2> colour_policy(const ExecSpace& space, const Grid& g) {
+  const int half = (g.cells[0] + 1) / 2;
+  if constexpr (on_gpu<ExecSpace>)
+    return GridPolicy<ExecSpace, 2>(space, {0, 1}, {half, g.cells[1] + 1}, {64, 4});
+  else
+    return GridPolicy<ExecSpace, 2>(space, {0, 1}, {half, g.cells[1] + 1});
+}
+
+// The SOR formula, shared by every kernel so that all give the same bits.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real sor_value(const Coeffs5<Real>& c, Real old, Real xw, Real xe, Real xs,
+                                      Real xn, Real b, Real omega) {
+  const Real sigma = c.w * xw + c.e * xe + c.s * xs + c.n * xn;
+  return (Real(1) - omega) * old + omega * (b - sigma) / c.p;
+}
+
+// The SOR update of cell (i, j); returns |change| (0 outside the system).
+template <class Op, class X, class B, class Real>
+KOKKOS_INLINE_FUNCTION Real sor_update(const Op& op, const X& x, const B& b, Real omega, int i,
+                                       int j) {
+  const auto c = op.coeffs(i, j);
+  if (c.p == 0) return Real(0);
+  const Real old = x(i, j);
+  const Real updated = sor_value(c, old, x(op.west(i), j), x(op.east(i), j), x(i, op.south(j)),
+                                 x(i, op.north(j)), Real(b(i, j)), omega);
+  x(i, j) = updated;
+  return Kokkos::fabs(updated - old);
+}
+
+// One whole red-black iteration in one kernel (GPUs, no periodic
+// direction).  A team owns a TX x TY tile: it loads the tile and two halo
+// layers into scratch memory, updates the red cells of the tile and of one
+// halo layer (the halo ring's red values are recomputed, from the same
+// inputs, by the neighbouring tiles too), then the black cells of the tile,
+// and writes the tile back.  Same arithmetic on the same values as the two
+// sweeps, so the same bits; one launch and one pass over x instead of two.
+template <class ExecSpace, class Op, class X, class B, class Real>
+void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega) {
+  constexpr int TX = 64, TY = 8, SX = TX + 4, SY = TY + 4;
+  const int nx = op.grid.cells[0], ny = op.grid.cells[1];
+  const int tiles_x = (nx + TX - 1) / TX, tiles_y = (ny + TY - 1) / TY;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<Real**, Kokkos::LayoutLeft, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Policy policy(space, tiles_x * tiles_y, 128);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(SX, SY)));
+  Kokkos::parallel_for(
+      "kflow::linalg::rbsor::iteration_fused", policy, KOKKOS_LAMBDA(const Member& team) {
+        const int t = team.league_rank();
+        const int i0 = 1 + (t % tiles_x) * TX, j0 = 1 + (t / tiles_x) * TY;
+        // Scratch (a, c) holds x(i0 - 2 + a, j0 - 2 + c).
+        Scratch s(team.team_scratch(0), SX, SY);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, SX * SY), [&](int k) {
+          const int i = i0 - 2 + k % SX, j = j0 - 2 + k / SX;
+          if (i >= 0 && i <= nx + 1 && j >= 0 && j <= ny + 1) s(k % SX, k / SX) = x(i, j);
+        });
+        team.team_barrier();
+        // Cells of one colour in the rows c0..c1, columns a0..a0+2*half-1:
+        // colour by the parity of i + j (red even), as rb_sweep.
+        auto colour = [&](int a0, int c0, int rows, int half) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, half * rows), [&](int k) {
+            const int c = c0 + k / half;
+            const int a = a0 + ((a0 + c + i0 + j0) & 1) + 2 * (k % half);
+            const int i = i0 - 2 + a, j = j0 - 2 + c;
+            if (i < 1 || i > nx || j < 1 || j > ny) return;
+            const auto cf = op.coeffs(i, j);
+            if (cf.p == 0) return;
+            s(a, c) = sor_value(cf, s(a, c), s(a - 1, c), s(a + 1, c), s(a, c - 1), s(a, c + 1),
+                                Real(b(i, j)), omega);
+          });
+        };
+        colour(1, 1, SY - 2, (SX - 2) / 2);  // red: the tile and one halo layer
+        team.team_barrier();
+        colour(2, 2, SY - 4, (SX - 4) / 2);  // black: the tile
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TX * TY), [&](int k) {
+          const int i = i0 + k % TX, j = j0 + k / TX;
+          if (i <= nx && j <= ny) x(i, j) = s(2 + k % TX, 2 + k / TX);
+        });
+      });
+}
+
+// One colour.  GPUs: one thread per cell of the colour (MDRange over
+// (ii, j)).  CPUs: one task per row, looping over the row's cells of the
+// colour (an MDRange of half-rows cost about 5x more per cell there).
+template <class ExecSpace, class Op, class X, class B, class Real>
+void rb_sweep(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega,
+              int colour) {
+  const int nx = op.grid.cells[0];
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_for(
+        "kflow::linalg::rbsor::sweep", colour_policy(space, op.grid), KOKKOS_LAMBDA(int ii, int j) {
+          const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
+          if (i <= nx) sor_update(op, x, b, omega, i, j);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "kflow::linalg::rbsor::sweep",
+        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1), KOKKOS_LAMBDA(int j) {
+          for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2)
+            sor_update(op, x, b, omega, i, j);
+        });
+  }
+}
+
+// The same sweep, returning max |change| over the colour.
+template <class ExecSpace, class Op, class X, class B, class Real>
+double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega,
+                       int colour) {
+  const int nx = op.grid.cells[0];
+  Real change = 0;
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_reduce(
+        "kflow::linalg::rbsor::sweep_change", colour_policy(space, op.grid),
+        KOKKOS_LAMBDA(int ii, int j, Real& acc) {
+          const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
+          if (i > nx) return;
+          const Real d = sor_update(op, x, b, omega, i, j);
+          acc = d > acc ? d : acc;
+        },
+        Kokkos::Max<Real>(change));
+  } else {
+    Kokkos::parallel_reduce(
+        "kflow::linalg::rbsor::sweep_change",
+        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
+        KOKKOS_LAMBDA(int j, Real& acc) {
+          for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2) {
+            const Real d = sor_update(op, x, b, omega, i, j);
+            acc = d > acc ? d : acc;
+          }
+        },
+        Kokkos::Max<Real>(change));
+  }
+  return double(change);
+}
+
+}  // namespace kernels
+
+template <class ExecSpace, class Op>
+class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
+ public:
+  using Real = typename Op::real_type;
+  using Base = Solver2<ExecSpace, Real>;
+
+  RedBlackSOR(const ExecSpace& space, const Op& op, double omega)
+      : space_(space), op_(op), omega_(omega) {
+    if (!(omega > 0 && omega < 2))
+      throw std::invalid_argument("red-black SOR: omega = " + std::to_string(omega) +
+                                  " is outside (0, 2), where SOR converges");
+    if ((op.px && op.grid.cells[0] % 2) || (op.py && op.grid.cells[1] % 2))
+      throw std::invalid_argument(
+          "red-black SOR: a periodic direction needs an even number of cells (" +
+          op.grid.cells_text() + ")");
+  }
+
+  SolveStats solve(const typename Base::X& x, const typename Base::B& b,
+                   const SolveControl& c) override {
+    SolveStats s;
+    const Real w = Real(omega_);
+    const int every = std::max(1, c.check_every);
+    double scale = 1;
+    if (c.tolerance > 0 && c.criterion == Criterion::residual) {
+      scale = system_max_norm(space_, op_, b);
+      if (!(scale > 0)) scale = 1;
+    }
+    for (int k = 1; k <= c.max_iterations; ++k) {
+      const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
+      if (check && c.criterion == Criterion::change) {
+        const double red = kernels::rb_sweep_change(space_, op_, x, b, w, 0);
+        const double black = kernels::rb_sweep_change(space_, op_, x, b, w, 1);
+        s.criterion = std::max(red, black);
+      } else {
+        if (fused_) {
+          kernels::rb_iteration_fused(space_, op_, x, b, w);
+        } else {
+          kernels::rb_sweep(space_, op_, x, b, w, 0);
+          kernels::rb_sweep(space_, op_, x, b, w, 1);
+        }
+        if (check) s.criterion = residual_max_norm(space_, op_, x, b) / scale;
+      }
+      s.iterations = k;
+      if (check && s.criterion <= c.tolerance) {
+        s.converged = true;
+        break;
+      }
+    }
+    return s;
+  }
+
+  std::string name() const override { return "rbsor"; }
+  // The fused one-kernel iteration (GPUs without periodic directions); off
+  // for comparisons.
+  bool fused() const { return fused_; }
+  void set_fused(bool on) { fused_ = on && on_gpu<ExecSpace> && !op_.px && !op_.py; }
+  double omega() const { return omega_; }
+
+ private:
+  ExecSpace space_;
+  Op op_;
+  double omega_;
+  bool fused_ = on_gpu<ExecSpace> && !op_.px && !op_.py;
+};
+
+}  // namespace kflow::linalg

@@ -1,0 +1,142 @@
+#pragma once
+// 5-point operators on the cells of a 2D grid (one ghost layer), with
+// variable coefficients:
+//
+//   (A x)_P = c.p x_P + c.w x_W + c.e x_E + c.s x_S + c.n x_N
+//
+// Convention (digest 000, open question 4): the stored numbers are the
+// matrix entries themselves (for the Laplacian c.p < 0 < c.w ...), and the
+// system is A x = b.  A cell with c.p == 0 is not part of the system
+// (an obstacle cell): solvers leave its value alone.  Neighbours that are not
+// part of the system have a zero coefficient, which is how homogeneous
+// Neumann conditions are folded into the operator (Griebel's epsilon
+// coefficients); the ghost values of x are never read by a solver.
+//
+// An operator is a small copyable struct, usable on the device, with
+//   KOKKOS_FUNCTION Coeffs5<Real> coeffs(int i, int j) const;   // stored indices
+//   KOKKOS_FUNCTION int west(int i) const, east(i), south(j), north(j);
+// (the neighbour indices wrap around in periodic directions), and the host
+// members `grid` and `periodic[2]`.
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/grid.hpp"
+
+namespace kflow::linalg {
+
+template <class Real>
+struct Coeffs5 {
+  Real p, w, e, s, n;
+};
+
+// Neighbour indices on an interior of n cells (stored indices 1..n), with
+// wrap-around when periodic.
+struct Neighbours2 {
+  int nx = 1, ny = 1;
+  bool px = false, py = false;
+  KOKKOS_INLINE_FUNCTION int west(int i) const { return (px && i == 1) ? nx : i - 1; }
+  KOKKOS_INLINE_FUNCTION int east(int i) const { return (px && i == nx) ? 1 : i + 1; }
+  KOKKOS_INLINE_FUNCTION int south(int j) const { return (py && j == 1) ? ny : j - 1; }
+  KOKKOS_INLINE_FUNCTION int north(int j) const { return (py && j == ny) ? 1 : j + 1; }
+};
+
+// Bits of a Laplace5 mask byte.
+namespace mask_bits {
+inline constexpr std::uint8_t west = 1, east = 2, south = 4, north = 8, self = 16;
+}
+
+// The constant-coefficient Laplacian (1/dx^2, 1/dy^2) restricted to the cells
+// whose mask has the `self` bit; the other four bits say which neighbours
+// take part.  One byte per cell instead of five coefficients: the pressure
+// equation of a flag-field flow solver.
+template <class Real, class MemSpace>
+struct Laplace5 : Neighbours2 {
+  using real_type = Real;
+  Kokkos::View<const std::uint8_t**, Kokkos::LayoutLeft, MemSpace> mask;
+  Real cx = 1, cy = 1;
+  Grid grid;
+
+  KOKKOS_INLINE_FUNCTION Coeffs5<Real> coeffs(int i, int j) const {
+    const std::uint8_t m = mask(i, j);
+    if (!(m & mask_bits::self)) return {Real(0), Real(0), Real(0), Real(0), Real(0)};
+    const Real w = (m & mask_bits::west) ? cx : Real(0);
+    const Real e = (m & mask_bits::east) ? cx : Real(0);
+    const Real s = (m & mask_bits::south) ? cy : Real(0);
+    const Real n = (m & mask_bits::north) ? cy : Real(0);
+    return {-(w + e + s + n), w, e, s, n};
+  }
+};
+
+// Five stored coefficient fields (general variable coefficients).
+template <class Real, class MemSpace>
+struct Stencil5 : Neighbours2 {
+  using real_type = Real;
+  Field<const Real, 2, MemSpace> cp, cw, ce, cs, cn;
+  Grid grid;
+
+  KOKKOS_INLINE_FUNCTION Coeffs5<Real> coeffs(int i, int j) const {
+    return {cp(i, j), cw(i, j), ce(i, j), cs(i, j), cn(i, j)};
+  }
+};
+
+// Sets the neighbour indexing of an operator on `g`.
+inline void set_neighbours(Neighbours2& n, const Grid& g, bool periodic_x, bool periodic_y) {
+  n.nx = g.cells[0];
+  n.ny = g.cells[1];
+  n.px = periodic_x;
+  n.py = periodic_y;
+}
+
+// (A x)_P at one cell.
+template <class Op, class X>
+KOKKOS_INLINE_FUNCTION auto apply_at(const Op& op, const X& x, int i, int j) {
+  const auto c = op.coeffs(i, j);
+  return c.p * x(i, j) + c.w * x(op.west(i), j) + c.e * x(op.east(i), j) + c.s * x(i, op.south(j)) +
+         c.n * x(i, op.north(j));
+}
+
+// r = b - A x on every cell in the system (0 elsewhere).
+template <class ExecSpace, class Op, class X, class B, class R>
+void residual(const ExecSpace& space, const Op& op, const X& x, const B& b, const R& r) {
+  Kokkos::parallel_for(
+      "kflow::linalg::residual", interior_policy<2>(space, op.grid), KOKKOS_LAMBDA(int i, int j) {
+        r(i, j) = op.coeffs(i, j).p != 0 ? b(i, j) - apply_at(op, x, i, j) : 0;
+      });
+}
+
+// max |b - A x| over the cells in the system (one value to the host).
+template <class ExecSpace, class Op, class X, class B>
+double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const B& b) {
+  double r = 0;
+  Kokkos::parallel_reduce(
+      "kflow::linalg::residual_max_norm", interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& acc) {
+        if (op.coeffs(i, j).p == 0) return;
+        const double d = Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j)));
+        acc = d > acc ? d : acc;
+      },
+      Kokkos::Max<double>(r));
+  space.fence("kflow::linalg::residual_max_norm");
+  return r;
+}
+
+// max |b| over the cells in the system (one value to the host).
+template <class ExecSpace, class Op, class B>
+double system_max_norm(const ExecSpace& space, const Op& op, const B& b) {
+  double r = 0;
+  Kokkos::parallel_reduce(
+      "kflow::linalg::system_max_norm", interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& acc) {
+        if (op.coeffs(i, j).p == 0) return;
+        const double d = Kokkos::fabs(double(b(i, j)));
+        acc = d > acc ? d : acc;
+      },
+      Kokkos::Max<double>(r));
+  space.fence("kflow::linalg::system_max_norm");
+  return r;
+}
+
+}  // namespace kflow::linalg

@@ -1,0 +1,188 @@
+// linalg solvers for 5-point operators: red-black SOR against manufactured
+// solutions (x given, b = A x), with Dirichlet-like, Neumann (masked,
+// singular) and periodic operators, both convergence criteria, and the
+// checks on omega and on periodic sizes.
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "kflow/linalg/rbsor.hpp"
+#include "kflow/linalg/reduce.hpp"
+
+namespace la = kflow::linalg;
+using Space = Kokkos::DefaultHostExecutionSpace;
+using Mem = Space::memory_space;
+using F2 = la::Field<double, 2, Mem>;
+
+namespace {
+
+la::Grid grid2(int nx, int ny) {
+  la::Grid g;
+  g.dim = 2;
+  g.cells = {nx, ny, 1};
+  g.length = {1.0, double(ny) / nx, 1.0};
+  return g;
+}
+
+F2 random_field(const la::Grid& g, unsigned seed) {
+  F2 x("x", g.extent(0), g.extent(1));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int j = 1; j <= g.cells[1]; ++j)
+    for (int i = 1; i <= g.cells[0]; ++i) x(i, j) = u(gen);
+  return x;
+}
+
+// b = A x at every cell of the system.
+template <class Op>
+F2 rhs_of(const Op& op, const F2& x) {
+  F2 b("b", x.extent(0), x.extent(1));
+  for (int j = 1; j <= op.grid.cells[1]; ++j)
+    for (int i = 1; i <= op.grid.cells[0]; ++i)
+      b(i, j) = op.coeffs(i, j).p != 0 ? la::apply_at(op, x, i, j) : 0;
+  return b;
+}
+
+// max |x - y - mean(x - y)| (or without the mean) over cells in the system.
+template <class Op>
+double error(const Op& op, const F2& x, const F2& y, bool up_to_constant) {
+  double mean = 0;
+  int n = 0;
+  for (int j = 1; j <= op.grid.cells[1]; ++j)
+    for (int i = 1; i <= op.grid.cells[0]; ++i)
+      if (op.coeffs(i, j).p != 0) mean += x(i, j) - y(i, j), ++n;
+  mean = up_to_constant ? mean / n : 0;
+  double e = 0;
+  for (int j = 1; j <= op.grid.cells[1]; ++j)
+    for (int i = 1; i <= op.grid.cells[0]; ++i)
+      if (op.coeffs(i, j).p != 0) e = std::max(e, std::fabs(x(i, j) - y(i, j) - mean));
+  return e;
+}
+
+// A Laplacian with zero-Dirichlet folding: boundary neighbours drop out but
+// the diagonal keeps its full value (non-singular, symmetric negative definite),
+// with coefficients varying in space.
+la::Stencil5<double, Mem> dirichlet_stencil(const la::Grid& g) {
+  F2 cp("cp", g.extent(0), g.extent(1)), cw("cw", g.extent(0), g.extent(1)),
+      ce("ce", g.extent(0), g.extent(1)), cs("cs", g.extent(0), g.extent(1)),
+      cn("cn", g.extent(0), g.extent(1));
+  const int nx = g.cells[0], ny = g.cells[1];
+  auto kx = [&](double i, double j) {
+    return 1.0 + 0.5 * std::sin(0.3 * i + 0.2 * j);
+  };
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      const double w = kx(i - 0.5, j), e = kx(i + 0.5, j), s = 2 * kx(j - 0.5, i),
+                   n = 2 * kx(j + 0.5, i);
+      cp(i, j) = -(w + e + s + n);
+      cw(i, j) = i > 1 ? w : 0;
+      ce(i, j) = i < nx ? e : 0;
+      cs(i, j) = j > 1 ? s : 0;
+      cn(i, j) = j < ny ? n : 0;
+    }
+  la::Stencil5<double, Mem> op;
+  op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn;
+  op.grid = g;
+  la::set_neighbours(op, g, false, false);
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("red-black SOR solves a variable-coefficient 5-point system", "[unit]") {
+  Space space;
+  for (auto [nx, ny] : {std::pair{17, 12}, std::pair{16, 16}, std::pair{1, 5}, std::pair{9, 1}}) {
+    const auto g = grid2(nx, ny);
+    const auto op = dirichlet_stencil(g);
+    const F2 exact = random_field(g, 7);
+    const F2 b = rhs_of(op, exact);
+    for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
+      F2 x("x", g.extent(0), g.extent(1));
+      la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.5);
+      la::SolveControl c;
+      c.tolerance = 1e-11;
+      c.criterion = crit;
+      c.check_every = 3;
+      const auto s = sor.solve(x, b, c);
+      INFO(nx << "x" << ny << " criterion " << int(crit) << ": " << s.iterations << " its");
+      CHECK(s.converged);
+      CHECK(s.iterations % 3 == 0);
+      CHECK(s.criterion <= 1e-11);
+      CHECK(error(op, x, exact, false) < 1e-8);
+    }
+  }
+}
+
+TEST_CASE("red-black SOR on a masked Neumann Laplacian with an obstacle", "[unit]") {
+  Space space;
+  const auto g = grid2(20, 14);
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem> mask("mask", g.extent(0), g.extent(1));
+  auto in = [&](int i, int j) {
+    const bool obstacle = i >= 6 && i <= 9 && j >= 4 && j <= 8;
+    return i >= 1 && i <= 20 && j >= 1 && j <= 14 && !obstacle;
+  };
+  for (int j = 1; j <= 14; ++j)
+    for (int i = 1; i <= 20; ++i)
+      if (in(i, j))
+        mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
+                     (in(i + 1, j) ? la::mask_bits::east : 0) |
+                     (in(i, j - 1) ? la::mask_bits::south : 0) |
+                     (in(i, j + 1) ? la::mask_bits::north : 0);
+  la::Laplace5<double, Mem> op;
+  op.mask = mask;
+  op.cx = 400, op.cy = 196;
+  op.grid = g;
+  la::set_neighbours(op, g, false, false);
+  const F2 exact = random_field(g, 3);
+  const F2 b = rhs_of(op, exact);  // compatible by construction
+  F2 x("x", g.extent(0), g.extent(1));
+  x(7, 6) = 123.0;  // an obstacle value: must stay untouched
+  la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.8);
+  la::SolveControl c;
+  c.tolerance = 1e-9;
+  const auto s = sor.solve(x, b, c);
+  CHECK(s.converged);
+  CHECK(x(7, 6) == 123.0);
+  CHECK(error(op, x, exact, true) < 1e-9);
+}
+
+TEST_CASE("red-black SOR with periodic directions", "[unit]") {
+  Space space;
+  const auto g = grid2(16, 10);
+  auto op = dirichlet_stencil(g);
+  // Periodic in x: every cell has its west and east neighbours.
+  auto cw = F2("cw", g.extent(0), g.extent(1)), ce = F2("ce", g.extent(0), g.extent(1));
+  Kokkos::deep_copy(cw, op.cw);
+  Kokkos::deep_copy(ce, op.ce);
+  for (int j = 1; j <= 10; ++j) cw(1, j) = 1.0, ce(16, j) = 1.0;
+  op.cw = cw, op.ce = ce;
+  la::set_neighbours(op, g, true, false);
+  const F2 exact = random_field(g, 11);
+  const F2 b = rhs_of(op, exact);
+  F2 x("x", g.extent(0), g.extent(1));
+  la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.6);
+  la::SolveControl c;
+  c.tolerance = 1e-11;
+  const auto s = sor.solve(x, b, c);
+  CHECK(s.converged);
+  CHECK(error(op, x, exact, false) < 1e-8);
+  // Fixed iteration count: no check, exactly max_iterations.
+  la::SolveControl fixed;
+  fixed.tolerance = 0;
+  fixed.max_iterations = 7;
+  const auto f = sor.solve(x, b, fixed);
+  CHECK(f.iterations == 7);
+  CHECK(f.criterion == -1);
+}
+
+TEST_CASE("red-black SOR rejects omega outside (0, 2) and odd periodic sizes", "[unit]") {
+  Space space;
+  const auto g = grid2(15, 10);
+  auto op = dirichlet_stencil(g);
+  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, 2.0)), std::invalid_argument);
+  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, 0.0)), std::invalid_argument);
+  la::set_neighbours(op, g, true, false);
+  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, 1.5)), std::invalid_argument);
+}
