@@ -9,3 +9,12 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "case=batched|adi|single (batched), n=LIST (batched 512,256; adi 512 GPU / 256 CPU; single "
     "2^16,2^22,2^24,2^25), systems=N (batched; default n^2), layout=contiguous,interleaved, "
     "method=LIST of thomas,cr,pcr,hybrid,auto,cusparse or all, rows_per_chunk=R (hybrid, 8)"}))
+
+KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
+    "sip",
+    "Stone's SIP on the 2D Poisson problem with (2^k+2)^2 nodes (seed 003 Table 2): "
+    "factorization, one iteration, iterations and time to tolerance; red-black SOR beside it",
+    "k=LIST (5,7,9,10), ordering=LIST of lexicographic (CPU),diagonals,pipelined or all, "
+    "alpha=A (0.92), tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), "
+    "check_every=N (5), max_iterations=N (20000), sweeps=N (10, for the per-iteration time), "
+    "strip_rows=H (pipelined; 32 GPU, 1 CPU), solvers=sip,rbsor"}))
