@@ -187,12 +187,13 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
                         : std::vector<long>{512, 256};
   const auto sizes = P.get_ints("n", default_n, 1);
   const long systems_set = P.get_int("systems", 0, 0);
-  std::vector<std::string> method_names = {"thomas", "cr", "pcr", "hybrid", "auto"};
+  std::vector<std::string> method_names = {"thomas", "cr", "pcr", "hybrid", "partitioned", "auto"};
 #ifdef KFLOW_TRIDIAG_CUSPARSE
   if (gpu) method_names.push_back("cusparse");
 #endif
   const auto methods = P.get_choices(
-      "method", which == "single" ? (gpu ? "cr,hybrid,auto,cusparse" : "thomas,cr") : "all",
+      "method",
+      which == "single" ? (gpu ? "cr,partitioned,auto,cusparse" : "thomas,cr,partitioned") : "all",
       method_names);
   const auto layouts =
       P.get_choices("layout", "contiguous,interleaved", {"contiguous", "interleaved"});

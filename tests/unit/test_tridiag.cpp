@@ -145,7 +145,8 @@ double max_rel_error(const Problem& p, const std::vector<double>& x) {
 // Runs `method` on `Space` in precision Real; returns x (as double, over the span).
 template <class Space, class Real>
 std::vector<double> run(const Problem& p, la::TridiagMethod method, bool in_place,
-                        int rows_per_chunk = 8, int team = 0, la::TridiagMethod* used = nullptr) {
+                        int rows_per_chunk = 8, int team = 0, la::TridiagMethod* used = nullptr,
+                        int segment_rows = 0) {
   using Mem = typename Space::memory_space;
   const long span = p.shape.span();
   Kokkos::View<Real*, Mem> a("a", span), b("b", span), c("c", span), d("d", span), x("x", span);
@@ -161,6 +162,7 @@ std::vector<double> run(const Problem& p, la::TridiagMethod method, bool in_plac
   la::Tridiag<Space, Real> solver(Space{});
   solver.rows_per_chunk(rows_per_chunk);
   solver.team_size(team);
+  solver.segment_rows(segment_rows);
   const auto m = solver.solve(p.shape, a, b, c, d, in_place ? d : x, method);
   if (used) *used = m;
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, in_place ? d : x);
@@ -180,9 +182,9 @@ la::TridiagShape field_lines(long nx, long ny, long nz, int dir) {
   return la::line_shape(e, 3, 1, dir);
 }
 
-const la::TridiagMethod all_methods[] = {la::TridiagMethod::thomas, la::TridiagMethod::cr,
-                                         la::TridiagMethod::pcr, la::TridiagMethod::hybrid,
-                                         la::TridiagMethod::automatic};
+const la::TridiagMethod all_methods[] = {
+    la::TridiagMethod::thomas, la::TridiagMethod::cr,          la::TridiagMethod::pcr,
+    la::TridiagMethod::hybrid, la::TridiagMethod::partitioned, la::TridiagMethod::automatic};
 
 using Host = Kokkos::DefaultHostExecutionSpace;
 
@@ -209,13 +211,14 @@ TEST_CASE("tridiag: every method, size and layout against the reference", "[unit
       const long systems = n > 300 ? 3 : 7;
       const auto sh = layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
       const auto p = random_problem(sh, seed++);
-      for (auto method : all_methods)
-        for (bool in_place : {false, true}) {
-          INFO("n = " << n << ", layout " << (layout ? "interleaved" : "contiguous") << ", "
-                      << la::name(method) << (in_place ? ", in place" : ""));
-          CHECK(max_rel_error(p, run<Host, double>(p, method, in_place)) < 1e-13);
-          CHECK(max_rel_error(p, run<Host, float>(p, method, in_place)) < 2e-5);
-        }
+      for (auto method : all_methods) {
+        // the solution in place (x = d) for odd n, separate for even n
+        const bool in_place = n % 2 == 1;
+        INFO("n = " << n << ", layout " << (layout ? "interleaved" : "contiguous") << ", "
+                    << la::name(method) << (in_place ? ", in place" : ""));
+        CHECK(max_rel_error(p, run<Host, double>(p, method, in_place)) < 1e-13);
+        CHECK(max_rel_error(p, run<Host, float>(p, method, !in_place)) < 2e-5);
+      }
     }
 }
 
@@ -262,11 +265,27 @@ TEST_CASE("tridiag: hybrid chunk sizes and team sizes", "[unit][tridiag]") {
     }
 }
 
-TEST_CASE("tridiag: a large single system (CR and Thomas)", "[unit][tridiag]") {
+TEST_CASE("tridiag: partitioned, with segments short enough to recurse several levels",
+          "[unit][tridiag]") {
+  unsigned seed = 1300;
+  for (int segment : {8, 16, 64})
+    for (long n : {9L, 17L, 100L, 1000L, 4099L})
+      for (int layout = 0; layout < 2; ++layout) {
+        const auto sh = layout ? la::interleaved_shape(n, 3) : la::contiguous_shape(n, 3);
+        const auto p = random_problem(sh, seed++);
+        INFO("segment " << segment << ", n = " << n << ", layout " << layout);
+        CHECK(max_rel_error(p, run<Host, double>(p, la::TridiagMethod::partitioned, layout, 8, 0,
+                                                 nullptr, segment)) < 1e-13);
+        CHECK(max_rel_error(p, run<Host, float>(p, la::TridiagMethod::partitioned, false, 4, 0,
+                                                nullptr, segment)) < 2e-5);
+      }
+}
+
+TEST_CASE("tridiag: a large single system (CR, Thomas, hybrid, partitioned)", "[unit][tridiag]") {
   const long n = (1L << 18) + 3;
   const auto p = random_problem(la::contiguous_shape(n, 1), 77);
-  for (auto method :
-       {la::TridiagMethod::cr, la::TridiagMethod::thomas, la::TridiagMethod::hybrid}) {
+  for (auto method : {la::TridiagMethod::cr, la::TridiagMethod::thomas, la::TridiagMethod::hybrid,
+                      la::TridiagMethod::partitioned}) {
     INFO(la::name(method));
     CHECK(max_rel_error(p, run<Host, double>(p, method, false)) < 1e-13);
     CHECK(max_rel_error(p, run<Host, float>(p, method, false)) < 2e-5);
@@ -314,6 +333,8 @@ TEST_CASE("tridiag: bad shapes and names are rejected", "[unit][tridiag]") {
   CHECK_THROWS_AS(la::tridiag_method("thomson"), std::invalid_argument);
   CHECK(la::tridiag_method("pcr") == la::TridiagMethod::pcr);
   CHECK_THROWS_AS(t.rows_per_chunk(1), std::invalid_argument);
+  CHECK_THROWS_AS(t.segment_rows(4), std::invalid_argument);
+  CHECK_THROWS_AS(t.segment_rows(4), std::invalid_argument);
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -337,7 +358,11 @@ TEST_CASE("tridiag: CUDA agrees with the reference and with OpenMP", "[gpu][trid
       }
     }
   const auto p = random_problem(la::contiguous_shape((1L << 22) + 1, 1), 99);
-  for (auto method : {la::TridiagMethod::cr, la::TridiagMethod::automatic})
+  for (auto method :
+       {la::TridiagMethod::cr, la::TridiagMethod::partitioned, la::TridiagMethod::automatic}) {
+    INFO(la::name(method));
     CHECK(max_rel_error(p, run<Kokkos::Cuda, double>(p, method, false)) < 1e-13);
+    CHECK(max_rel_error(p, run<Kokkos::Cuda, float>(p, method, false)) < 2e-5);
+  }
 }
 #endif

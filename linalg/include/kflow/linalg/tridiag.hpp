@@ -58,11 +58,18 @@
 //           ACM TOMS 42(4), 2016, "Manycore algorithms for batch scalar and
 //           block tridiagonal solvers", use the same chunk reduction with
 //           registers; here it lives in team scratch.)
+//   partitioned  for systems too long for team scratch (the single large
+//           system of the paper's Table 3): segments of up to ~4096 rows, one
+//           team each, reduced to two equations per segment in scratch; the
+//           reduced system (2 per segment) is solved recursively; then every
+//           segment is solved in scratch with its end values known (see
+//           partition_reduce / partition_solve).  O(n) work, 9 global
+//           accesses per unknown, all coalesced.
 //   automatic  CPU backends: thomas.  GPUs: thomas for many systems in the
 //           interleaved layout (stride between unknowns > 1 and consecutive
 //           systems adjacent: one thread per system is then coalesced);
-//           hybrid when the system fits the team scratch; otherwise
-//           thomas for many systems and cr for few large ones.
+//           hybrid when the system fits the on-chip team scratch; otherwise
+//           thomas for many systems and partitioned for few large ones.
 //
 // Open question 8 of digest 003 (CR indexing, termination, non-power-of-two
 // n): decided as in cr_forward below: 0-based rows; level l (1..q,
@@ -74,13 +81,15 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kflow::linalg {
 
-enum class TridiagMethod { automatic, thomas, cr, pcr, hybrid };
+enum class TridiagMethod { automatic, thomas, cr, pcr, hybrid, partitioned };
 
 inline const char* name(TridiagMethod m) {
   switch (m) {
@@ -92,6 +101,8 @@ inline const char* name(TridiagMethod m) {
       return "pcr";
     case TridiagMethod::hybrid:
       return "hybrid";
+    case TridiagMethod::partitioned:
+      return "partitioned";
     default:
       return "auto";
   }
@@ -102,9 +113,10 @@ inline TridiagMethod tridiag_method(const std::string& s) {
   if (s == "cr") return TridiagMethod::cr;
   if (s == "pcr") return TridiagMethod::pcr;
   if (s == "hybrid") return TridiagMethod::hybrid;
+  if (s == "partitioned") return TridiagMethod::partitioned;
   if (s == "auto") return TridiagMethod::automatic;
   throw std::invalid_argument("tridiagonal method \"" + s +
-                              "\" is not one of thomas, cr, pcr, hybrid, auto");
+                              "\" is not one of thomas, cr, pcr, hybrid, partitioned, auto");
 }
 
 struct TridiagShape {
@@ -327,57 +339,57 @@ void cr_backward(const ExecSpace& space, const TridiagShape& sh, const A& a, con
 
 // ---- team-scratch methods ---------------------------------------------------
 
-// One PCR step on N rows held in (a0, b0, c0, d0), written to (a1, ...):
-// row r is combined with rows r - s and r + s.  Returns true on a bad pivot.
+// PCR on N rows held in (a0, b0, c0, d0), ping-ponging with (a1, ...): step s
+// combines row r with rows r - s and r + s; after ceil(log2 N) steps every
+// row is decoupled and x_r = d_r / b_r.  The solution ends in d0 of the
+// caller when the number of steps is odd, else in d1 (see pcr_result).
+// Returns (for the calling thread) whether it met a bad pivot.
 template <class Team, class S>
 KOKKOS_INLINE_FUNCTION bool pcr_team(const Team& team, S a0, S b0, S c0, S d0, S a1, S b1, S c1,
                                      S d1, int N) {
   using Real = typename S::value_type;
-  int bad = 0;
+  bool bad = false;
   for (int s = 1; s < N; s *= 2) {
-    int step_bad = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, N),
-        [&](int r, int& acc) {
-          Real na = 0, nb = b0(r), nc = 0, nd = d0(r);
-          if (r - s >= 0) {
-            const Real k1 = a0(r) / b0(r - s);
-            acc |= bad_pivot(b0(r - s));
-            na = -a0(r - s) * k1;
-            nb -= c0(r - s) * k1;
-            nd -= d0(r - s) * k1;
-          }
-          if (r + s < N) {
-            const Real k2 = c0(r) / b0(r + s);
-            acc |= bad_pivot(b0(r + s));
-            nc = -c0(r + s) * k2;
-            nb -= a0(r + s) * k2;
-            nd -= d0(r + s) * k2;
-          }
-          a1(r) = na;
-          b1(r) = nb;
-          c1(r) = nc;
-          d1(r) = nd;
-        },
-        Kokkos::BOr<int>(step_bad));
-    bad |= step_bad;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, N), [&](int r) {
+      Real na = 0, nb = b0(r), nc = 0, nd = d0(r);
+      if (r - s >= 0) {
+        bad |= bad_pivot(b0(r - s));
+        const Real k1 = a0(r) / b0(r - s);
+        na = -a0(r - s) * k1;
+        nb -= c0(r - s) * k1;
+        nd -= d0(r - s) * k1;
+      }
+      if (r + s < N) {
+        bad |= bad_pivot(b0(r + s));
+        const Real k2 = c0(r) / b0(r + s);
+        nc = -c0(r + s) * k2;
+        nb -= a0(r + s) * k2;
+        nd -= d0(r + s) * k2;
+      }
+      a1(r) = na;
+      b1(r) = nb;
+      c1(r) = nc;
+      d1(r) = nd;
+    });
     team.team_barrier();
     Kokkos::kokkos_swap(a0, a1);
     Kokkos::kokkos_swap(b0, b1);
     Kokkos::kokkos_swap(c0, c1);
     Kokkos::kokkos_swap(d0, d1);
   }
-  // Every row is decoupled now: x_r = d_r / b_r, left in d1 (the other buffer).
-  int fin_bad = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, N),
-      [&](int r, int& acc) {
-        acc |= bad_pivot(b0(r));
-        d1(r) = d0(r) / b0(r);
-      },
-      Kokkos::BOr<int>(fin_bad));
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, N), [&](int r) {
+    bad |= bad_pivot(b0(r));
+    d1(r) = d0(r) / b0(r);
+  });
   team.team_barrier();
-  return bad || fin_bad;
+  return bad;
+}
+
+// Which of the caller's two d buffers holds pcr_team's solution.
+KOKKOS_INLINE_FUNCTION bool pcr_result_in_first(int N) {
+  int steps = 0;
+  for (int s = 1; s < N; s *= 2) ++steps;
+  return steps % 2 == 1;
 }
 
 template <class ExecSpace, class Real>
@@ -414,17 +426,14 @@ void pcr(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
         });
         t.team_barrier();
         const bool bad = pcr_team(t, a0, b0, c0, d0, a1, b1, c1, d1, n);
-        // The solution is in d1 or d0, whichever pcr_team swapped into "d1".
-        int steps = 0;
-        for (int s = 1; s < n; s *= 2) ++steps;
-        const SV xs = steps % 2 ? d0 : d1;
+        const SV xs = pcr_result_in_first(n) ? d0 : d1;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](int k) { x(f + k * st) = xs(k); });
-        if (bad) Kokkos::single(Kokkos::PerTeam(t), [&]() { flag_system(flag, m); });
+        if (bad) flag_system(flag, m);
       });
 }
 
-// Hybrid (partition + PCR) in team scratch.  Scratch rows are padded by one
-// slot every 16 rows so that threads walking their own chunks hit different
+// Partition method in team scratch.  Rows are stored with one padding slot
+// every 16 rows so that threads walking their own chunks hit different
 // banks.
 KOKKOS_INLINE_FUNCTION int hyb_pad(int i) {
   return i + (i >> 4);
@@ -437,10 +446,125 @@ inline int hybrid_chunks(long n, int rows_per_chunk) {
   return int(p < 1 ? 1 : p);
 }
 
+// Chunk k of P over rows [0, n): [start, end], at least 2 rows when P <= n/2.
+KOKKOS_INLINE_FUNCTION int chunk_start(int k, int n, int P) {
+  return int((long(k) * n) / P);
+}
+
+// Reduces the rows s..e (e > s) of (sa, sb, sc, sd) -- slot of row i: map(i) --
+// to the form
+//   aa_s x_{s-1} + x_s + cc_s x_e     = dd_s
+//   aa_i x_s     + x_i + cc_i x_e     = dd_i   (s < i < e)
+//   aa_e x_s     + x_e + cc_e x_{e+1} = dd_e
+// in place (aa in sa, cc in sc, dd in sd; sb is left as it was): a forward
+// elimination of x_{i-1} with normalised rows, then a backward one of x_{i+1}
+// (the "modified Thomas" step of the partition method).  Returns whether a
+// pivot was bad.
+template <class S, class Map>
+KOKKOS_INLINE_FUNCTION bool reduce_chunk(const S& sa, const S& sb, const S& sc, const S& sd, int s,
+                                         int e, Map map) {
+  using Real = typename S::value_type;
+  bool bad = false;
+  for (int i = s; i <= s + 1; ++i) {
+    const int p = map(i);
+    bad |= bad_pivot(sb(p));
+    const Real r = Real(1) / sb(p);
+    sa(p) *= r;
+    sc(p) *= r;
+    sd(p) *= r;
+  }
+  for (int i = s + 2; i <= e; ++i) {
+    const int p = map(i), q = map(i - 1);
+    const Real ai = sa(p), piv = sb(p) - ai * sc(q);
+    bad |= bad_pivot(piv);
+    const Real r = Real(1) / piv;
+    sa(p) = -ai * sa(q) * r;
+    sc(p) *= r;
+    sd(p) = (sd(p) - ai * sd(q)) * r;
+  }
+  for (int i = e - 2; i > s; --i) {
+    const int p = map(i), q = map(i + 1);
+    const Real ci = sc(p);
+    sd(p) -= ci * sd(q);
+    sa(p) -= ci * sa(q);
+    sc(p) = -ci * sc(q);
+  }
+  if (e > s + 1) {
+    const int ps = map(s), q = map(s + 1);
+    const Real cs = sc(ps), piv = Real(1) - cs * sa(q);
+    bad |= bad_pivot(piv);
+    const Real r = Real(1) / piv;
+    sa(ps) *= r;
+    sc(ps) = -cs * sc(q) * r;
+    sd(ps) = (sd(ps) - cs * sd(q)) * r;
+  }
+  return bad;
+}
+
+struct PadMap {
+  KOKKOS_INLINE_FUNCTION int operator()(int i) const { return hyb_pad(i); }
+};
+struct IdMap {
+  KOKKOS_INLINE_FUNCTION int operator()(int i) const { return i; }
+};
+
 template <class ExecSpace, class Real>
 std::size_t hybrid_scratch(long n, int chunks) {
   using SV = ScratchView<ExecSpace, Real>;
   return 4 * SV::shmem_size(hyb_pad(int(n)) + 1) + 8 * SV::shmem_size(2 * chunks);
+}
+
+// The rows of one system (n of them) are in padded scratch (sa, sb, sc, sd)
+// with a_0 = c_{n-1} = 0: solve it by the partition method with P chunks and
+// leave x in sd.  Returns (per thread) whether a pivot was bad.
+template <class Team, class S>
+KOKKOS_INLINE_FUNCTION bool hybrid_team(const Team& t, const S& sa, const S& sb, const S& sc,
+                                        const S& sd, int n, int P, const S& ra, const S& rb,
+                                        const S& rc, const S& rd, const S& qa, const S& qb,
+                                        const S& qc, const S& qd) {
+  using Real = typename S::value_type;
+  bool bad = false;
+  if (n == 1) {
+    Kokkos::single(Kokkos::PerTeam(t), [&]() {
+      bad |= bad_pivot(sb(0));
+      sd(0) = sd(0) / sb(0);
+    });
+    t.team_barrier();
+    return bad;
+  }
+  // 1. Every chunk to its boundary form; its two boundary rows go to the
+  //    reduced system (unit diagonal).
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(t, P), [&](int k) {
+    const int s = chunk_start(k, n, P), e = chunk_start(k + 1, n, P) - 1;
+    bad |= reduce_chunk(sa, sb, sc, sd, s, e, PadMap{});
+    const int ps = hyb_pad(s), pe = hyb_pad(e);
+    ra(2 * k) = sa(ps);
+    rb(2 * k) = Real(1);
+    rc(2 * k) = sc(ps);
+    rd(2 * k) = sd(ps);
+    ra(2 * k + 1) = sa(pe);
+    rb(2 * k + 1) = Real(1);
+    rc(2 * k + 1) = sc(pe);
+    rd(2 * k + 1) = sd(pe);
+  });
+  t.team_barrier();
+  // 2. The reduced system of 2P rows by PCR.
+  const int N = 2 * P;
+  bad |= pcr_team(t, ra, rb, rc, rd, qa, qb, qc, qd, N);
+  const S xr = pcr_result_in_first(N) ? rd : qd;
+  // 3. Chunk interiors.
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(t, P), [&](int k) {
+    const int s = chunk_start(k, n, P), e = chunk_start(k + 1, n, P) - 1;
+    const Real xs = xr(2 * k), xe = xr(2 * k + 1);
+    for (int i = s + 1; i < e; ++i) {
+      const int p = hyb_pad(i);
+      sd(p) = sd(p) - sa(p) * xs - sc(p) * xe;
+    }
+    sd(hyb_pad(s)) = xs;
+    sd(hyb_pad(e)) = xe;
+  });
+  t.team_barrier();
+  return bad;
 }
 
 template <class ExecSpace, class Real, class A, class X, class Flag>
@@ -456,12 +580,9 @@ void hybrid(const ExecSpace& space, const TridiagShape& sh, const A& a, const A&
       KOKKOS_LAMBDA(const typename Policy::member_type& t) {
         const long m = t.league_rank();
         const long f = sh.first(m), st = sh.stride;
-        SV sa(t.team_scratch(level), np), sb(t.team_scratch(level), np),
-            sc(t.team_scratch(level), np), sd(t.team_scratch(level), np);
-        SV ra(t.team_scratch(level), N), rb(t.team_scratch(level), N), rc(t.team_scratch(level), N),
-            rd(t.team_scratch(level), N), qa(t.team_scratch(level), N),
-            qb(t.team_scratch(level), N), qc(t.team_scratch(level), N),
-            qd(t.team_scratch(level), N);
+        const auto sp = t.team_scratch(level);
+        SV sa(sp, np), sb(sp, np), sc(sp, np), sd(sp, np);
+        SV ra(sp, N), rb(sp, N), rc(sp, N), rd(sp, N), qa(sp, N), qb(sp, N), qc(sp, N), qd(sp, N);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](int k) {
           const long g = f + k * st;
           const int p = hyb_pad(k);
@@ -471,90 +592,137 @@ void hybrid(const ExecSpace& space, const TridiagShape& sh, const A& a, const A&
           sd(p) = d(g);
         });
         t.team_barrier();
-        if (n == 1) {
-          Kokkos::single(Kokkos::PerTeam(t), [&]() {
-            if (bad_pivot(sb(0))) flag_system(flag, m);
-            x(f) = sd(0) / sb(0);
-          });
-          return;
-        }
-        // 1. Every chunk [s, e] (at least 2 rows) to the form
-        //    aa_i x_s + x_i + cc_i x_e = dd_i (s < i < e), and
-        //    aa_s x_{s-1} + x_s + cc_s x_e = dd_s, aa_e x_s + x_e + cc_e x_{e+1} = dd_e,
-        //    kept in (sa, sc, sd); the two boundary rows go to the reduced system.
-        int bad = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(t, P),
-            [&](int k, int& acc) {
-              const int s = int((long(k) * n) / P), e = int((long(k + 1) * n) / P) - 1;
-              // forward: rows s and s+1 normalised, then eliminate x_{i-1}.
-              for (int i = s; i <= s + 1; ++i) {
-                const int p = hyb_pad(i);
-                acc |= bad_pivot(sb(p));
-                const Real r = Real(1) / sb(p);
-                sa(p) *= r;
-                sc(p) *= r;
-                sd(p) *= r;
-              }
-              for (int i = s + 2; i <= e; ++i) {
-                const int p = hyb_pad(i), q = hyb_pad(i - 1);
-                const Real ai = sa(p), piv = sb(p) - ai * sc(q);
-                acc |= bad_pivot(piv);
-                const Real r = Real(1) / piv;
-                sa(p) = -ai * sa(q) * r;
-                sc(p) *= r;
-                sd(p) = (sd(p) - ai * sd(q)) * r;
-              }
-              // backward: eliminate x_{i+1} from rows e-2 .. s+1, then from row s.
-              for (int i = e - 2; i > s; --i) {
-                const int p = hyb_pad(i), q = hyb_pad(i + 1);
-                const Real ci = sc(p);
-                sd(p) -= ci * sd(q);
-                sa(p) -= ci * sa(q);
-                sc(p) = -ci * sc(q);
-              }
-              const int ps = hyb_pad(s);
-              if (e > s + 1) {
-                const int q = hyb_pad(s + 1);
-                const Real cs = sc(ps), piv = Real(1) - cs * sa(q);
-                acc |= bad_pivot(piv);
-                const Real r = Real(1) / piv;
-                sa(ps) *= r;
-                sc(ps) = -cs * sc(q) * r;
-                sd(ps) = (sd(ps) - cs * sd(q)) * r;
-              }
-              const int pe = hyb_pad(e);
-              ra(2 * k) = sa(ps);
-              rb(2 * k) = Real(1);
-              rc(2 * k) = sc(ps);
-              rd(2 * k) = sd(ps);
-              ra(2 * k + 1) = sa(pe);
-              rb(2 * k + 1) = Real(1);
-              rc(2 * k + 1) = sc(pe);
-              rd(2 * k + 1) = sd(pe);
-            },
-            Kokkos::BOr<int>(bad));
-        t.team_barrier();
-        // 2. The reduced system of 2P rows by PCR.
-        bad |= pcr_team(t, ra, rb, rc, rd, qa, qb, qc, qd, N);
-        int steps = 0;
-        for (int s = 1; s < N; s *= 2) ++steps;
-        const SV xr = steps % 2 ? rd : qd;
-        // 3. Chunk interiors, then one coalesced write.
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, P), [&](int k) {
-          const int s = int((long(k) * n) / P), e = int((long(k + 1) * n) / P) - 1;
-          const Real xs = xr(2 * k), xe = xr(2 * k + 1);
-          for (int i = s + 1; i < e; ++i) {
-            const int p = hyb_pad(i);
-            sd(p) = sd(p) - sa(p) * xs - sc(p) * xe;
-          }
-          sd(hyb_pad(s)) = xs;
-          sd(hyb_pad(e)) = xe;
-        });
-        t.team_barrier();
+        const bool bad = hybrid_team(t, sa, sb, sc, sd, n, P, ra, rb, rc, rd, qa, qb, qc, qd);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n),
                              [&](int k) { x(f + k * st) = sd(hyb_pad(k)); });
-        if (bad) Kokkos::single(Kokkos::PerTeam(t), [&]() { flag_system(flag, m); });
+        if (bad) flag_system(flag, m);
+      });
+}
+
+// ---- partitioned: systems too long for team scratch -------------------------
+//
+// Each system is cut into C segments of ~L rows (segment q: rows
+// [q n / C, (q + 1) n / C)), one team per segment, in two passes:
+//   reduce  the team loads its segment (with its couplings a_first, c_last to
+//           the neighbouring segments), reduces its P chunks as in hybrid to
+//           2P rows, and one thread reduces those 2P rows the same way to two
+//           equations linking x_first, x_last and the neighbours' x_last,
+//           x_first.  They form a tridiagonal system of 2C rows per system
+//           (unit diagonal), solved recursively by Tridiag::solve.
+//   solve   the team loads its segment again, moves the known neighbour values
+//           x_{first-1} a_first and c_last x_{last+1} to the right-hand side
+//           and solves the now independent segment exactly as hybrid does.
+// Global traffic: 4 reads, 4 reads and 1 write per unknown (9 against 5 for
+// an ideal single pass), all coalesced; 4 launches + the reduced solve.
+
+template <class ExecSpace, class Real>
+std::size_t partition_scratch(long L, int chunks) {
+  return hybrid_scratch<ExecSpace, Real>(L, chunks);
+}
+
+template <class ExecSpace, class Real, class A, class R, class Flag>
+void partition_reduce(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
+                      const A& c, const A& d, int segments, int max_len, int team_size, int chunks,
+                      const R& rra, const R& rrb, const R& rrc, const R& rrd, const Flag& flag) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using SV = ScratchView<ExecSpace, Real>;
+  const long n = sh.n;
+  const int C = segments, np = hyb_pad(max_len) + 1, N = 2 * chunks;
+  Policy policy(space, sh.systems() * C, team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(partition_scratch<ExecSpace, Real>(max_len, chunks)));
+  Kokkos::parallel_for(
+      "kflow::linalg::tridiag::partition_reduce", policy,
+      KOKKOS_LAMBDA(const typename Policy::member_type& t) {
+        const long m = t.league_rank() / C;
+        const int q = int(t.league_rank() % C);
+        const long s0 = (long(q) * n) / C, len = ((long(q) + 1) * n) / C - s0;
+        const int L = int(len);
+        const int P = Kokkos::min(chunks, Kokkos::max(1, L / 2));
+        const long f = sh.first(m) + s0 * sh.stride, st = sh.stride;
+        const auto sp = t.team_scratch(0);
+        SV sa(sp, np), sb(sp, np), sc(sp, np), sd(sp, np);
+        SV ra(sp, N), rb(sp, N), rc(sp, N), rd(sp, N);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, L), [&](int k) {
+          const long g = f + k * st;
+          const int p = hyb_pad(k);
+          sa(p) = s0 + k > 0 ? a(g) : Real(0);
+          sb(p) = b(g);
+          sc(p) = s0 + k + 1 < n ? c(g) : Real(0);
+          sd(p) = d(g);
+        });
+        t.team_barrier();
+        bool bad = false;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, P), [&](int k) {
+          const int s = chunk_start(k, L, P), e = chunk_start(k + 1, L, P) - 1;
+          bad |= reduce_chunk(sa, sb, sc, sd, s, e, PadMap{});
+          const int ps = hyb_pad(s), pe = hyb_pad(e);
+          ra(2 * k) = sa(ps);
+          rb(2 * k) = Real(1);
+          rc(2 * k) = sc(ps);
+          rd(2 * k) = sd(ps);
+          ra(2 * k + 1) = sa(pe);
+          rb(2 * k + 1) = Real(1);
+          rc(2 * k + 1) = sc(pe);
+          rd(2 * k + 1) = sd(pe);
+        });
+        t.team_barrier();
+        Kokkos::single(Kokkos::PerTeam(t), [&]() {
+          bad |= reduce_chunk(ra, rb, rc, rd, 0, 2 * P - 1, IdMap{});
+          const long o = m * 2 * C + 2 * q;
+          rra(o) = ra(0);
+          rrb(o) = Real(1);
+          rrc(o) = rc(0);
+          rrd(o) = rd(0);
+          rra(o + 1) = ra(2 * P - 1);
+          rrb(o + 1) = Real(1);
+          rrc(o + 1) = rc(2 * P - 1);
+          rrd(o + 1) = rd(2 * P - 1);
+        });
+        if (bad) flag_system(flag, m);
+      });
+}
+
+template <class ExecSpace, class Real, class A, class X, class R, class Flag>
+void partition_solve(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
+                     const A& c, const A& d, const X& x, int segments, int max_len, int team_size,
+                     int chunks, const R& xr, const Flag& flag) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using SV = ScratchView<ExecSpace, Real>;
+  const long n = sh.n;
+  const int C = segments, np = hyb_pad(max_len) + 1, N = 2 * chunks;
+  Policy policy(space, sh.systems() * C, team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(partition_scratch<ExecSpace, Real>(max_len, chunks)));
+  Kokkos::parallel_for(
+      "kflow::linalg::tridiag::partition_solve", policy,
+      KOKKOS_LAMBDA(const typename Policy::member_type& t) {
+        const long m = t.league_rank() / C;
+        const int q = int(t.league_rank() % C);
+        const long s0 = (long(q) * n) / C, len = ((long(q) + 1) * n) / C - s0;
+        const int L = int(len);
+        const int P = Kokkos::min(chunks, Kokkos::max(1, L / 2));
+        const long f = sh.first(m) + s0 * sh.stride, st = sh.stride;
+        const auto sp = t.team_scratch(0);
+        SV sa(sp, np), sb(sp, np), sc(sp, np), sd(sp, np);
+        SV ra(sp, N), rb(sp, N), rc(sp, N), rd(sp, N), qa(sp, N), qb(sp, N), qc(sp, N), qd(sp, N);
+        // x of the neighbouring segments' boundary rows
+        const Real xprev = q > 0 ? Real(xr(m * 2 * C + 2 * q - 1)) : Real(0);
+        const Real xnext = q + 1 < C ? Real(xr(m * 2 * C + 2 * q + 2)) : Real(0);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, L), [&](int k) {
+          const long g = f + k * st;
+          const int p = hyb_pad(k);
+          Real dk = d(g);
+          if (k == 0 && s0 > 0) dk -= a(g) * xprev;
+          if (k == L - 1 && s0 + L < n) dk -= c(g) * xnext;
+          sa(p) = k > 0 ? a(g) : Real(0);
+          sb(p) = b(g);
+          sc(p) = k + 1 < L ? c(g) : Real(0);
+          sd(p) = dk;
+        });
+        t.team_barrier();
+        const bool bad = hybrid_team(t, sa, sb, sc, sd, L, P, ra, rb, rc, rd, qa, qb, qc, qd);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, L),
+                             [&](int k) { x(f + k * st) = sd(hyb_pad(k)); });
+        if (bad) flag_system(flag, m);
       });
 }
 
@@ -590,7 +758,7 @@ class Tridiag {
     } else {
       if (sh.interleaved() && sh.systems() >= 4096) return TridiagMethod::thomas;
       if (scratch_level(TridiagMethod::hybrid, sh) == 0) return TridiagMethod::hybrid;
-      return sh.systems() >= 4096 ? TridiagMethod::thomas : TridiagMethod::cr;
+      return sh.systems() >= 4096 ? TridiagMethod::thomas : TridiagMethod::partitioned;
     }
   }
 
@@ -608,7 +776,26 @@ class Tridiag {
       if (need <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level))) return level;
     return -1;
   }
-  bool fits(TridiagMethod m, const TridiagShape& sh) const { return scratch_level(m, sh) >= 0; }
+  bool fits(TridiagMethod m, const TridiagShape& sh) const {
+    if (m == TridiagMethod::partitioned) return segment_rows() > 0;
+    return scratch_level(m, sh) >= 0;
+  }
+
+  // Longest segment of the partitioned method (its scratch fits level 0).
+  int segment_rows() const {
+    for (int L = segment_rows_ > 0 ? segment_rows_ : 4096; L >= 8; L /= 2)
+      if (kernels::partition_scratch<ExecSpace, Real>(L,
+                                                      kernels::hybrid_chunks(L, rows_per_chunk_)) <=
+          std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)))
+        return L;
+    return 0;
+  }
+  // Upper bound on the segment length of the partitioned method (0: the
+  // longest that fits team scratch level 0).
+  void segment_rows(int L) {
+    if (L != 0 && L < 8) throw std::invalid_argument("tridiag: segment_rows must be >= 8 (or 0)");
+    segment_rows_ = L;
+  }
 
   // Solves every system of `sh`; x may be the same View as d.  Returns the
   // method used.  Throws ZeroPivot (when checking) or std::invalid_argument.
@@ -625,6 +812,19 @@ class Tridiag {
                                   "thomas or cr)");
     constexpr long none = LONG_MAX;
     if (check_) Kokkos::deep_copy(space_, flag_, none);
+    run(sh, a, b, c, d, x, method, 0);
+    if (check_) {
+      long first = none;
+      space_.fence("kflow::linalg::tridiag::check");
+      Kokkos::deep_copy(first, flag_);
+      if (first != none) throw ZeroPivot(name(method), first, sh.n);
+    }
+    return method;
+  }
+
+ private:
+  void run(const TridiagShape& sh, const ConstArray& a, const ConstArray& b, const ConstArray& c,
+           const ConstArray& d, const Array& x, TridiagMethod method, int depth) {
     const long n = sh.n, ns = sh.systems();
     switch (method) {
       case TridiagMethod::thomas: {
@@ -655,19 +855,41 @@ class Tridiag {
                                          scratch_level(method, sh), flag_);
         break;
       }
+      case TridiagMethod::partitioned: {
+        const int Lmax = segment_rows();
+        if (n <= Lmax) {  // one segment: that is the hybrid method
+          const int chunks = kernels::hybrid_chunks(n, rows_per_chunk_);
+          kernels::hybrid<ExecSpace, Real>(space_, sh, a, b, c, d, x, pick_team(chunks), chunks, 0,
+                                           flag_);
+          break;
+        }
+        const long C = (n + Lmax - 1) / Lmax;
+        if (C > INT_MAX / 2 || ns * 2 * C > LONG_MAX / 2)
+          throw std::invalid_argument("tridiag: system too large for the partitioned method");
+        const int len = int((n + C - 1) / C);
+        const int chunks = kernels::hybrid_chunks(len, rows_per_chunk_);
+        if (int(red_.size()) <= depth) red_.resize(depth + 1);
+        const long rn = 2 * C * ns;
+        for (auto& w : red_[depth]) grow(w, rn);
+        // a copy of the handles: the recursion below may resize red_
+        const std::array<Array, 5> r = red_[depth];
+        kernels::partition_reduce<ExecSpace, Real>(space_, sh, a, b, c, d, int(C), len,
+                                                   pick_team(chunks), chunks, r[0], r[1], r[2],
+                                                   r[3], flag_);
+        const auto rsh = contiguous_shape(2 * C, ns);
+        TridiagMethod next = choose(rsh);
+        if constexpr (!gpu)
+          next = rsh.n > Lmax ? TridiagMethod::partitioned : TridiagMethod::hybrid;
+        run(rsh, r[0], r[1], r[2], r[3], r[4], next, depth + 1);
+        kernels::partition_solve<ExecSpace, Real>(space_, sh, a, b, c, d, x, int(C), len,
+                                                  pick_team(chunks), chunks, r[4], flag_);
+        break;
+      }
       default:
         break;
     }
-    if (check_) {
-      long first = none;
-      space_.fence("kflow::linalg::tridiag::check");
-      Kokkos::deep_copy(first, flag_);
-      if (first != none) throw ZeroPivot(name(method), first, n);
-    }
-    return method;
   }
 
- private:
   void validate(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
                 const ConstArray& c, const ConstArray& d, const Array& x) const {
     if (sh.n < 1 || sh.count[0] < 0 || sh.count[1] < 0 || sh.stride < 0 ||
@@ -704,6 +926,8 @@ class Tridiag {
   ExecSpace space_;
   Kokkos::View<long, memory_space> flag_;
   Array ws_[4];
+  std::vector<std::array<Array, 5>> red_;  // reduced systems of `partitioned`, per depth
+  int segment_rows_ = 0;
   bool check_ = true;
   int rows_per_chunk_ = 8;
   int team_size_ = 0;
