@@ -280,7 +280,20 @@ TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zero pivot", "[un
   bad.cp = cp;
   CHECK_THROWS_AS((la::Sip2<Space, Op>(space, bad, 0.5)), std::runtime_error);
   CHECK_THROWS_AS((la::Sip2<Space, Op>(space, bad, 0.5, la::SipOrdering::diagonals)),
-                  std::runtime_error);
+                  std::runtime_error);  // A NaN right-hand side: the solve stops at the first
+                                        // check, not converged.
+  F2 b = rhs_of(op, random_field(g, 4));
+  b(4, 3) = std::nan("");
+  for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
+    F2 x = field(g);
+    la::SolveControl c;
+    c.criterion = crit;
+    c.check_every = 2;
+    const auto s = la::Sip2<Space, Op>(space, op, 0.9).solve(x, b, c);
+    CHECK(!s.converged);
+    CHECK(s.iterations == 2);
+    CHECK(s.criterion == HUGE_VAL);
+  }
 }
 
 #ifdef KOKKOS_ENABLE_CUDA

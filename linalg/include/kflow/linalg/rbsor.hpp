@@ -18,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -75,7 +76,8 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
         const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
         if (i > nx) return;
         const Real d = sor_update(op, x, b, omega, i, j);
-        acc = d > acc ? d : acc;
+        const Real v = d == d ? d : Real(HUGE_VAL);  // NaN: diverged, never converged
+        acc = v > acc ? v : acc;
       },
       Kokkos::Max<Real>(change));
   return double(change);

