@@ -251,6 +251,44 @@ void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, co
       });
 }
 
+template <class ExecSpace, class S, class D>
+void sip_copy_interior(const ExecSpace& space, const Grid& g, const S& src, const D& dst) {
+  if constexpr (S::rank == 2) {
+    Kokkos::parallel_for(
+        "kflow::linalg::sip::copy", interior_policy<2>(space, g),
+        KOKKOS_LAMBDA(int i, int j) { dst(i, j) = src(i, j); });
+  } else {
+    Kokkos::parallel_for(
+        "kflow::linalg::sip::copy", interior_policy<3>(space, g),
+        KOKKOS_LAMBDA(int i, int j, int k) { dst(i, j, k) = src(i, j, k); });
+  }
+}
+
+// max |v| over the interior; NaN counts as +inf.
+template <class ExecSpace, class V>
+double sip_max_abs(const ExecSpace& space, const Grid& g, const V& v) {
+  double m = 0;
+  if constexpr (V::rank == 2) {
+    Kokkos::parallel_reduce(
+        "kflow::linalg::sip::max_correction", interior_policy<2>(space, g),
+        KOKKOS_LAMBDA(int i, int j, double& acc) {
+          const double a = Kokkos::fabs(double(v(i, j)));
+          acc = Kokkos::fmax(acc, a == a ? a : HUGE_VAL);
+        },
+        Kokkos::Max<double>(m));
+  } else {
+    Kokkos::parallel_reduce(
+        "kflow::linalg::sip::max_correction", interior_policy<3>(space, g),
+        KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
+          const double a = Kokkos::fabs(double(v(i, j, k)));
+          acc = Kokkos::fmax(acc, a == a ? a : HUGE_VAL);
+        },
+        Kokkos::Max<double>(m));
+  }
+  space.fence("kflow::linalg::sip::max_correction");
+  return m;
+}
+
 }  // namespace kernels
 
 template <class ExecSpace, class Op>
@@ -313,7 +351,7 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   void precondition(const Field<const Real, 2, memory_space>& r,
                     const Field<Real, 2, memory_space>& z) {
     Kokkos::deep_copy(space_, z, Real(0));
-    copy_interior(r, r_);
+    kernels::sip_copy_interior(space_, op_.grid, r, r_);
     sweeps(z);
   }
 
@@ -327,8 +365,8 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
       s.iterations = k;
       const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
       if (!check) continue;
-      s.criterion =
-          c.criterion == Criterion::change ? max_abs(r_) : residual_max_norm(space_, op_, x, b);
+      s.criterion = c.criterion == Criterion::change ? kernels::sip_max_abs(space_, op_.grid, r_)
+                                                     : residual_max_norm(space_, op_, x, b);
       if (!(s.criterion < HUGE_VAL)) break;  // NaN/inf: diverged, not converged
       if (s.criterion <= c.tolerance) {
         s.converged = true;
@@ -364,26 +402,6 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
         kernels::sip_pipelined(space_, nx, ny, strip_rows_, f_, r_, x, false, progress_, counter_);
         break;
     }
-  }
-
-  void copy_interior(const Field<const Real, 2, memory_space>& src,
-                     const Field<Real, 2, memory_space>& dst) {
-    Kokkos::parallel_for(
-        "kflow::linalg::sip::copy", interior_policy<2>(space_, op_.grid),
-        KOKKOS_LAMBDA(int i, int j) { dst(i, j) = src(i, j); });
-  }
-
-  double max_abs(const Field<Real, 2, memory_space>& v) {
-    double m = 0;
-    Kokkos::parallel_reduce(
-        "kflow::linalg::sip::max_correction", interior_policy<2>(space_, op_.grid),
-        KOKKOS_LAMBDA(int i, int j, double& acc) {
-          const double a = Kokkos::fabs(double(v(i, j)));
-          acc = Kokkos::fmax(acc, a == a ? a : HUGE_VAL);
-        },
-        Kokkos::Max<double>(m));
-    space_.fence("kflow::linalg::sip::max_correction");
-    return m;
   }
 
   ExecSpace space_;
