@@ -316,7 +316,7 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
     fixed.max_iterations = 6;
     F2 ref = field(g);
     la::Sip2<Space, Op>(space, op, 0.9, la::SipOrdering::lexicographic).solve(ref, b, fixed);
-    auto dev = [&](const F2& h) {
+    auto dev = [&](const auto& h) {
       return Kokkos::create_mirror_view_and_copy(CMem{}, h);
     };
     COp cop;
