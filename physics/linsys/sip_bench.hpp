@@ -34,6 +34,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
+#include "kflow/linalg/sip3.hpp"
 
 namespace kflow::linsys {
 
@@ -89,11 +90,105 @@ PoissonProblem<Space, Real> poisson_problem(const Space& space, int n) {
   return p;
 }
 
+namespace kernels {
+// The 3D counterpart: -laplace u = f on the unit cube, u = 0 on the walls,
+// u = sin(pi x) sin(pi y) sin(pi z).
+template <class Space, class Real, class F>
+void fill_poisson3(const Space& space, const la::Grid& g, const F* c, const F& b) {
+  const int n = g.cells[0];
+  const double h = g.spacing(0), a = 1 / (h * h), pi = 3.14159265358979323846;
+  const F cp = c[0], cw = c[1], ce = c[2], cs = c[3], cn = c[4], cb = c[5], ct = c[6];
+  Kokkos::parallel_for(
+      "kflow::linsys::sip::fill3", la::interior_policy<3>(space, g),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        cw(i, j, k) = Real(i > 1 ? a : 0);
+        ce(i, j, k) = Real(i < n ? a : 0);
+        cs(i, j, k) = Real(j > 1 ? a : 0);
+        cn(i, j, k) = Real(j < n ? a : 0);
+        cb(i, j, k) = Real(k > 1 ? a : 0);
+        ct(i, j, k) = Real(k < n ? a : 0);
+        cp(i, j, k) = Real(-6 * a - (i == 1 || i == n ? a : 0) - (j == 1 || j == n ? a : 0) -
+                           (k == 1 || k == n ? a : 0));
+        b(i, j, k) = Real(-3 * pi * pi * Kokkos::sin(pi * (i - 0.5) * h) *
+                          Kokkos::sin(pi * (j - 0.5) * h) * Kokkos::sin(pi * (k - 0.5) * h));
+      });
+}
+}  // namespace kernels
+
+// SIP 3D rows (dim=3): n^3 cells, n = 2^k.
+template <class Space, class Real>
+void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, double tol, int sweeps,
+              int every, int max_its, int repeat, std::vector<KernelBenchRow>& rows) {
+  using Mem = typename Space::memory_space;
+  using Op = la::Stencil7<Real, Mem>;
+  constexpr bool gpu = la::Sip3<Space, Op>::gpu;
+  auto best_of = [&](auto&& fn) {
+    double best = 1e300;
+    for (int r = 0; r < repeat; ++r) {
+      space.fence();
+      Kokkos::Timer t;
+      fn();
+      space.fence();
+      best = std::min(best, t.seconds());
+    }
+    return best;
+  };
+  for (long k : ks) {
+    const int n = 1 << k;
+    la::Grid g;
+    g.dim = 3;
+    g.cells = {n, n, n};
+    la::Field<Real, 3, Mem> c[7], b = la::make_field<Real, 3>(space, "b", g),
+                                  x = la::make_field<Real, 3>(space, "x", g);
+    for (auto& f : c) f = la::make_field<Real, 3>(space, "c", g);
+    kernels::fill_poisson3<Space, Real>(space, g, c, b);
+    Op op;
+    op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5],
+    op.ct = c[6];
+    op.grid = g;
+    const double pi = std::acos(-1.0), b_max = 3 * pi * pi;
+    const auto ord = gpu ? la::SipOrdering::diagonals : la::SipOrdering::lexicographic;
+    const std::string what =
+        std::to_string(n) + "^3 cells, sip3d " + (gpu ? "hyperplanes" : "lexicographic");
+    KernelBenchRow fr;
+    fr.seconds = best_of([&] { la::Sip3<Space, Op> s(space, op, alpha, ord); });
+    fr.label = what + ", factorization";
+    rows.push_back(fr);
+    la::Sip3<Space, Op> sip(space, op, alpha, ord);
+    la::SolveControl fixed;
+    fixed.tolerance = 0;
+    fixed.max_iterations = sweeps;
+    KernelBenchRow it;
+    it.seconds = best_of([&] { sip.solve(x, b, fixed); }) / sweeps;
+    it.bytes = 25.0 * double(n) * n * n * sizeof(Real);  // 10 + 6 + 9 values per cell
+    it.label = what + ", one iteration";
+    rows.push_back(it);
+    la::SolveControl c2;
+    c2.tolerance = tol * b_max;
+    c2.check_every = every;
+    c2.max_iterations = max_its;
+    la::SolveStats st;
+    KernelBenchRow tt;
+    tt.seconds = best_of([&] {
+      Kokkos::deep_copy(space, x, Real(0));
+      st = sip.solve(x, b, c2);
+    });
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2e", st.criterion / b_max);
+    tt.label = what + ", to tolerance";
+    tt.note = std::to_string(st.iterations) + " iterations, residual " + buf + " x max|b|" +
+              (st.converged ? "" : " NOT CONVERGED");
+    rows.push_back(tt);
+  }
+}
+
 template <class Space, class Real>
 std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& log) {
   constexpr bool gpu = la::Sip2<Space, la::Stencil5<Real, typename Space::memory_space>>::gpu;
   const auto& P = o.params;
-  const auto ks = P.get_ints("k", {5, 7, 9, 10}, 1);
+  const int dim = int(P.get_int("dim", 2, 2));
+  const auto ks =
+      P.get_ints("k", dim == 3 ? std::vector<long>{4, 5, 6} : std::vector<long>{5, 7, 9, 10}, 1);
   std::vector<std::string> ord_names = {"diagonals", "pipelined"};
   if (!gpu) ord_names.insert(ord_names.begin(), "lexicographic");
   const auto ords =
@@ -108,6 +203,7 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
   const int strip = int(P.get_int("strip_rows", 0, 0));
   const auto solvers = P.get_choices("solvers", "sip,rbsor", {"sip", "rbsor"});
   P.check_unknown("sip");
+  if (dim > 3) throw Error("bench sip: --set dim=" + std::to_string(dim) + ": expected 2 or 3");
   if (!(alpha >= 0 && alpha < 1))
     throw Error("bench sip: --set alpha=" + std::to_string(alpha) + ": expected 0 <= alpha < 1");
   for (long k : ks)
@@ -134,6 +230,10 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
     return best;
   };
 
+  if (dim == 3) {
+    run_sip3<Space, Real>(space, ks, alpha, tol, sweeps, every, max_its, repeat, rows);
+    return rows;
+  }
   for (long k : ks) {
     const int n = 1 << k;
     auto p = poisson_problem<Space, Real>(space, n);
