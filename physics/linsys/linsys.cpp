@@ -18,5 +18,6 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "dim=2|3 (2; 3: SIP 3D on n^3 cells, n = 2^k, k 4,5,6), k=LIST (5,7,9,10), ordering=LIST of "
     "lexicographic (CPU),diagonals,pipelined or all, "
     "alpha=A (0.92), tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), "
-    "check_every=N (5), max_iterations=N (20000), sweeps=N (10, for the per-iteration time), "
+    "check_every=N (5), max_iterations=N (100000), to_tolerance=LIST of orderings or none (GPU "
+    "pipelined, CPU none), sweeps=N (10, for the per-iteration time), "
     "strip_rows=H (pipelined; 32 GPU, 1 CPU), solvers=sip,rbsor"}))
