@@ -198,6 +198,11 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   const auto layouts =
       P.get_choices("layout", "contiguous,interleaved", {"contiguous", "interleaved"});
   const int rows = int(P.get_int("rows_per_chunk", 8, 2));
+  const int team = int(P.get_int("team_size", 0, 0));
+  const int segment = int(P.get_int("segment_rows", 0, 0));
+  if (segment != 0 && segment < 8)
+    throw Error("bench tridiag: --set segment_rows=" + std::to_string(segment) +
+                ": expected 0 (automatic) or >= 8");
   P.check_unknown("tridiag");
   const int repeat = std::max(1, o.repeat);
 
@@ -205,6 +210,8 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   std::vector<KernelBenchRow> rows_out;
   la::Tridiag<Space, Real> solver(space);
   solver.rows_per_chunk(rows);
+  solver.team_size(team);
+  solver.segment_rows(segment);
   solver.check_pivots(false);  // checked once per row below, outside the timing
 
   auto timed = [&](auto&& fn) {

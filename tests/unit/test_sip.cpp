@@ -115,10 +115,15 @@ TEST_CASE("SIP solves a variable-coefficient 5-point system in every ordering", 
     const auto op = variable_op(g);
     const F2 exact = random_field(g, 5);
     const F2 b = rhs_of(op, exact);
+    // Every ordering and criterion on the first grid; the one-thread
+    // lexicographic sweep (no kernel launch per diagonal) on the others.
+    // Identical iterates of all orderings are checked in the next test.
+    const bool all = nx == 23;
     for (auto ord : orderings)
       for (int strip : {1, 2, 3}) {
         if (ord != la::SipOrdering::pipelined && strip > 1) continue;
         if (strip > Space().concurrency()) continue;
+        if (!all && ord != la::SipOrdering::lexicographic) continue;
         for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
           F2 x = field(g);
           la::Sip2<Space, Op> sip(space, op, 0.92, ord, strip);
@@ -138,7 +143,7 @@ TEST_CASE("SIP solves a variable-coefficient 5-point system in every ordering", 
 
 TEST_CASE("SIP: every ordering gives the same iterates", "[unit][sip]") {
   Space space;
-  const auto g = grid2(37, 29);
+  const auto g = grid2(21, 13);
   const auto op = variable_op(g);
   const F2 b = rhs_of(op, random_field(g, 9));
   la::SolveControl fixed;
