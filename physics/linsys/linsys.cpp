@@ -4,12 +4,13 @@
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tridiag",
-    "batched and single tridiagonal solves: Thomas, CR, PCR, hybrid (and cuSPARSE in CUDA "
-    "builds); seed 003 Table 3 and 3D ADI batches",
+    "batched and single tridiagonal solves: Thomas, CR, PCR, hybrid, partitioned (and "
+    "cuSPARSE in CUDA builds); seed 003 Table 3 and 3D ADI batches",
     "case=batched|adi|single (batched), n=LIST (batched 512,256; adi 512 GPU / 256 CPU; single "
     "2^16,2^22,2^24,2^25), systems=N (batched; default n^2), layout=contiguous,interleaved, "
     "method=LIST of thomas,cr,pcr,hybrid,partitioned,auto,cusparse or all, rows_per_chunk=R "
-    "(hybrid, 8)"}))
+    "(hybrid, partitioned: 8), team_size=T (pcr, hybrid, partitioned; 0 = from n), "
+    "segment_rows=L (partitioned; 0 = the longest that fits team scratch)"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "sip",
