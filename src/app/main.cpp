@@ -210,6 +210,7 @@ int cmd_check(const Args& a) {
   std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << g.cells_text()
             << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir
             << "\n";
+  for (const auto& n : pc.setup->notes) std::cout << "  note: " << n << "\n";
   return 0;
 }
 

@@ -184,6 +184,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   if (ts.has("dt") && ts.has("safety_factor"))
     ts.fail("dt", "give either time.dt (a fixed step) or time.safety_factor (adaptive), not both");
   pc.dt_floor = ts.get("dt_floor", 1e-14, 0.0, 1e308, true);
+  pc.float_clock = ts.get_choice("clock", {"float64", "float32"}, "float64") == "float32";
 
   const auto os = pc.config.section("output");
   pc.output_dir = os.get_string("directory", "out/" + stem(opt.case_path));
@@ -380,6 +381,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     log << "kflow: case \"" << pc.name << "\": model " << pc.model->name << ", grid "
         << grid.cells_text() << ", " << pc.precision << ", backend " << pc.backend << " ("
         << backend_description(pc.backend) << ")\n";
+  if (!opt.quiet)
+    for (const auto& n : pc.setup->notes) log << "kflow: note: " << n << "\n";
   if (opt.write_output && pc.format == "kff" && !opt.quiet)
     log << "kflow: frames are written as .kff field files"
         << (io::vtk_available() ? "" : " (this build has no VTK)")
@@ -536,11 +539,16 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       // Land exactly on output times and the end.
       double t_new = t + dt;
       bool at_output = false;
-      if (t_new >= t_next_out * (1 - 1e-12)) {
-        t_new = t_next_out, at_output = true;
+      if (pc.float_clock) {
+        t_new = double(float(float(t) + float(dt)));
+        at_output = t_new >= t_next_out;
+      } else {
+        if (t_new >= t_next_out * (1 - 1e-12)) {
+          t_new = t_next_out, at_output = true;
+        }
+        if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
+        dt = t_new - t;
       }
-      if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
-      dt = t_new - t;
       model->step(t, dt);
       t = t_new;
       ++step;

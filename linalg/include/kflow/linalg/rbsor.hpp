@@ -53,15 +53,27 @@ KOKKOS_INLINE_FUNCTION Real sor_update(const Op& op, const X& x, const B& b, Rea
   return Kokkos::fabs(updated - old);
 }
 
+// One colour.  GPUs: one thread per cell of the colour (MDRange over
+// (ii, j)).  CPUs: one task per row, looping over the row's cells of the
+// colour (an MDRange of half-rows cost about 5x more per cell there).
 template <class ExecSpace, class Op, class X, class B, class Real>
 void rb_sweep(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega,
               int colour) {
   const int nx = op.grid.cells[0];
-  Kokkos::parallel_for(
-      "kflow::linalg::rbsor::sweep", colour_policy(space, op.grid), KOKKOS_LAMBDA(int ii, int j) {
-        const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
-        if (i <= nx) sor_update(op, x, b, omega, i, j);
-      });
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_for(
+        "kflow::linalg::rbsor::sweep", colour_policy(space, op.grid), KOKKOS_LAMBDA(int ii, int j) {
+          const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
+          if (i <= nx) sor_update(op, x, b, omega, i, j);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "kflow::linalg::rbsor::sweep",
+        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1), KOKKOS_LAMBDA(int j) {
+          for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2)
+            sor_update(op, x, b, omega, i, j);
+        });
+  }
 }
 
 // The same sweep, returning max |change| over the colour.
@@ -70,16 +82,30 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
                        int colour) {
   const int nx = op.grid.cells[0];
   Real change = 0;
-  Kokkos::parallel_reduce(
-      "kflow::linalg::rbsor::sweep_change", colour_policy(space, op.grid),
-      KOKKOS_LAMBDA(int ii, int j, Real& acc) {
-        const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
-        if (i > nx) return;
-        const Real d = sor_update(op, x, b, omega, i, j);
-        const Real v = d == d ? d : Real(HUGE_VAL);  // NaN: diverged, never converged
-        acc = v > acc ? v : acc;
-      },
-      Kokkos::Max<Real>(change));
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_reduce(
+        "kflow::linalg::rbsor::sweep_change", colour_policy(space, op.grid),
+        KOKKOS_LAMBDA(int ii, int j, Real& acc) {
+          const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
+          if (i > nx) return;
+          const Real d = sor_update(op, x, b, omega, i, j);
+          const Real v = d == d ? d : Real(HUGE_VAL);  // NaN: diverged, never converged
+          acc = v > acc ? v : acc;
+        },
+        Kokkos::Max<Real>(change));
+  } else {
+    Kokkos::parallel_reduce(
+        "kflow::linalg::rbsor::sweep_change",
+        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
+        KOKKOS_LAMBDA(int j, Real& acc) {
+          for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2) {
+            const Real d = sor_update(op, x, b, omega, i, j);
+            const Real v = d == d ? d : Real(HUGE_VAL);  // NaN: diverged, never converged
+            acc = v > acc ? v : acc;
+          }
+        },
+        Kokkos::Max<Real>(change));
+  }
   return double(change);
 }
 
@@ -107,6 +133,11 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
     SolveStats s;
     const Real w = Real(omega_);
     const int every = std::max(1, c.check_every);
+    double scale = 1;
+    if (c.tolerance > 0 && c.criterion == Criterion::residual) {
+      scale = rhs_max_norm(b);
+      if (!(scale > 0)) scale = 1;
+    }
     for (int k = 1; k <= c.max_iterations; ++k) {
       const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
       if (check && c.criterion == Criterion::change) {
@@ -116,7 +147,7 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
       } else {
         kernels::rb_sweep(space_, op_, x, b, w, 0);
         kernels::rb_sweep(space_, op_, x, b, w, 1);
-        if (check) s.criterion = residual_max_norm(space_, op_, x, b);
+        if (check) s.criterion = residual_max_norm(space_, op_, x, b) / scale;
       }
       s.iterations = k;
       if (check && s.criterion <= c.tolerance) {
@@ -131,6 +162,21 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
   double omega() const { return omega_; }
 
  private:
+  double rhs_max_norm(const typename Base::B& b) const {
+    const Op op = op_;
+    double r = 0;
+    Kokkos::parallel_reduce(
+        "kflow::linalg::rbsor::rhs_max_norm", interior_policy<2>(space_, op_.grid),
+        KOKKOS_LAMBDA(int i, int j, double& acc) {
+          if (op.coeffs(i, j).p == 0) return;
+          const double d = Kokkos::fabs(double(b(i, j)));
+          acc = d > acc ? d : acc;
+        },
+        Kokkos::Max<double>(r));
+    space_.fence("kflow::linalg::rbsor::rhs_max_norm");
+    return r;
+  }
+
   ExecSpace space_;
   Op op_;
   double omega_;

@@ -13,11 +13,12 @@ namespace kflow::linalg {
 // What "converged" means.
 enum class Criterion {
   change,   // max |x^(k) - x^(k-1)| over one iteration (the paper's criterion)
-  residual  // max |b - A x^(k)|
+  residual  // max |b - A x^(k)| / max |b| (absolute where b = 0)
 };
 
 struct SolveControl {
-  // Absolute tolerance on the criterion's max-norm; 0 runs exactly
+  // Tolerance on the criterion (absolute for "change", relative to max |b|
+  // for "residual"); 0 runs exactly
   // max_iterations with no convergence check (no host synchronisation).
   double tolerance = 1e-6;
   int max_iterations = 10000;

@@ -38,6 +38,9 @@ struct ModelSetup {
   virtual ~ModelSetup() = default;
   linalg::Grid grid;
   std::vector<std::string> fields;  // every field the model can output
+  // Messages about the set-up worth a user's attention (e.g. geometry fixed
+  // up); printed by 'kflow check' and at the start of a run.
+  std::vector<std::string> notes;
 };
 
 class Model {

@@ -1,0 +1,360 @@
+// physics/mac2d: case parsing, geometry (flag field) and registration.  The
+// Kokkos code is in mac2d_impl.hpp, instantiated per (backend, precision).
+
+#include "mac2d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kflow/core/registry.hpp"
+#include "kflow/linalg/stencil.hpp"
+
+namespace kflow::mac2d {
+
+namespace {
+
+namespace mb = linalg::mask_bits;
+const char* const side_names[4] = {"west", "east", "south", "north"};
+
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(6);
+  o << v;
+  return o.str();
+}
+
+Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& g) {
+  const std::string key = side_names[sd];
+  Boundary b;
+  const auto kind = bs.get_kind(
+      key, {"no_slip", "free_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
+  const auto t = bs.section(key);
+  const int along = sd < 2 ? 1 : 0;  // the coordinate along the side
+  const double s0 = g.origin[along], s1 = g.origin[along] + g.length[along];
+  if (kind == "no_slip") b.type = Bc::no_slip;
+  if (kind == "free_slip") b.type = Bc::free_slip;
+  if (kind == "outflow") b.type = Bc::outflow;
+  if (kind == "periodic") b.type = Bc::periodic;
+  if (kind == "moving_wall") {
+    b.type = Bc::moving_wall;
+    if (!t.has("velocity"))
+      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = U } (the wall's " +
+                       std::string(along == 0 ? "x" : "y") + " velocity)");
+    b.tangential = t.get("velocity", 0.0);
+  }
+  if (kind == "inflow") {
+    b.type = Bc::inflow;
+    const auto prof = t.get_choice("profile", {"uniform", "parabolic", "table"}, "uniform");
+    b.profile = prof == "uniform"     ? Profile::uniform
+                : prof == "parabolic" ? Profile::parabolic
+                                      : Profile::table;
+    b.tangential = t.get("tangential_velocity", 0.0);
+    const auto range = t.get_numbers("range", 2, 2, {s0, s1});
+    b.lo = range[0], b.hi = range[1];
+    if (!(b.lo < b.hi) || b.lo < s0 - 1e-12 * std::fabs(s1) || b.hi > s1 + 1e-12 * std::fabs(s1))
+      t.fail("range", "expected [lo, hi] with " + num(s0) + " <= lo < hi <= " + num(s1) +
+                          " (the extent of the " + key + " side)");
+    if (b.profile == Profile::table) {
+      b.table_s = t.get_numbers("s", 2, 1u << 20, {});
+      b.table_u = t.get_numbers("u", 2, 1u << 20, {});
+      if (b.table_s.empty() || b.table_u.size() != b.table_s.size())
+        t.fail("u",
+               "profile = \"table\" needs arrays s (positions along the side) and u "
+               "(inflow velocity) of the same length, at least 2 points");
+      for (std::size_t k = 1; k < b.table_s.size(); ++k)
+        if (!(b.table_s[k] > b.table_s[k - 1])) t.fail("s", "expected increasing positions");
+    } else {
+      const std::string vkey = b.profile == Profile::uniform ? "velocity" : "max_velocity";
+      if (!t.has(vkey))
+        bs.fail(key, "an inflow with profile \"" + prof + "\" needs " + vkey +
+                         " (the velocity into the domain)");
+      b.normal = t.get(vkey, 0.0);
+    }
+  }
+  return b;
+}
+
+// Normal inflow velocity (into the domain) at position s along the side.
+double inflow_at(const Boundary& b, double s) {
+  if (s < b.lo || s > b.hi) return 0;
+  if (b.profile == Profile::uniform) return b.normal;
+  if (b.profile == Profile::parabolic) {
+    const double x = (s - b.lo) / (b.hi - b.lo);
+    return 4 * b.normal * x * (1 - x);
+  }
+  const auto& S = b.table_s;
+  const auto& U = b.table_u;
+  if (s <= S.front()) return U.front();
+  if (s >= S.back()) return U.back();
+  const auto k = std::upper_bound(S.begin(), S.end(), s) - S.begin();
+  const double w = (s - S[k - 1]) / (S[k] - S[k - 1]);
+  return (1 - w) * U[k - 1] + w * U[k];
+}
+
+struct Shape {
+  bool circle = false;
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0, r = 0;
+  bool contains(double x, double y) const {
+    if (circle) return (x - x0) * (x - x0) + (y - y0) * (y - y0) < r * r;
+    return x > x0 && x < x1 && y > y0 && y < y1;
+  }
+};
+
+// Flags, thin-obstacle fix-up and the checks that need the geometry.
+void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
+  const auto& g = s.grid;
+  const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2;
+  std::vector<char> fluid(std::size_t(ex) * (ny + 2), 0);
+  auto at = [&](int i, int j) -> char& {
+    return fluid[i + std::size_t(ex) * j];
+  };
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      const double x = g.centre(0, i - 1), y = g.centre(1, j - 1);
+      at(i, j) = std::none_of(shapes.begin(), shapes.end(),
+                              [&](const Shape& sh) { return sh.contains(x, y); });
+    }
+  auto wrap_i = [&](int i) {
+    return s.periodic_x ? (i < 1 ? nx : i > nx ? 1 : i) : i;
+  };
+  auto wrap_j = [&](int j) {
+    return s.periodic_y ? (j < 1 ? ny : j > ny ? 1 : j) : j;
+  };
+  auto is_fluid = [&](int i, int j) {
+    return at(wrap_i(i), wrap_j(j)) != 0;
+  };
+
+  // The book's rule: an obstacle cell may not have fluid on two opposite
+  // sides (it would be a wall one cell thick, with two different boundary
+  // values on one face).  Such cells become fluid, as the book does, repeated
+  // until none is left.
+  long fixed = 0;
+  for (bool again = true; again;) {
+    again = false;
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i)
+        if (!at(i, j) && ((is_fluid(i - 1, j) && is_fluid(i + 1, j)) ||
+                          (is_fluid(i, j - 1) && is_fluid(i, j + 1)))) {
+          at(i, j) = 1, again = true, ++fixed;
+        }
+  }
+  if (fixed > 0)
+    s.notes.push_back(std::to_string(fixed) +
+                      " obstacle cell(s) had fluid on two opposite sides (obstacles must be at "
+                      "least two cells thick, Griebel et al. 1998, sec. 3.1.3) and were made "
+                      "fluid; refine the grid to resolve thin obstacles");
+
+  s.flags.assign(std::size_t(ex) * (ny + 2), 0);
+  s.fluid_cells = 0;
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      if (!at(i, j)) continue;
+      ++s.fluid_cells;
+      std::uint8_t m = mb::self;
+      if ((i > 1 || s.periodic_x) && is_fluid(i - 1, j)) m |= mb::west;
+      if ((i < nx || s.periodic_x) && is_fluid(i + 1, j)) m |= mb::east;
+      if ((j > 1 || s.periodic_y) && is_fluid(i, j - 1)) m |= mb::south;
+      if ((j < ny || s.periodic_y) && is_fluid(i, j + 1)) m |= mb::north;
+      s.flags[i + std::size_t(ex) * j] = m;
+    }
+  auto obstacles = c.section("obstacle");
+  if (s.fluid_cells == 0) obstacles.fail("", "the obstacles cover the whole domain");
+
+  // Connected fluid regions (flood fill over the pressure graph).
+  std::vector<int> region(fluid.size(), -1);
+  int regions = 0;
+  std::vector<int> stack;
+  for (int j0 = 1; j0 <= ny; ++j0)
+    for (int i0 = 1; i0 <= nx; ++i0) {
+      const std::size_t k0 = i0 + std::size_t(ex) * j0;
+      if (!s.flags[k0] || region[k0] >= 0) continue;
+      region[k0] = regions;
+      stack.assign(1, int(k0));
+      while (!stack.empty()) {
+        const int k = stack.back();
+        stack.pop_back();
+        const int i = k % ex, j = k / ex;
+        const std::uint8_t m = s.flags[k];
+        const int nb[4][3] = {{mb::west, wrap_i(i - 1), j},
+                              {mb::east, wrap_i(i + 1), j},
+                              {mb::south, i, wrap_j(j - 1)},
+                              {mb::north, i, wrap_j(j + 1)}};
+        for (const auto& n : nb)
+          if (m & n[0]) {
+            const std::size_t kn = n[1] + std::size_t(ex) * n[2];
+            if (region[kn] < 0) region[kn] = regions, stack.push_back(int(kn));
+          }
+      }
+      ++regions;
+    }
+  if (regions > 1)
+    obstacles.fail("", "the obstacles split the fluid into " + std::to_string(regions) +
+                           " disconnected regions (a closed-off region has no well-posed "
+                           "pressure); remove or shrink the obstacles that close the domain");
+
+  // Compatibility: with no outflow (and not periodic), the net inflow through
+  // the sides must vanish, or the pressure equation has no solution.
+  bool outflow = false;
+  double net = 0, total = 0;
+  for (int sd = 0; sd < 4; ++sd) {
+    const auto& b = s.side[sd];
+    if (b.type == Bc::outflow) outflow = true;
+    if (b.type != Bc::inflow) continue;
+    const int along = sd < 2 ? 1 : 0;
+    const int n = g.cells[along];
+    for (int k = 1; k <= n; ++k) {
+      const bool open = sd == 0 ? at(1, k) : sd == 1 ? at(nx, k) : sd == 2 ? at(k, 1) : at(k, ny);
+      if (!open) continue;
+      const double q = inflow_at(b, g.centre(along, k - 1)) * g.spacing(along);
+      net += q;
+      total += std::fabs(q);
+    }
+  }
+  if (!outflow && std::fabs(net) > 1e-12 * std::max(total, 1e-300)) {
+    auto bs = c.section("boundary");
+    int first = 0;
+    while (s.side[first].type != Bc::inflow) ++first;
+    bs.fail(side_names[first],
+            "the inflow sides bring a net volume flux of " + num(net) +
+                " into a domain with no outflow side: the pressure equation has no solution "
+                "(incompressible fluid); add an outflow side or balance the inflows");
+  }
+  s.project_rhs = outflow;
+}
+
+std::unique_ptr<ModelSetup> parse(Config& c) {
+  auto s = std::make_unique<Setup>();
+  auto& g = s->grid;
+  const auto gs = c.section("grid");
+  if (!gs.has("cells")) gs.fail("cells", "missing; expected [imax, jmax]");
+  const auto cells = gs.get_ints("cells", 2, 2, 2, 1 << 20, {});
+  const auto length = gs.get_numbers("length", 2, 2, {1.0, 1.0});
+  const auto origin = gs.get_numbers("origin", 2, 2, {0.0, 0.0});
+  g.dim = 2;
+  for (int d = 0; d < 2; ++d) {
+    g.cells[d] = int(cells[d]);
+    if (!(length[d] > 0)) gs.fail("length", "expected positive lengths");
+    g.length[d] = length[d];
+    g.origin[d] = origin[d];
+  }
+  if (double(g.interior_cells()) > 2e9) gs.fail("cells", "more than 2e9 cells");
+  s->fields = {"velocity",   "pressure", "vorticity", "stream_function",
+               "divergence", "flags",    "u",         "v"};
+
+  const auto ps = c.section("physics");
+  s->re = ps.require("reynolds", 0.0, 1e300, true);
+  s->gamma = ps.get("gamma", 0.9, 0.0, 1.0);
+  const auto gravity = ps.get_numbers("gravity", 2, 2, {0.0, 0.0});
+  s->gx = gravity[0], s->gy = gravity[1];
+
+  const auto bs = c.section("boundary");
+  for (int sd = 0; sd < 4; ++sd) s->side[sd] = parse_side(bs, sd, g);
+  for (const char* k : {"top", "bottom"})
+    if (bs.has(k)) bs.fail(k, "mac2d is 2D: the sides are west, east, south, north");
+  for (int a = 0; a < 2; ++a) {
+    const bool lo = s->side[2 * a].type == Bc::periodic,
+               hi = s->side[2 * a + 1].type == Bc::periodic;
+    if (lo != hi)
+      bs.fail(side_names[lo ? 2 * a + 1 : 2 * a],
+              std::string("'") + side_names[lo ? 2 * a : 2 * a + 1] +
+                  "' is periodic, so its partner must be periodic too");
+    if (lo && g.cells[a] % 2)
+      gs.fail("cells",
+              "a periodic direction needs an even number of cells for the red-black "
+              "ordering (got " +
+                  std::to_string(g.cells[a]) + ")");
+  }
+  s->periodic_x = s->side[0].type == Bc::periodic;
+  s->periodic_y = s->side[2].type == Bc::periodic;
+
+  std::vector<Shape> shapes;
+  for (const auto& o : c.section("").tables("obstacle")) {
+    Shape sh;
+    const auto kind = o.get_choice("shape", {"rectangle", "circle"}, "rectangle");
+    if (kind == "circle") {
+      sh.circle = true;
+      const auto cen = o.get_numbers("centre", 2, 2, {});
+      if (cen.empty()) o.fail("centre", "missing; a circle needs centre = [x, y] and radius");
+      sh.x0 = cen[0], sh.y0 = cen[1];
+      sh.r = o.require("radius", 0.0, 1e300, true);
+    } else {
+      const auto lo = o.get_numbers("min", 2, 2, {}), hi = o.get_numbers("max", 2, 2, {});
+      if (lo.empty() || hi.empty())
+        o.fail(lo.empty() ? "min" : "max",
+               "missing; a rectangle needs min = [x0, y0] and "
+               "max = [x1, y1]");
+      if (!(lo[0] < hi[0] && lo[1] < hi[1])) o.fail("max", "expected max > min in x and y");
+      sh.x0 = lo[0], sh.y0 = lo[1], sh.x1 = hi[0], sh.y1 = hi[1];
+    }
+    shapes.push_back(sh);
+  }
+
+  const auto is = c.section("initial");
+  s->initial = is.get_choice("type", {"uniform", "taylor_green"}, "uniform");
+  const auto vel = is.get_numbers("velocity", 2, 2, {0.0, 0.0});
+  s->u0 = vel[0], s->v0 = vel[1];
+  s->init_box = is.get_numbers("box", 4, 4, {});
+  if (s->initial == "taylor_green" && (!s->periodic_x || !s->periodic_y))
+    is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
+
+  const auto ss = c.section("solver.pressure");
+  ss.get_choice("method", {"rbsor"}, "rbsor");
+  s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
+  if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
+  s->control.tolerance = ss.get("tolerance", 1e-6, 0.0, 1e300);
+  s->control.max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
+  s->control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));
+  const auto crit = ss.get_choice("criterion", {"residual", "change"}, "residual");
+  s->control.criterion = crit == "change" ? linalg::Criterion::change : linalg::Criterion::residual;
+  s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
+  s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
+  s->fixed_iterations = s->control.tolerance == 0;
+  if (s->first_steps > 0 && !s->fixed_iterations)
+    ss.fail("first_steps",
+            "first_steps/first_iterations (the paper's cavity protocol) need "
+            "tolerance = 0 (a fixed number of iterations per step)");
+
+  const auto ts = c.section("time");
+  s->dt_includes_ghosts =
+      ts.get_choice("velocity_max", {"with_ghosts", "interior"}, "with_ghosts") == "with_ghosts";
+
+  const auto fs = c.section("forces");
+  s->force_velocity = fs.get("reference_velocity", 0.0, 0.0, 1e300);
+  s->force_length = fs.get("reference_length", 0.0, 0.0, 1e300);
+  if ((s->force_velocity > 0) != (s->force_length > 0))
+    fs.fail(s->force_velocity > 0 ? "reference_length" : "reference_velocity",
+            "give both reference_velocity and reference_length (drag and lift coefficients "
+            "c = 2 F / (U^2 L))");
+
+  build_geometry(*s, c, shapes);
+  return s;
+}
+
+}  // namespace
+
+KFLOW_REGISTER_MODEL((ModelInfo{
+    "mac2d",
+    "2D incompressible Navier-Stokes, staggered MAC grid, donor-cell/central blend (gamma), "
+    "red-black SOR pressure solve, obstacles by flag field (seed 000; Griebel et al. 1998)",
+    parse,
+    R"(
+[case]
+model = "mac2d"
+[grid]
+cells = [1022, 1022]
+[physics]
+reynolds = 1000.0
+[boundary]
+north = { type = "moving_wall", velocity = 1.0 }
+[solver.pressure]
+tolerance = 0.0
+max_iterations = 5
+[time]
+steps = 200
+safety_factor = 0.5
+[output]
+log_every = 1000000
+)"}))
+
+}  // namespace kflow::mac2d

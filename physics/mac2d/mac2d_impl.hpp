@@ -1,0 +1,714 @@
+#pragma once
+// Kokkos implementation of physics/mac2d (included only by the generated
+// per-(backend, precision) translation units).
+//
+// One time step, all on the device (the paper's Algorithm 1):
+//   boundary values (sides, then obstacle cells) -> F, G -> right-hand side
+//   of (8) -> red-black SOR (linalg) -> velocity correction (6), (7)
+// The only values that come back to the host each step are |u|max, |v|max
+// for the next time step (one fused reduction), and the solver's
+// convergence check when a tolerance is set.
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "kflow/core/error.hpp"
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/rbsor.hpp"
+#include "kflow/linalg/stencil.hpp"
+#include "mac2d.hpp"
+
+namespace kflow::mac2d {
+
+// Boundary parameters in a form the device can read.
+template <class Real>
+struct SideParams {
+  int type[4];         // Bc per side
+  Real tangential[4];  // moving wall / inflow tangential velocity
+};
+
+namespace kernels {
+
+namespace mb = linalg::mask_bits;
+inline constexpr double pi = 3.14159265358979323846;
+
+// West and east sides, rows j = 1..jmax (Griebel et al. 1998, sec. 3.1.2;
+// digest 000, sec. 3.6).  In a periodic direction the west kernel copies
+// both ghost columns.
+template <class ExecSpace, class F2, class In>
+void side_bc_x(const ExecSpace& space, const linalg::Grid& g,
+               const SideParams<typename F2::value_type>& sp, const F2& u, const F2& v,
+               const In& inflow) {
+  const int nx = g.cells[0], ny = g.cells[1];
+  Kokkos::parallel_for(
+      "kflow::mac2d::boundary_x", Kokkos::RangePolicy<ExecSpace>(space, 1, ny + 1),
+      KOKKOS_LAMBDA(int j) {
+        switch (Bc(sp.type[0])) {
+          case Bc::no_slip:
+            u(0, j) = 0, v(0, j) = -v(1, j);
+            break;
+          case Bc::free_slip:
+            u(0, j) = 0, v(0, j) = v(1, j);
+            break;
+          case Bc::moving_wall:
+            u(0, j) = 0, v(0, j) = 2 * sp.tangential[0] - v(1, j);
+            break;
+          case Bc::inflow:
+            u(0, j) = inflow(j, 0), v(0, j) = 2 * sp.tangential[0] - v(1, j);
+            break;
+          case Bc::outflow:
+            u(0, j) = u(1, j), v(0, j) = v(1, j);
+            break;
+          case Bc::periodic:
+            u(0, j) = u(nx, j), v(0, j) = v(nx, j);
+            u(nx + 1, j) = u(1, j), v(nx + 1, j) = v(1, j);
+            break;
+        }
+        switch (Bc(sp.type[1])) {
+          case Bc::no_slip:
+            u(nx, j) = 0, v(nx + 1, j) = -v(nx, j);
+            break;
+          case Bc::free_slip:
+            u(nx, j) = 0, v(nx + 1, j) = v(nx, j);
+            break;
+          case Bc::moving_wall:
+            u(nx, j) = 0, v(nx + 1, j) = 2 * sp.tangential[1] - v(nx, j);
+            break;
+          case Bc::inflow:
+            u(nx, j) = -inflow(j, 1), v(nx + 1, j) = 2 * sp.tangential[1] - v(nx, j);
+            break;
+          case Bc::outflow:
+            u(nx, j) = u(nx - 1, j), v(nx + 1, j) = v(nx, j);
+            break;
+          case Bc::periodic:
+            break;
+        }
+      });
+}
+
+// South and north sides, columns i = 0..imax+1 (after the x sides, so the
+// corner ghosts are consistent).
+template <class ExecSpace, class F2, class In>
+void side_bc_y(const ExecSpace& space, const linalg::Grid& g,
+               const SideParams<typename F2::value_type>& sp, const F2& u, const F2& v,
+               const In& inflow) {
+  const int ny = g.cells[1];
+  Kokkos::parallel_for(
+      "kflow::mac2d::boundary_y", Kokkos::RangePolicy<ExecSpace>(space, 0, g.cells[0] + 2),
+      KOKKOS_LAMBDA(int i) {
+        switch (Bc(sp.type[2])) {
+          case Bc::no_slip:
+            v(i, 0) = 0, u(i, 0) = -u(i, 1);
+            break;
+          case Bc::free_slip:
+            v(i, 0) = 0, u(i, 0) = u(i, 1);
+            break;
+          case Bc::moving_wall:
+            v(i, 0) = 0, u(i, 0) = 2 * sp.tangential[2] - u(i, 1);
+            break;
+          case Bc::inflow:
+            v(i, 0) = inflow(i, 2), u(i, 0) = 2 * sp.tangential[2] - u(i, 1);
+            break;
+          case Bc::outflow:
+            v(i, 0) = v(i, 1), u(i, 0) = u(i, 1);
+            break;
+          case Bc::periodic:
+            u(i, 0) = u(i, ny), v(i, 0) = v(i, ny);
+            u(i, ny + 1) = u(i, 1), v(i, ny + 1) = v(i, 1);
+            break;
+        }
+        switch (Bc(sp.type[3])) {
+          case Bc::no_slip:
+            v(i, ny) = 0, u(i, ny + 1) = -u(i, ny);
+            break;
+          case Bc::free_slip:
+            v(i, ny) = 0, u(i, ny + 1) = u(i, ny);
+            break;
+          case Bc::moving_wall:
+            v(i, ny) = 0, u(i, ny + 1) = 2 * sp.tangential[3] - u(i, ny);
+            break;
+          case Bc::inflow:
+            v(i, ny) = -inflow(i, 3), u(i, ny + 1) = 2 * sp.tangential[3] - u(i, ny);
+            break;
+          case Bc::outflow:
+            v(i, ny) = v(i, ny - 1), u(i, ny + 1) = u(i, ny);
+            break;
+          case Bc::periodic:
+            break;
+        }
+      });
+}
+
+// Obstacle boundary cells (Griebel et al. 1998, sec. 3.1.3): the velocity on
+// a face between an obstacle and a fluid cell is zero; a tangential value
+// inside the obstacle mirrors the fluid value across the wall (no-slip).
+// Faces shared by two obstacle cells may be written by both threads, always
+// with the same value.
+template <class ExecSpace, class F2, class Flags>
+void obstacle_bc(const ExecSpace& space, const linalg::Grid& g, const F2& u, const F2& v,
+                 const Flags& flags) {
+  Kokkos::parallel_for(
+      "kflow::mac2d::boundary_obstacles", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j) {
+        if (flags(i, j) & mb::self) return;
+        const bool n = flags(i, j + 1) & mb::self, s = flags(i, j - 1) & mb::self;
+        const bool e = flags(i + 1, j) & mb::self, w = flags(i - 1, j) & mb::self;
+        if (!(n || s || e || w)) return;
+        if (n && e) {
+          u(i, j) = 0, v(i, j) = 0;
+          u(i - 1, j) = -u(i - 1, j + 1), v(i, j - 1) = -v(i + 1, j - 1);
+        } else if (s && e) {
+          u(i, j) = 0, v(i, j - 1) = 0;
+          u(i - 1, j) = -u(i - 1, j - 1), v(i, j) = -v(i + 1, j);
+        } else if (n && w) {
+          u(i - 1, j) = 0, v(i, j) = 0;
+          u(i, j) = -u(i, j + 1), v(i, j - 1) = -v(i - 1, j - 1);
+        } else if (s && w) {
+          u(i - 1, j) = 0, v(i, j - 1) = 0;
+          u(i, j) = -u(i, j - 1), v(i, j) = -v(i - 1, j);
+        } else if (n) {
+          v(i, j) = 0;
+          u(i, j) = -u(i, j + 1), u(i - 1, j) = -u(i - 1, j + 1);
+        } else if (s) {
+          v(i, j - 1) = 0;
+          u(i, j) = -u(i, j - 1), u(i - 1, j) = -u(i - 1, j - 1);
+        } else if (e) {
+          u(i, j) = 0;
+          v(i, j) = -v(i + 1, j), v(i, j - 1) = -v(i + 1, j - 1);
+        } else {
+          u(i - 1, j) = 0;
+          v(i, j) = -v(i - 1, j), v(i, j - 1) = -v(i - 1, j - 1);
+        }
+      });
+}
+
+// Physical parameters of F, G.
+template <class Real>
+struct MomentumParams {
+  Real dt, idx, idy, idx2, idy2, inv_re, gamma, gx, gy;
+};
+
+// F and G (eqs. (4), (5), with the book's donor-cell blended convection) on
+// every face between two fluid cells; F = u, G = v on every other face
+// (domain boundary and obstacle faces, §3.4 of the digest).
+template <class ExecSpace, class F2, class Flags>
+void compute_fg(const ExecSpace& space, const linalg::Grid& g,
+                const MomentumParams<typename F2::value_type>& m, const F2& u, const F2& v,
+                const F2& f, const F2& gg, const Flags& flags) {
+  using Real = typename F2::value_type;
+  Kokkos::parallel_for(
+      "kflow::mac2d::compute_fg", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j) {
+        const std::uint8_t fl = flags(i, j);
+        if (i == 1) f(0, j) = u(0, j);
+        if (j == 1) gg(i, 0) = v(i, 0);
+        const Real uc = u(i, j), vc = v(i, j);
+        if (fl & mb::east) {
+          const Real ue = u(i + 1, j), uw = u(i - 1, j), un = u(i, j + 1), us = u(i, j - 1);
+          const Real vn0 = v(i, j), vn1 = v(i + 1, j), vs0 = v(i, j - 1), vs1 = v(i + 1, j - 1);
+          const Real a = (uc + ue) / 2, b = (uw + uc) / 2;
+          const Real du2dx =
+              m.idx * (a * a - b * b) +
+              m.gamma * m.idx * (Kokkos::fabs(a) * (uc - ue) / 2 - Kokkos::fabs(b) * (uw - uc) / 2);
+          const Real vn = (vn0 + vn1) / 2, vs = (vs0 + vs1) / 2;
+          const Real duvdy =
+              m.idy * (vn * (uc + un) / 2 - vs * (us + uc) / 2) +
+              m.gamma * m.idy *
+                  (Kokkos::fabs(vn) * (uc - un) / 2 - Kokkos::fabs(vs) * (us - uc) / 2);
+          const Real lap = (ue - 2 * uc + uw) * m.idx2 + (un - 2 * uc + us) * m.idy2;
+          f(i, j) = uc + m.dt * (m.inv_re * lap - du2dx - duvdy + m.gx);
+        } else {
+          f(i, j) = uc;
+        }
+        if (fl & mb::north) {
+          const Real vn = v(i, j + 1), vs = v(i, j - 1), ve = v(i + 1, j), vw = v(i - 1, j);
+          const Real ue0 = u(i, j), ue1 = u(i, j + 1), uw0 = u(i - 1, j), uw1 = u(i - 1, j + 1);
+          const Real a = (vc + vn) / 2, b = (vs + vc) / 2;
+          const Real dv2dy =
+              m.idy * (a * a - b * b) +
+              m.gamma * m.idy * (Kokkos::fabs(a) * (vc - vn) / 2 - Kokkos::fabs(b) * (vs - vc) / 2);
+          const Real ue = (ue0 + ue1) / 2, uw = (uw0 + uw1) / 2;
+          const Real duvdx =
+              m.idx * (ue * (vc + ve) / 2 - uw * (vw + vc) / 2) +
+              m.gamma * m.idx *
+                  (Kokkos::fabs(ue) * (vc - ve) / 2 - Kokkos::fabs(uw) * (vw - vc) / 2);
+          const Real lap = (ve - 2 * vc + vw) * m.idx2 + (vn - 2 * vc + vs) * m.idy2;
+          gg(i, j) = vc + m.dt * (m.inv_re * lap - duvdx - dv2dy + m.gy);
+        } else {
+          gg(i, j) = vc;
+        }
+      });
+}
+
+// Right-hand side of (8) on fluid cells; returns nothing.  West/south
+// neighbours wrap in periodic directions.
+template <class ExecSpace, class F2, class Op>
+void compute_rhs(const ExecSpace& space, const Op& op, typename F2::value_type dt, const F2& f,
+                 const F2& gg, const F2& rhs) {
+  using Real = typename F2::value_type;
+  const Real idx = Real(1 / op.grid.spacing(0)), idy = Real(1 / op.grid.spacing(1));
+  Kokkos::parallel_for(
+      "kflow::mac2d::compute_rhs", linalg::interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j) {
+        if (!(op.mask(i, j) & mb::self)) {
+          rhs(i, j) = 0;
+          return;
+        }
+        rhs(i, j) =
+            ((f(i, j) - f(op.west(i), j)) * idx + (gg(i, j) - gg(i, op.south(j))) * idy) / dt;
+      });
+}
+
+// Subtracts the mean of the right-hand side over the fluid cells (the
+// compatibility condition of the Neumann problem, needed with outflow sides).
+template <class ExecSpace, class F2, class Op>
+void project_rhs(const ExecSpace& space, const Op& op, long fluid_cells, const F2& rhs) {
+  using Real = typename F2::value_type;
+  double total = 0;
+  Kokkos::parallel_reduce(
+      "kflow::mac2d::rhs_mean", linalg::interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& acc) { acc += rhs(i, j); }, total);
+  const Real mean = Real(total / double(fluid_cells));
+  Kokkos::parallel_for(
+      "kflow::mac2d::rhs_project", linalg::interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j) {
+        if (op.mask(i, j) & mb::self) rhs(i, j) -= mean;
+      });
+}
+
+// Velocity correction (6), (7) on faces between two fluid cells (the paper's
+// eq. (7) prints dt/dx; dt/dy is the consistent form, digest item 1).
+template <class ExecSpace, class F2, class Op>
+void correct_velocity(const ExecSpace& space, const Op& op, typename F2::value_type dt, const F2& f,
+                      const F2& gg, const F2& p, const F2& u, const F2& v) {
+  using Real = typename F2::value_type;
+  const Real cx = Real(dt / op.grid.spacing(0)), cy = Real(dt / op.grid.spacing(1));
+  Kokkos::parallel_for(
+      "kflow::mac2d::correct_velocity", linalg::interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j) {
+        const std::uint8_t m = op.mask(i, j);
+        if (m & mb::east) u(i, j) = f(i, j) - cx * (p(op.east(i), j) - p(i, j));
+        if (m & mb::north) v(i, j) = gg(i, j) - cy * (p(i, op.north(j)) - p(i, j));
+      });
+}
+
+// max |u|, max |v| over every stored value (with_ghosts, the book's
+// comp_delt) or over the interior faces.
+template <class ExecSpace, class F2>
+void velocity_max(const ExecSpace& space, const linalg::Grid& g, bool ghosts, const F2& u,
+                  const F2& v, double& umax, double& vmax) {
+  using Real = typename F2::value_type;
+  Real um = 0, vm = 0;
+  const auto policy =
+      ghosts ? linalg::full_policy<2>(space, g) : linalg::interior_policy<2>(space, g);
+  Kokkos::parallel_reduce(
+      "kflow::mac2d::velocity_max", policy,
+      KOKKOS_LAMBDA(int i, int j, Real& a, Real& b) {
+        const Real x = Kokkos::fabs(u(i, j)), y = Kokkos::fabs(v(i, j));
+        a = x > a ? x : a;
+        b = y > b ? y : b;
+      },
+      Kokkos::Max<Real>(um), Kokkos::Max<Real>(vm));
+  umax = double(um), vmax = double(vm);
+}
+
+// max |div u| over fluid cells, and the kinetic energy 1/2 sum |u|^2 dx dy
+// (cell-centred velocities).
+template <class ExecSpace, class F2, class Op>
+void flow_norms(const ExecSpace& space, const Op& op, const F2& u, const F2& v, double& div,
+                double& energy) {
+  const double idx = 1 / op.grid.spacing(0), idy = 1 / op.grid.spacing(1);
+  const double area = op.grid.spacing(0) * op.grid.spacing(1);
+  Kokkos::parallel_reduce(
+      "kflow::mac2d::flow_norms", linalg::interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& d, double& e) {
+        if (!(op.mask(i, j) & mb::self)) return;
+        const double dv = Kokkos::fabs((double(u(i, j)) - double(u(op.west(i), j))) * idx +
+                                       (double(v(i, j)) - double(v(i, op.south(j)))) * idy);
+        d = dv > d ? dv : d;
+        const double uc = 0.5 * (double(u(i, j)) + double(u(i - 1, j)));
+        const double vc = 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
+        e += 0.5 * (uc * uc + vc * vc) * area;
+      },
+      Kokkos::Max<double>(div), Kokkos::Sum<double>(energy));
+}
+
+}  // namespace kernels
+
+template <class ExecSpace, class Real>
+class Model final : public kflow::Model {
+  using Mem = typename ExecSpace::memory_space;
+  using F2 = linalg::Field<Real, 2, Mem>;
+  using Flags = Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem>;
+  using Op = linalg::Laplace5<Real, Mem>;
+
+ public:
+  explicit Model(const Setup& s) : s_(s) {
+    const auto& g = s_.grid;
+    const int ex = g.extent(0), ey = g.extent(1);
+    auto field = [&](const std::string& label) {
+      return F2(Kokkos::view_alloc(space_, label), ex, ey);
+    };
+    u_ = field("kflow::mac2d::u");
+    v_ = field("kflow::mac2d::v");
+    p_ = field("kflow::mac2d::p");
+    f_ = field("kflow::mac2d::F");
+    g_ = field("kflow::mac2d::G");
+    rhs_ = field("kflow::mac2d::rhs");
+    flags_ = Flags(Kokkos::view_alloc(space_, "kflow::mac2d::flags"), ex, ey);
+    {
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), flags_);
+      std::memcpy(h.data(), s_.flags.data(), s_.flags.size());
+      Kokkos::deep_copy(space_, flags_, h);
+    }
+    // Inflow profiles at the cell centres along each side (0 where the
+    // adjacent cell is an obstacle, and at the ghost positions).
+    const int nmax = std::max(ex, ey);
+    inflow_ = Kokkos::View<Real**, Kokkos::LayoutLeft, Mem>(
+        Kokkos::view_alloc(space_, "kflow::mac2d::inflow"), nmax, 4);
+    {
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), inflow_);
+      Kokkos::deep_copy(h, Real(0));
+      for (int sd = 0; sd < 4; ++sd) {
+        const auto& b = s_.side[sd];
+        if (b.type != Bc::inflow) continue;
+        const int along = sd < 2 ? 1 : 0, n = g.cells[along];
+        for (int k = 1; k <= n; ++k) {
+          const int i = sd == 0 ? 1 : sd == 1 ? g.cells[0] : k;
+          const int j = sd == 2 ? 1 : sd == 3 ? g.cells[1] : k;
+          if (!(s_.flags[i + std::size_t(ex) * j] & linalg::mask_bits::self)) continue;
+          h(k, sd) = Real(inflow_value(b, g.centre(along, k - 1)));
+        }
+      }
+      Kokkos::deep_copy(space_, inflow_, h);
+    }
+    for (int sd = 0; sd < 4; ++sd) {
+      sides_.type[sd] = int(s_.side[sd].type);
+      sides_.tangential[sd] = Real(s_.side[sd].tangential);
+    }
+    op_.mask = flags_;
+    op_.cx = Real(1 / (g.spacing(0) * g.spacing(0)));
+    op_.cy = Real(1 / (g.spacing(1) * g.spacing(1)));
+    op_.grid = g;
+    linalg::set_neighbours(op_, g, s_.periodic_x, s_.periodic_y);
+    solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_, s_.omega);
+    initialise();
+    apply_bc();
+  }
+
+  const linalg::Grid& grid() const override { return s_.grid; }
+  void fence() override { space_.fence("kflow::mac2d::fence"); }
+  // Per cell and step, an ideal implementation reads u, v (F, G stencils),
+  // writes F, G, reads F, G and writes the right-hand side, then per SOR
+  // iteration reads and writes p and reads the right-hand side, and finally
+  // reads F, G, p and writes u, v.
+  double bytes_per_cell_step() const override {
+    const double iters = s_.fixed_iterations ? s_.control.max_iterations : last_.iterations;
+    return sizeof(Real) * (2 + 2 + 3 + 3 * iters + 5);
+  }
+
+  double stable_dt(double) const override {
+    // Eq. (9) with the squared diffusive limit (digest item 2); the driver
+    // multiplies by tau (time.safety_factor).
+    const double dx = s_.grid.spacing(0), dy = s_.grid.spacing(1);
+    double dt = s_.re / 2 / (1 / (dx * dx) + 1 / (dy * dy));
+    if (umax_ > 0) dt = std::min(dt, dx / umax_);
+    if (vmax_ > 0) dt = std::min(dt, dy / vmax_);
+    return dt;
+  }
+
+  void step(double, double dt) override {
+    const auto& g = s_.grid;
+    kernels::MomentumParams<Real> m{Real(dt),
+                                    Real(1 / g.spacing(0)),
+                                    Real(1 / g.spacing(1)),
+                                    Real(1 / (g.spacing(0) * g.spacing(0))),
+                                    Real(1 / (g.spacing(1) * g.spacing(1))),
+                                    Real(1 / s_.re),
+                                    Real(s_.gamma),
+                                    Real(s_.gx),
+                                    Real(s_.gy)};
+    kernels::compute_fg(space_, g, m, u_, v_, f_, g_, flags_);
+    kernels::compute_rhs(space_, op_, Real(dt), f_, g_, rhs_);
+    if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
+    linalg::SolveControl c = s_.control;
+    if (steps_ < s_.first_steps) c.max_iterations = s_.first_iterations;
+    last_ = solver_->solve(p_, rhs_, c);
+    iterations_total_ += last_.iterations;
+    kernels::correct_velocity(space_, op_, Real(dt), f_, g_, p_, u_, v_);
+    apply_bc();
+    ++steps_;
+  }
+
+  Diagnostics diagnostics(double t) override {
+    Diagnostics d;
+    double div = 0, energy = 0;
+    kernels::flow_norms(space_, op_, u_, v_, div, energy);
+    space_.fence("kflow::mac2d::diagnostics");
+    d.emplace_back("u_max", umax_);
+    d.emplace_back("v_max", vmax_);
+    d.emplace_back("divergence_max", div);
+    d.emplace_back("kinetic_energy", energy);
+    d.emplace_back("sor_iterations", last_.iterations);
+    d.emplace_back("sor_criterion", last_.criterion);
+    d.emplace_back("sor_iterations_total", double(iterations_total_));
+    if (s_.initial == "taylor_green") {
+      const auto e = taylor_green_error(t);
+      d.emplace_back("error_u_max", e);
+    }
+    return d;
+  }
+
+  HostField field(const std::string& name, double) override;
+
+  std::vector<StateArray> save_state() override {
+    std::vector<StateArray> r;
+    for (auto* f : {&u_, &v_, &p_}) r.push_back(save(*f));
+    StateArray counters;
+    counters.name = "counters";
+    counters.type = "float64";
+    counters.extents = {2};
+    const double c[2] = {double(steps_), double(iterations_total_)};
+    counters.bytes.resize(sizeof c);
+    std::memcpy(counters.bytes.data(), c, sizeof c);
+    r.push_back(counters);
+    return r;
+  }
+
+  void restore_state(const std::vector<StateArray>& state) override {
+    for (auto* f : {&u_, &v_, &p_}) restore(state, *f);
+    for (const auto& a : state)
+      if (a.name == "counters" && a.bytes.size() == 2 * sizeof(double)) {
+        double c[2];
+        std::memcpy(c, a.bytes.data(), sizeof c);
+        steps_ = long(c[0]), iterations_total_ = long(c[1]);
+      }
+    apply_bc();
+  }
+
+ private:
+  static double inflow_value(const Boundary& b, double s) {
+    if (s < b.lo || s > b.hi) return 0;
+    if (b.profile == Profile::uniform) return b.normal;
+    if (b.profile == Profile::parabolic) {
+      const double x = (s - b.lo) / (b.hi - b.lo);
+      return 4 * b.normal * x * (1 - x);
+    }
+    const auto& S = b.table_s;
+    const auto& U = b.table_u;
+    if (s <= S.front()) return U.front();
+    if (s >= S.back()) return U.back();
+    std::size_t k = 1;
+    while (S[k] < s) ++k;
+    const double w = (s - S[k - 1]) / (S[k] - S[k - 1]);
+    return (1 - w) * U[k - 1] + w * U[k];
+  }
+
+  void apply_bc() {
+    kernels::side_bc_x(space_, s_.grid, sides_, u_, v_, inflow_);
+    kernels::side_bc_y(space_, s_.grid, sides_, u_, v_, inflow_);
+    kernels::obstacle_bc(space_, s_.grid, u_, v_, flags_);
+    kernels::velocity_max(space_, s_.grid, s_.dt_includes_ghosts, u_, v_, umax_, vmax_);
+  }
+
+  void initialise();
+  double taylor_green_error(double t);
+
+  StateArray save(const F2& f) const {
+    StateArray a;
+    a.name = f.label();
+    a.type = sizeof(Real) == 8 ? "float64" : "float32";
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+    a.extents = {h.extent(0), h.extent(1)};
+    a.bytes.resize(h.span() * sizeof(Real));
+    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
+    return a;
+  }
+
+  void restore(const std::vector<StateArray>& state, const F2& f) {
+    for (const auto& a : state)
+      if (a.name == f.label()) {
+        auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), f);
+        if (a.type != (sizeof(Real) == 8 ? "float64" : "float32") ||
+            a.bytes.size() != h.span() * sizeof(Real))
+          throw Error("checkpoint: array '" + a.name + "' does not match this grid and precision");
+        std::memcpy(h.data(), a.bytes.data(), a.bytes.size());
+        Kokkos::deep_copy(space_, f, h);
+        return;
+      }
+    throw Error("checkpoint: no array '" + std::string(f.label()) + "'");
+  }
+
+  Setup s_;
+  ExecSpace space_{};
+  F2 u_, v_, p_, f_, g_, rhs_;
+  Flags flags_;
+  Kokkos::View<Real**, Kokkos::LayoutLeft, Mem> inflow_;
+  SideParams<Real> sides_{};
+  Op op_;
+  std::unique_ptr<linalg::RedBlackSOR<ExecSpace, Op>> solver_;
+  linalg::SolveStats last_;
+  long steps_ = 0, iterations_total_ = 0;
+  double umax_ = 0, vmax_ = 0;
+};
+
+namespace kernels {
+
+// Initial velocity: uniform (optionally in a box, as the step's u = 1 in
+// the upper half), or the Taylor-Green vortex u = sin x cos y,
+// v = -cos x sin y scaled to the box.
+template <class ExecSpace, class F2, class Flags>
+void initialise(const ExecSpace& space, const Setup& s, const F2& u, const F2& v,
+                const Flags& flags) {
+  using Real = typename F2::value_type;
+  const auto& g = s.grid;
+  const double dx = g.spacing(0), dy = g.spacing(1), ox = g.origin[0], oy = g.origin[1];
+  const double kx = 2 * pi / g.length[0], ky = 2 * pi / g.length[1];
+  const bool tg = s.initial == "taylor_green";
+  const bool box = !s.init_box.empty();
+  const double b0 = box ? s.init_box[0] : 0, b1 = box ? s.init_box[1] : 0,
+               b2 = box ? s.init_box[2] : 0, b3 = box ? s.init_box[3] : 0;
+  const double u0 = s.u0, v0 = s.v0;
+  Kokkos::parallel_for(
+      "kflow::mac2d::initialise", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j) {
+        if (!(flags(i, j) & mb::self)) return;
+        const double xc = ox + (i - 0.5) * dx, yc = oy + (j - 0.5) * dy;
+        const double xu = ox + i * dx, yv = oy + j * dy;  // u and v positions
+        if (tg) {
+          u(i, j) = Real(Kokkos::sin(kx * (xu - ox)) * Kokkos::cos(ky * (yc - oy)));
+          v(i, j) = Real(-kx / ky * Kokkos::cos(kx * (xc - ox)) * Kokkos::sin(ky * (yv - oy)));
+          return;
+        }
+        const bool in = !box || (xc > b0 && xc < b1 && yc > b2 && yc < b3);
+        if (in) {
+          if (flags(i, j) & mb::east) u(i, j) = Real(u0);
+          if (flags(i, j) & mb::north) v(i, j) = Real(v0);
+        }
+      });
+}
+
+template <class ExecSpace, class F2>
+double taylor_green_error(const ExecSpace& space, const Setup& s, double t, const F2& u) {
+  const auto& g = s.grid;
+  const double dx = g.spacing(0), dy = g.spacing(1);
+  const double kx = 2 * pi / g.length[0], ky = 2 * pi / g.length[1];
+  const double decay = std::exp(-(kx * kx + ky * ky) / s.re * t);
+  double e = 0;
+  Kokkos::parallel_reduce(
+      "kflow::mac2d::taylor_green_error", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j, double& acc) {
+        const double ex = Kokkos::sin(kx * i * dx) * Kokkos::cos(ky * (j - 0.5) * dy) * decay;
+        const double d = Kokkos::fabs(double(u(i, j)) - ex);
+        acc = d > acc ? d : acc;
+      },
+      Kokkos::Max<double>(e));
+  return e;
+}
+
+}  // namespace kernels
+
+template <class ExecSpace, class Real>
+void Model<ExecSpace, Real>::initialise() {
+  kernels::initialise(space_, s_, u_, v_, flags_);
+}
+
+template <class ExecSpace, class Real>
+double Model<ExecSpace, Real>::taylor_green_error(double t) {
+  return kernels::taylor_green_error(space_, s_, t, u_);
+}
+
+// Output fields at cell centres, interior cells, i fastest.  Vorticity and
+// stream function are computed on the host at output steps only: the
+// vorticity at the cell corners, dv/dx - du/dy, averaged to the centre; the
+// stream function psi with d psi/dy = u, integrated up from psi = 0 at the
+// south-west corner along the west side (d psi/dx = -v), at the corners,
+// averaged to the centre.
+template <class ExecSpace, class Real>
+HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
+  const auto& g = s_.grid;
+  const int nx = g.cells[0], ny = g.cells[1];
+  const double dx = g.spacing(0), dy = g.spacing(1);
+  HostField f;
+  f.name = name;
+  auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v_);
+  auto fl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
+  const std::size_t n = std::size_t(nx) * ny;
+  auto idx = [&](int i, int j) {
+    return std::size_t(i - 1) + std::size_t(nx) * (j - 1);
+  };
+  auto fluid = [&](int i, int j) {
+    return (fl(i, j) & linalg::mask_bits::self) != 0;
+  };
+  if (name == "u" || name == "v") {  // cell-centred components (for line samples)
+    f.values.assign(n, 0.0);
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i)
+        if (fluid(i, j))
+          f.values[idx(i, j)] = name == "u" ? 0.5 * (double(u(i, j)) + double(u(i - 1, j)))
+                                            : 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
+    return f;
+  }
+  if (name == "velocity") {
+    f.components = 3;
+    f.values.assign(3 * n, 0.0);
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i) {
+        if (!fluid(i, j)) continue;
+        f.values[3 * idx(i, j)] = 0.5 * (double(u(i, j)) + double(u(i - 1, j)));
+        f.values[3 * idx(i, j) + 1] = 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
+      }
+    return f;
+  }
+  f.values.assign(n, 0.0);
+  if (name == "pressure") {
+    auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p_);
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i)
+        if (fluid(i, j)) f.values[idx(i, j)] = double(p(i, j));
+  } else if (name == "flags") {
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i) f.values[idx(i, j)] = fluid(i, j) ? 1.0 : 0.0;
+  } else if (name == "divergence") {
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i)
+        if (fluid(i, j))
+          f.values[idx(i, j)] = (double(u(i, j)) - double(u(i - 1, j))) / dx +
+                                (double(v(i, j)) - double(v(i, j - 1))) / dy;
+  } else if (name == "vorticity") {
+    // Corner (i, j) is the north-east corner of cell (i, j), i, j = 0..n.
+    auto zeta = [&](int i, int j) {
+      return (double(v(i + 1, j)) - double(v(i, j))) / dx -
+             (double(u(i, j + 1)) - double(u(i, j))) / dy;
+    };
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i)
+        if (fluid(i, j))
+          f.values[idx(i, j)] =
+              0.25 * (zeta(i, j) + zeta(i - 1, j) + zeta(i, j - 1) + zeta(i - 1, j - 1));
+  } else if (name == "stream_function") {
+    std::vector<double> psi(std::size_t(nx + 1) * (ny + 1), 0.0);
+    auto P = [&](int i, int j) -> double& {
+      return psi[i + std::size_t(nx + 1) * j];
+    };
+    for (int i = 1; i <= nx; ++i) P(i, 0) = P(i - 1, 0) - double(v(i, 0)) * dx;
+    for (int i = 0; i <= nx; ++i)
+      for (int j = 1; j <= ny; ++j) P(i, j) = P(i, j - 1) + double(u(i, j)) * dy;
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i)
+        f.values[idx(i, j)] = 0.25 * (P(i, j) + P(i - 1, j) + P(i, j - 1) + P(i - 1, j - 1));
+  } else {
+    throw Error("mac2d has no output field '" + name + "'");
+  }
+  return f;
+}
+
+template <class ExecSpace, class Real>
+std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
+  return std::make_unique<Model<ExecSpace, Real>>(static_cast<const Setup&>(setup));
+}
+
+}  // namespace kflow::mac2d
