@@ -293,20 +293,39 @@ TEST_CASE("tridiag: a large single system (CR, Thomas, hybrid, partitioned)", "[
 }
 
 TEST_CASE("tridiag: a zero pivot is reported, naming the system", "[unit][tridiag]") {
-  for (long n : {1L, 2L, 5L, 64L, 129L}) {
-    auto p = random_problem(la::contiguous_shape(n, 9), 3000 + unsigned(n));
-    // System 6: b_0 = 0 (a zero first pivot for every method); system 4: a
-    // NaN on the diagonal, which every method meets in some pivot.
-    p.b[6 * n] = 0;
-    p.b[4 * n + n / 2] = std::nan("");
+  for (long n : {1L, 2L, 5L, 64L, 129L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const auto sh = layout ? la::interleaved_shape(n, 19) : la::contiguous_shape(n, 19);
+      auto p = random_problem(sh, 3000 + unsigned(n));
+      // System 6: b_0 = 0 (a zero first pivot for every method); system 4: a
+      // NaN on the diagonal, which every method meets in some pivot; system 12
+      // (in another block of 8 for the CPU's blocked Thomas): b_0 = 0 too.
+      p.b[sh.first(6)] = 0;
+      p.b[sh.first(12)] = 0;
+      p.b[sh.first(4) + (n / 2) * sh.stride] = std::nan("");
+      for (auto method : all_methods) {
+        INFO("n = " << n << ", layout " << layout << ", " << la::name(method));
+        try {
+          run<Host, double>(p, method, false);
+          FAIL("no exception");
+        } catch (const la::ZeroPivot& e) {
+          CHECK(e.system() == 4);
+          CHECK(std::string(e.what()).find("diagonally dominant") != std::string::npos);
+        }
+      }
+    }
+  // Only system 12 bad (interleaved, the second block of 8 on CPUs).
+  {
+    const auto sh = la::interleaved_shape(33, 19);
+    auto p = random_problem(sh, 3100);
+    p.b[sh.first(12) + 20 * sh.stride] = std::nan("");
     for (auto method : all_methods) {
-      INFO("n = " << n << ", " << la::name(method));
+      INFO(la::name(method));
       try {
         run<Host, double>(p, method, false);
         FAIL("no exception");
       } catch (const la::ZeroPivot& e) {
-        CHECK(e.system() == 4);
-        CHECK(std::string(e.what()).find("diagonally dominant") != std::string::npos);
+        CHECK(e.system() == 12);
       }
     }
   }
