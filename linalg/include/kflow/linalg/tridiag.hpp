@@ -35,10 +35,11 @@
 //
 // Methods (each callable by name; `automatic` chooses):
 //   thomas  one thread per system, the Thomas algorithm (Gaussian elimination
-//           without pivoting); on CPUs, interleaved batches go 8 neighbouring
-//           systems per thread, side by side (thomas_blocked).  The modified upper diagonal c'
-//           lives in a workspace laid out "interleaved" on GPUs (coalesced for any data layout) and
-//           per system on CPUs (cache-friendly).  O(n) work.
+//           without pivoting); on CPUs a thread takes 8 neighbouring systems
+//           and runs them side by side (thomas_blocked: 8 independent
+//           division chains, whole cache lines in the interleaved layout).  The modified upper
+//           diagonal c' lives in a workspace laid out "interleaved" on GPUs (coalesced for any data
+//           layout) and per system on CPUs (cache-friendly).  O(n) work.
 //   cr      cyclic reduction on global memory, one kernel per level and one
 //           thread per equation (the paper's section 4.2, as read in digest
 //           003 open question 9), for any n (not only powers of two: rows
@@ -256,10 +257,10 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A&
       });
 }
 
-// Thomas on CPUs for interleaved batches (system_stride[0] == 1): one work
-// item takes up to 8 neighbouring systems and runs their eliminations side by
-// side, so that every row touches whole cache lines and the inner loop
-// vectorises across systems.  Same arithmetic per system as `thomas`.
+// Thomas on CPUs: one work item takes up to 8 neighbouring systems (m0 .. m0+7
+// of one m1) and runs their eliminations side by side: 8 independent division
+// chains instead of one, and in the interleaved layout every row touches
+// whole cache lines.  Same arithmetic per system as `thomas`.
 template <class ExecSpace, class Real, class A, class X, class W, class Flag>
 void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
                     const A& c, const A& d, const X& x, const W& ws, const Flag& flag) {
@@ -271,44 +272,45 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, 
       Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1]), KOKKOS_LAMBDA(long item) {
         const long m1 = item / blocks0, m0 = (item % blocks0) * B;
         const int w = int(c0 - m0 < B ? c0 - m0 : B);
-        const long f = sh.offset + m0 * sh.system_stride[0] + m1 * sh.system_stride[1];
+        long f[B];
+        for (int l = 0; l < B; ++l)
+          f[l] = sh.offset + (m0 + l) * sh.system_stride[0] + m1 * sh.system_stride[1];
         const long w0 = item * B * n;
         Real cp[B], dp[B];
         bool bad = false;
         for (int l = 0; l < w; ++l) {
-          const Real p = b(f + l);
+          const Real p = b(f[l]);
           bad |= bad_pivot(p);
-          cp[l] = n > 1 ? c(f + l) / p : Real(0);
-          dp[l] = d(f + l) / p;
+          cp[l] = n > 1 ? c(f[l]) / p : Real(0);
+          dp[l] = d(f[l]) / p;
           ws(w0 + l) = cp[l];
-          x(f + l) = dp[l];
+          x(f[l]) = dp[l];
         }
         for (long k = 1; k < n; ++k) {
-          const long i = f + k * st;
           const bool last = k + 1 == n;
           for (int l = 0; l < w; ++l) {
-            const Real ak = a(i + l), p = b(i + l) - ak * cp[l];
+            const long i = f[l] + k * st;
+            const Real ak = a(i), p = b(i) - ak * cp[l];
             bad |= bad_pivot(p);
             const Real r = Real(1) / p;
-            cp[l] = last ? Real(0) : c(i + l) * r;
-            dp[l] = (d(i + l) - ak * dp[l]) * r;
+            cp[l] = last ? Real(0) : c(i) * r;
+            dp[l] = (d(i) - ak * dp[l]) * r;
             ws(w0 + k * B + l) = cp[l];
-            x(i + l) = dp[l];
+            x(i) = dp[l];
           }
         }
-        for (long k = n - 2; k >= 0; --k) {
-          const long i = f + k * st;
+        for (long k = n - 2; k >= 0; --k)
           for (int l = 0; l < w; ++l) {
-            dp[l] = x(i + l) - ws(w0 + k * B + l) * dp[l];
-            x(i + l) = dp[l];
+            const long i = f[l] + k * st;
+            dp[l] = x(i) - ws(w0 + k * B + l) * dp[l];
+            x(i) = dp[l];
           }
-        }
         if (bad)  // the first system of the block that failed
           for (int l = 0; l < w; ++l) {
-            bool bl = bad_pivot(b(f + l));
-            Real q = n > 1 ? c(f + l) / b(f + l) : Real(0);
+            bool bl = bad_pivot(b(f[l]));
+            Real q = n > 1 ? c(f[l]) / b(f[l]) : Real(0);
             for (long k = 1; k < n && !bl; ++k) {
-              const long i = f + k * st + l;
+              const long i = f[l] + k * st;
               const Real p = b(i) - a(i) * q;
               bl = bad_pivot(p);
               q = k + 1 < n ? c(i) / p : Real(0);
@@ -894,7 +896,10 @@ class Tridiag {
     const long n = sh.n, ns = sh.systems();
     switch (method) {
       case TridiagMethod::thomas: {
-        if (!gpu && sh.interleaved()) {
+        // CPUs: 8 systems per thread once there are enough to keep every
+        // thread busy; one system per thread otherwise (and for one system:
+        // the plain Thomas loop, the paper's CPU baseline).
+        if (!gpu && ns >= 8L * space_.concurrency()) {
           grow(ws_[0], n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1]);
           kernels::thomas_blocked<ExecSpace, Real>(space_, sh, a, b, c, d, x, ws_[0], flag_);
         } else {
