@@ -327,7 +327,23 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
             "give both reference_velocity and reference_length (drag and lift coefficients "
             "c = 2 F / (U^2 L))");
 
+  s->wall_points = c.section("analysis").get_bool("wall_points", false);
   build_geometry(*s, c, shapes);
+  const int ex = g.cells[0] + 2;
+  for (int k = 1; k <= (s->periodic_x ? g.cells[1] : 0); ++k)
+    for (int i : {1, g.cells[0]})
+      if (!s->flags[i + std::size_t(ex) * k])
+        c.section("obstacle")
+            .fail("",
+                  "an obstacle touches a periodic side (x); keep "
+                  "obstacles off periodic sides");
+  for (int k = 1; k <= (s->periodic_y ? g.cells[0] : 0); ++k)
+    for (int j : {1, g.cells[1]})
+      if (!s->flags[k + std::size_t(ex) * j])
+        c.section("obstacle")
+            .fail("",
+                  "an obstacle touches a periodic side (y); keep "
+                  "obstacles off periodic sides");
   return s;
 }
 

@@ -75,6 +75,8 @@ struct Setup : ModelSetup {
   // Force on the obstacles (drag/lift coefficients) with this reference
   // velocity and length (0: not reported).
   double force_velocity = 0, force_length = 0;
+  // Report the sign changes of u along the south and north walls.
+  bool wall_points = false;
 };
 
 template <class ExecSpace, class Real>

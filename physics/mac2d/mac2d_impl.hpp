@@ -335,6 +335,35 @@ void flow_norms(const ExecSpace& space, const Op& op, const F2& u, const F2& v, 
       Kokkos::Max<double>(div), Kokkos::Sum<double>(energy));
 }
 
+// Force on the obstacles (not the domain sides): pressure and wall shear
+// on every face between a fluid cell and an obstacle cell,
+//   F = sum over faces of ( -p n + nu d(u_t)/dn t ) dS,
+// n the body's outward normal, the pressure of the fluid cell and the shear
+// from its tangential velocity half a cell from the wall (first order on
+// the staircase boundary).  nu = 1/Re.
+template <class ExecSpace, class F2, class Op>
+void obstacle_force(const ExecSpace& space, const Op& op, double inv_re, const F2& u, const F2& v,
+                    const F2& p, double& fx, double& fy) {
+  const double dx = op.grid.spacing(0), dy = op.grid.spacing(1);
+  const int nx = op.grid.cells[0], ny = op.grid.cells[1];
+  Kokkos::parallel_reduce(
+      "kflow::mac2d::obstacle_force", linalg::interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& ax, double& ay) {
+        if (!(op.mask(i, j) & mb::self)) return;
+        const double pc = double(p(i, j));
+        const double uc = 0.5 * (double(u(i, j)) + double(u(i - 1, j)));
+        const double vc = 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
+        auto solid = [&](int a, int b) {
+          return a >= 1 && a <= nx && b >= 1 && b <= ny && !(op.mask(a, b) & mb::self);
+        };
+        if (solid(i + 1, j)) ax += pc * dy, ay += 2 * inv_re * vc / dx * dy;
+        if (solid(i - 1, j)) ax -= pc * dy, ay += 2 * inv_re * vc / dx * dy;
+        if (solid(i, j + 1)) ay += pc * dx, ax += 2 * inv_re * uc / dy * dx;
+        if (solid(i, j - 1)) ay -= pc * dx, ax += 2 * inv_re * uc / dy * dx;
+      },
+      fx, fy);
+}
+
 }  // namespace kernels
 
 template <class ExecSpace, class Real>
@@ -454,6 +483,37 @@ class Model final : public kflow::Model {
     d.emplace_back("sor_iterations", last_.iterations);
     d.emplace_back("sor_criterion", last_.criterion);
     d.emplace_back("sor_iterations_total", double(iterations_total_));
+    if (s_.force_length > 0) {
+      double fx = 0, fy = 0;
+      kernels::obstacle_force(space_, op_, 1 / s_.re, u_, v_, p_, fx, fy);
+      space_.fence("kflow::mac2d::obstacle_force");
+      const double scale = 2 / (s_.force_velocity * s_.force_velocity * s_.force_length);
+      d.emplace_back("drag_coefficient", fx * scale);
+      d.emplace_back("lift_coefficient", fy * scale);
+    }
+    if (s_.wall_points) {
+      // Sign changes of the wall-adjacent u along the south and north sides
+      // (separation and reattachment points), first two each, -1 if none.
+      const auto& g = s_.grid;
+      for (int j : {1, g.cells[1]}) {
+        auto row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                       Kokkos::subview(u_, Kokkos::ALL, j));
+        double x[2] = {-1, -1};
+        int found = 0;
+        for (int i = 1; i + 1 < g.cells[0] && found < 2; ++i) {
+          const std::size_t k = i + std::size_t(g.extent(0)) * j;
+          if (!(s_.flags[k] & linalg::mask_bits::east) ||
+              !(s_.flags[k + 1] & linalg::mask_bits::east))
+            continue;
+          const double a = double(row(i)), b = double(row(i + 1));
+          if ((a < 0) != (b < 0) && a != b)
+            x[found++] = g.origin[0] + g.spacing(0) * (i + a / (a - b));
+        }
+        const std::string side = j == 1 ? "south" : "north";
+        d.emplace_back(side + "_x1", x[0]);
+        d.emplace_back(side + "_x2", x[1]);
+      }
+    }
     if (s_.initial == "taylor_green") {
       const auto e = taylor_green_error(t);
       d.emplace_back("error_u_max", e);

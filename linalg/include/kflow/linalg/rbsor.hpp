@@ -135,7 +135,7 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
     const int every = std::max(1, c.check_every);
     double scale = 1;
     if (c.tolerance > 0 && c.criterion == Criterion::residual) {
-      scale = rhs_max_norm(b);
+      scale = system_max_norm(space_, op_, b);
       if (!(scale > 0)) scale = 1;
     }
     for (int k = 1; k <= c.max_iterations; ++k) {
@@ -162,21 +162,6 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
   double omega() const { return omega_; }
 
  private:
-  double rhs_max_norm(const typename Base::B& b) const {
-    const Op op = op_;
-    double r = 0;
-    Kokkos::parallel_reduce(
-        "kflow::linalg::rbsor::rhs_max_norm", interior_policy<2>(space_, op_.grid),
-        KOKKOS_LAMBDA(int i, int j, double& acc) {
-          if (op.coeffs(i, j).p == 0) return;
-          const double d = Kokkos::fabs(double(b(i, j)));
-          acc = d > acc ? d : acc;
-        },
-        Kokkos::Max<double>(r));
-    space_.fence("kflow::linalg::rbsor::rhs_max_norm");
-    return r;
-  }
-
   ExecSpace space_;
   Op op_;
   double omega_;

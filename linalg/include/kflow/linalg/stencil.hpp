@@ -126,4 +126,20 @@ double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const
   return r;
 }
 
+// max |b| over the cells in the system (one value to the host).
+template <class ExecSpace, class Op, class B>
+double system_max_norm(const ExecSpace& space, const Op& op, const B& b) {
+  double r = 0;
+  Kokkos::parallel_reduce(
+      "kflow::linalg::system_max_norm", interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& acc) {
+        if (op.coeffs(i, j).p == 0) return;
+        const double d = Kokkos::fabs(double(b(i, j)));
+        acc = d > acc ? d : acc;
+      },
+      Kokkos::Max<double>(r));
+  space.fence("kflow::linalg::system_max_norm");
+  return r;
+}
+
 }  // namespace kflow::linalg
