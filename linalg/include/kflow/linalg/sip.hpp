@@ -26,7 +26,8 @@
 //   diverges slowly; a diverged iterate (NaN/inf criterion) ends the solve
 //   with converged = false.
 // - Stopping rule: kflow's SolveControl (max-norm of the residual b - A x
-//   after the sweep, or of the correction d, every check_every sweeps), so
+//   after the sweep relative to max |b|, or of the correction d, every
+//   check_every sweeps), so
 //   SIP, red-black SOR and CG stop on the same criterion; tolerance 0 runs a
 //   fixed number of sweeps (the paper's "number of refining iterations").
 // - The factorization is computed once per operator (constructor), as in
@@ -359,6 +360,13 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
                    const SolveControl& c) override {
     SolveStats s;
     const int every = std::max(1, c.check_every);
+    // The residual criterion is relative to max |b| (solver.hpp), as for
+    // red-black SOR.
+    double scale = 1;
+    if (c.tolerance > 0 && c.criterion == Criterion::residual) {
+      scale = system_max_norm(space_, op_, b);
+      if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
+    }
     for (int k = 1; k <= c.max_iterations; ++k) {
       residual(space_, op_, x, b, r_);
       sweeps(x);
@@ -366,7 +374,7 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
       const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
       if (!check) continue;
       s.criterion = c.criterion == Criterion::change ? kernels::sip_max_abs(space_, op_.grid, r_)
-                                                     : residual_max_norm(space_, op_, x, b);
+                                                     : residual_max_norm(space_, op_, x, b) / scale;
       if (!(s.criterion < HUGE_VAL)) break;  // NaN/inf: diverged, not converged
       if (s.criterion <= c.tolerance) {
         s.converged = true;

@@ -215,14 +215,22 @@ class Sip3 : public Solver3<ExecSpace, typename Op::real_type> {
                    const SolveControl& c) override {
     SolveStats s;
     const int every = std::max(1, c.check_every);
+    // The residual criterion is relative to max |b| (solver.hpp), as for
+    // red-black SOR.
+    double scale = 1;
+    if (c.tolerance > 0 && c.criterion == Criterion::residual) {
+      scale = system_max_norm3(space_, op_, b);
+      if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
+    }
     for (int k = 1; k <= c.max_iterations; ++k) {
       residual3(space_, op_, x, b, r_);
       sweeps(x);
       s.iterations = k;
       const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
       if (!check) continue;
-      s.criterion = c.criterion == Criterion::change ? kernels::sip_max_abs(space_, op_.grid, r_)
-                                                     : residual_max_norm3(space_, op_, x, b);
+      s.criterion = c.criterion == Criterion::change
+                        ? kernels::sip_max_abs(space_, op_.grid, r_)
+                        : residual_max_norm3(space_, op_, x, b) / scale;
       if (!(s.criterion < HUGE_VAL)) break;  // NaN/inf: diverged
       if (s.criterion <= c.tolerance) {
         s.converged = true;

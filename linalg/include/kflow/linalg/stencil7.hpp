@@ -76,4 +76,20 @@ double residual_max_norm3(const ExecSpace& space, const Op& op, const X& x, cons
   return r;
 }
 
+// max |b| over the cells in the system (one value to the host).
+template <class ExecSpace, class Op, class B>
+double system_max_norm3(const ExecSpace& space, const Op& op, const B& b) {
+  double r = 0;
+  Kokkos::parallel_reduce(
+      "kflow::linalg::system_max_norm3", interior_policy<3>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
+        if (op.coeffs(i, j, k).p == 0) return;
+        const double d = Kokkos::fabs(double(b(i, j, k)));
+        acc = d > acc ? d : acc;
+      },
+      Kokkos::Max<double>(r));
+  space.fence("kflow::linalg::system_max_norm3");
+  return r;
+}
+
 }  // namespace kflow::linalg
