@@ -18,7 +18,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -89,8 +88,7 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
           const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;
           if (i > nx) return;
           const Real d = sor_update(op, x, b, omega, i, j);
-          const Real v = d == d ? d : Real(HUGE_VAL);  // NaN: diverged, never converged
-          acc = v > acc ? v : acc;
+          acc = d > acc ? d : acc;
         },
         Kokkos::Max<Real>(change));
   } else {
@@ -100,8 +98,7 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
         KOKKOS_LAMBDA(int j, Real& acc) {
           for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2) {
             const Real d = sor_update(op, x, b, omega, i, j);
-            const Real v = d == d ? d : Real(HUGE_VAL);  // NaN: diverged, never converged
-            acc = v > acc ? v : acc;
+            acc = d > acc ? d : acc;
           }
         },
         Kokkos::Max<Real>(change));

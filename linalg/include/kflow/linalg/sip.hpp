@@ -290,6 +290,25 @@ double sip_max_abs(const ExecSpace& space, const Grid& g, const V& v) {
   return m;
 }
 
+// max |b - A x| over the cells in the system, NaN counted as +inf so that a
+// diverged iterate never looks converged (a 2D residual_max_norm that does not
+// lose NaNs in the Max reduction).
+template <class ExecSpace, class Op, class X, class B>
+double sip_residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const B& b) {
+  double r = 0;
+  Kokkos::parallel_reduce(
+      "kflow::linalg::sip::residual_max_norm", interior_policy<2>(space, op.grid),
+      KOKKOS_LAMBDA(int i, int j, double& acc) {
+        if (op.coeffs(i, j).p == 0) return;
+        const double d = Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j)));
+        const double v = d == d ? d : HUGE_VAL;
+        acc = v > acc ? v : acc;
+      },
+      Kokkos::Max<double>(r));
+  space.fence("kflow::linalg::sip::residual_max_norm");
+  return r;
+}
+
 }  // namespace kernels
 
 template <class ExecSpace, class Op>
@@ -373,8 +392,9 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
       s.iterations = k;
       const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
       if (!check) continue;
-      s.criterion = c.criterion == Criterion::change ? kernels::sip_max_abs(space_, op_.grid, r_)
-                                                     : residual_max_norm(space_, op_, x, b) / scale;
+      s.criterion = c.criterion == Criterion::change
+                        ? kernels::sip_max_abs(space_, op_.grid, r_)
+                        : kernels::sip_residual_max_norm(space_, op_, x, b) / scale;
       if (!(s.criterion < HUGE_VAL)) break;  // NaN/inf: diverged, not converged
       if (s.criterion <= c.tolerance) {
         s.converged = true;

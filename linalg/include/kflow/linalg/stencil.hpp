@@ -20,7 +20,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cmath>
 #include <cstdint>
 
 #include "kflow/linalg/field.hpp"
@@ -117,9 +116,7 @@ double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const
       KOKKOS_LAMBDA(int i, int j, double& acc) {
         if (op.coeffs(i, j).p == 0) return;
         const double d = Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j)));
-        // NaN counts as +inf, so a diverged iterate never looks converged
-        const double v = d == d ? d : HUGE_VAL;
-        acc = v > acc ? v : acc;
+        acc = d > acc ? d : acc;
       },
       Kokkos::Max<double>(r));
   space.fence("kflow::linalg::residual_max_norm");
