@@ -389,6 +389,12 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
 
   std::unique_ptr<Model> model = factory(*pc.setup);
+  // A model whose discretisation fixes the step (lattice Boltzmann).
+  const double model_dt = model->fixed_dt();
+  if (model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
+    throw Error("time.dt = " + fmt(pc.fixed_dt) + ", but model " + pc.model->name +
+                " steps by exactly " + fmt(model_dt, 10) +
+                " (fixed by its discretisation); leave time.dt out");
   const double cells = static_cast<double>(grid.interior_cells());
 
   double t = 0;
@@ -521,13 +527,18 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       write_frame();
     }
     double t_next_out = next_output_time();
-    while ((pc.end <= 0 || t < pc.end) && (pc.max_steps <= 0 || step < pc.max_steps)) {
+    // A fixed-step model's t = steps * dt may fall a rounding short of the end.
+    const double end_tol = model_dt > 0 ? 1e-12 : 0.0;
+    while ((pc.end <= 0 || t < pc.end * (1 - end_tol)) &&
+           (pc.max_steps <= 0 || step < pc.max_steps)) {
       if (g_interrupted) {
         status = "interrupted";
         break;
       }
-      dt = pc.fixed_dt > 0 ? pc.fixed_dt : pc.safety * model->stable_dt(t);
-      if (pc.fixed_dt > 0 && step == step0) {
+      dt = model_dt > 0      ? model_dt
+           : pc.fixed_dt > 0 ? pc.fixed_dt
+                             : pc.safety * model->stable_dt(t);
+      if (model_dt <= 0 && pc.fixed_dt > 0 && step == step0) {
         const double limit = model->stable_dt(t);
         if (pc.fixed_dt > limit)
           throw Error("time.dt = " + fmt(pc.fixed_dt) + " exceeds the stable step " + fmt(limit) +
@@ -537,23 +548,28 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         throw Error("blow-up at step " + std::to_string(step) + ", t = " + fmt(t) +
                     ": the time step " + fmt(dt) + " is below time.dt_floor = " + fmt(pc.dt_floor));
       // Land exactly on output times and the end.
-      double t_new = t + dt;
+      // (A fixed-step model is not clamped: t = steps * dt.)
+      double t_new = model_dt > 0 ? double(step + 1) * model_dt : t + dt;
       bool at_output = false;
-      if (pc.float_clock) {
+      if (pc.float_clock && model_dt <= 0) {
         t_new = double(float(float(t) + float(dt)));
         at_output = t_new >= t_next_out;
       } else {
         if (t_new >= t_next_out * (1 - 1e-12)) {
-          t_new = t_next_out, at_output = true;
+          if (model_dt <= 0) t_new = t_next_out;
+          at_output = true;
         }
-        if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
-        dt = t_new - t;
+        if (model_dt <= 0) {
+          if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
+          dt = t_new - t;
+        }
       }
       model->step(t, dt);
       t = t_new;
       ++step;
       if (pc.output_every_steps > 0 && step % pc.output_every_steps == 0) at_output = true;
-      const bool last = (pc.end > 0 && t >= pc.end) || (pc.max_steps > 0 && step >= pc.max_steps);
+      const bool last =
+          (pc.end > 0 && t >= pc.end * (1 - end_tol)) || (pc.max_steps > 0 && step >= pc.max_steps);
       if (step % pc.log_every == 0 || at_output || last) {
         diag = model->diagnostics(t);
         for (const auto& [k, v] : diag)

@@ -3,9 +3,12 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "helpers.hpp"
+#include "kflow/linalg/rbsor.hpp"
 
 using kflow::test::run_text;
 
@@ -60,6 +63,71 @@ TEST_CASE("diffusion on cuda and openmp agrees to rounding after 100 steps", "[g
       CHECK(diff <= 1e-12 * scale);
     }
   }
+}
+
+namespace {
+// physics/lbm: a 3D cavity with a moving lid, a forced periodic box with
+// moving walls (every boundary kind), both streaming schemes.
+const char* const lbm_cavity = R"([case]
+model = "lbm"
+[grid]
+cells = [40, 36, 32]
+length = [1.25, 1.125, 1.0]
+[physics]
+reynolds = 100.0
+[boundary]
+top = { type = "moving_wall", velocity = [1.0, 0.0, 0.0] }
+[time]
+steps = 101
+)";
+const char* const lbm_box = R"([case]
+model = "lbm"
+[grid]
+cells = [33, 20, 18]
+length = [1.65, 1.0, 0.9]
+[lattice]
+collision = "trt"
+[physics]
+reynolds = 20.0
+body_force = [0.3, 0.0, 0.1]
+[boundary]
+west = "periodic"
+east = "periodic"
+top = { type = "moving_wall", velocity = [0.5, 0.5, 0.0] }
+north = { type = "moving_wall", velocity = [0.0, 0.0, 1.0] }
+[time]
+steps = 100
+)";
+}  // namespace
+
+TEST_CASE("lbm on cuda and openmp agrees to rounding; two-grid = in-place on cuda", "[gpu]") {
+  for (const char* toml : {lbm_cavity, lbm_box})
+    for (const char* prec : {"run.precision=\"double\"", "run.precision=\"float\""}) {
+      const double tol = std::string(prec).find("float") != std::string::npos ? 1e-4 : 1e-12;
+      const auto cpu = run_text(toml, "", {"run.backend=openmp", prec}, "", true);
+      for (const char* scheme :
+           {"lattice.streaming=\"two_grid\"", "lattice.streaming=\"in_place\""}) {
+        const auto gpu = run_text(toml, "", {"run.backend=cuda", prec, scheme}, "", true);
+        REQUIRE(gpu.fields.size() == cpu.fields.size());
+        for (std::size_t f = 0; f < gpu.fields.size(); ++f) {
+          double diff = 0, scale = 1e-300;
+          for (std::size_t i = 0; i < gpu.fields[f].values.size(); ++i) {
+            diff = std::max(diff, std::fabs(gpu.fields[f].values[i] - cpu.fields[f].values[i]));
+            scale = std::max(scale, std::fabs(cpu.fields[f].values[i]));
+          }
+          INFO(prec << " " << scheme << ": field " << gpu.fields[f].name << ": max diff " << diff
+                    << ", scale " << scale);
+          CHECK(diff <= tol * scale);
+        }
+      }
+      const auto a = run_text(toml, "", {"run.backend=cuda", prec}, "", true);
+      const auto b = run_text(
+          toml, "", {"run.backend=cuda", prec, "lattice.streaming=\"in_place\""}, "", true);
+      for (std::size_t f = 0; f < a.fields.size(); ++f) {
+        INFO(prec << ": field " << a.fields[f].name);
+        CHECK(a.fields[f].values == b.fields[f].values);
+      }
+    }
 }
 
 TEST_CASE("mac2d on cuda and openmp agrees to 1e-10 after 100 steps", "[gpu]") {
@@ -144,4 +212,51 @@ steps = 100
       CHECK(diff <= 1e-10 * std::max(scale, 1e-300));
     }
   }
+}
+
+TEST_CASE("red-black SOR: the fused GPU iteration gives the bits of the two sweeps", "[gpu]") {
+  namespace la = kflow::linalg;
+  using Space = Kokkos::Cuda;
+  using Mem = Space::memory_space;
+  Space space;
+  // A size that is no multiple of the tile, and an obstacle.
+  la::Grid g;
+  g.dim = 2;
+  g.cells = {203, 77, 1};
+  const int nx = 203, ny = 77;
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem> mask("mask", nx + 2, ny + 2);
+  la::Field<double, 2, Mem> x1("x1", nx + 2, ny + 2), x2("x2", nx + 2, ny + 2),
+      b("b", nx + 2, ny + 2);
+  Kokkos::parallel_for(
+      "test::init", la::interior_policy<2>(space, g), KOKKOS_LAMBDA(int i, int j) {
+        auto in = [&](int a, int c) {
+          return a >= 1 && a <= nx && c >= 1 && c <= ny && !(a > 60 && a < 90 && c > 20 && c < 40);
+        };
+        if (in(i, j))
+          mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
+                       (in(i + 1, j) ? la::mask_bits::east : 0) |
+                       (in(i, j - 1) ? la::mask_bits::south : 0) |
+                       (in(i, j + 1) ? la::mask_bits::north : 0);
+        b(i, j) = Kokkos::sin(0.1 * i) * Kokkos::cos(0.07 * j);
+        x1(i, j) = x2(i, j) = ((i * 7 + j * 13) % 17) / 17.0;
+      });
+  la::Laplace5<double, Mem> op;
+  op.mask = mask;
+  op.cx = op.cy = 100.0;
+  op.grid = g;
+  la::set_neighbours(op, g, false, false);
+  la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.7);
+  la::SolveControl c;
+  c.tolerance = 0;
+  c.max_iterations = 25;
+  REQUIRE(sor.fused());
+  sor.solve(x1, b, c);
+  sor.set_fused(false);
+  sor.solve(x2, b, c);
+  auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x1);
+  auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x2);
+  long differ = 0;
+  for (int j = 0; j < ny + 2; ++j)
+    for (int i = 0; i < nx + 2; ++i) differ += h1(i, j) != h2(i, j);
+  CHECK(differ == 0);
 }

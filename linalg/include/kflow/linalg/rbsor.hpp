@@ -38,18 +38,81 @@ GridPolicy<ExecSpace, 2> colour_policy(const ExecSpace& space, const Grid& g) {
     return GridPolicy<ExecSpace, 2>(space, {0, 1}, {half, g.cells[1] + 1});
 }
 
+// The SOR formula, shared by every kernel so that all give the same bits.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real sor_value(const Coeffs5<Real>& c, Real old, Real xw, Real xe, Real xs,
+                                      Real xn, Real b, Real omega) {
+  const Real sigma = c.w * xw + c.e * xe + c.s * xs + c.n * xn;
+  return (Real(1) - omega) * old + omega * (b - sigma) / c.p;
+}
+
 // The SOR update of cell (i, j); returns |change| (0 outside the system).
 template <class Op, class X, class B, class Real>
 KOKKOS_INLINE_FUNCTION Real sor_update(const Op& op, const X& x, const B& b, Real omega, int i,
                                        int j) {
   const auto c = op.coeffs(i, j);
   if (c.p == 0) return Real(0);
-  const Real sigma = c.w * x(op.west(i), j) + c.e * x(op.east(i), j) + c.s * x(i, op.south(j)) +
-                     c.n * x(i, op.north(j));
   const Real old = x(i, j);
-  const Real updated = (Real(1) - omega) * old + omega * (b(i, j) - sigma) / c.p;
+  const Real updated = sor_value(c, old, x(op.west(i), j), x(op.east(i), j), x(i, op.south(j)),
+                                 x(i, op.north(j)), Real(b(i, j)), omega);
   x(i, j) = updated;
   return Kokkos::fabs(updated - old);
+}
+
+// One whole red-black iteration in one kernel (GPUs, no periodic
+// direction).  A team owns a TX x TY tile: it loads the tile and two halo
+// layers into scratch memory, updates the red cells of the tile and of one
+// halo layer (the halo ring's red values are recomputed, from the same
+// inputs, by the neighbouring tiles too), then the black cells of the tile,
+// and writes the tile back.  Same arithmetic on the same values as the two
+// sweeps, so the same bits; one launch and one pass over x instead of two.
+template <class ExecSpace, class Op, class X, class B, class Real>
+void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega) {
+  constexpr int TX = 64, TY = 8, SX = TX + 4, SY = TY + 4;
+  const int nx = op.grid.cells[0], ny = op.grid.cells[1];
+  const int tiles_x = (nx + TX - 1) / TX, tiles_y = (ny + TY - 1) / TY;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, LightWeight>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<Real**, Kokkos::LayoutLeft, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Policy policy(space, tiles_x * tiles_y, 128);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(SX, SY)));
+  Kokkos::parallel_for(
+      "kflow::linalg::rbsor::iteration_fused", policy, KOKKOS_LAMBDA(const Member& team) {
+        const int t = team.league_rank();
+        const int i0 = 1 + (t % tiles_x) * TX, j0 = 1 + (t / tiles_x) * TY;
+        // Scratch (a, c) holds x(i0 - 2 + a, j0 - 2 + c).
+        Scratch s(team.team_scratch(0), SX, SY);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, SX * SY), [&](int k) {
+          const int i = i0 - 2 + k % SX, j = j0 - 2 + k / SX;
+          if (i >= 0 && i <= nx + 1 && j >= 0 && j <= ny + 1) s(k % SX, k / SX) = x(i, j);
+        });
+        team.team_barrier();
+        // Cells of one colour in the rows c0..c1, columns a0..a0+2*half-1:
+        // colour by the parity of i + j (red even), as rb_sweep.
+        // The cells of one colour (red: i + j even, as rb_sweep) in rows
+        // c0 .. c0 + rows - 1 and columns a0 .. a0 + 2 per_row - 1.
+        auto sweep = [&](int parity, int a0, int c0, int rows, int per_row) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, per_row * rows), [&](int k) {
+            const int c = c0 + k / per_row;
+            const int a = a0 + ((a0 + c + i0 + j0 + parity) & 1) + 2 * (k % per_row);
+            const int i = i0 - 2 + a, j = j0 - 2 + c;
+            if (i < 1 || i > nx || j < 1 || j > ny) return;
+            const auto cf = op.coeffs(i, j);
+            if (cf.p == 0) return;
+            s(a, c) = sor_value(cf, s(a, c), s(a - 1, c), s(a + 1, c), s(a, c - 1), s(a, c + 1),
+                                Real(b(i, j)), omega);
+          });
+        };
+        sweep(0, 1, 1, SY - 2, (SX - 2) / 2);  // red: the tile and one halo layer
+        team.team_barrier();
+        sweep(1, 2, 2, SY - 4, (SX - 4) / 2);  // black: the tile
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TX * TY), [&](int k) {
+          const int i = i0 + k % TX, j = j0 + k / TX;
+          if (i <= nx && j <= ny) x(i, j) = s(2 + k % TX, 2 + k / TX);
+        });
+      });
 }
 
 // One colour.  GPUs: one thread per cell of the colour (MDRange over
@@ -67,8 +130,8 @@ void rb_sweep(const ExecSpace& space, const Op& op, const X& x, const B& b, Real
         });
   } else {
     Kokkos::parallel_for(
-        "kflow::linalg::rbsor::sweep",
-        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1), KOKKOS_LAMBDA(int j) {
+        "kflow::linalg::rbsor::sweep", RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
+        KOKKOS_LAMBDA(int j) {
           for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2)
             sor_update(op, x, b, omega, i, j);
         });
@@ -94,7 +157,7 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
   } else {
     Kokkos::parallel_reduce(
         "kflow::linalg::rbsor::sweep_change",
-        Kokkos::RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
+        RangePolicy<ExecSpace>(space, 1, op.grid.cells[1] + 1),
         KOKKOS_LAMBDA(int j, Real& acc) {
           for (int i = 1 + ((1 + j + colour) & 1); i <= nx; i += 2) {
             const Real d = sor_update(op, x, b, omega, i, j);
@@ -142,8 +205,12 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
         const double black = kernels::rb_sweep_change(space_, op_, x, b, w, 1);
         s.criterion = std::max(red, black);
       } else {
-        kernels::rb_sweep(space_, op_, x, b, w, 0);
-        kernels::rb_sweep(space_, op_, x, b, w, 1);
+        if (fused_) {
+          kernels::rb_iteration_fused(space_, op_, x, b, w);
+        } else {
+          kernels::rb_sweep(space_, op_, x, b, w, 0);
+          kernels::rb_sweep(space_, op_, x, b, w, 1);
+        }
         if (check) s.criterion = residual_max_norm(space_, op_, x, b) / scale;
       }
       s.iterations = k;
@@ -156,12 +223,17 @@ class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
   }
 
   std::string name() const override { return "rbsor"; }
+  // The fused one-kernel iteration (GPUs without periodic directions); off
+  // for comparisons.
+  bool fused() const { return fused_; }
+  void set_fused(bool on) { fused_ = on && on_gpu<ExecSpace> && !op_.px && !op_.py; }
   double omega() const { return omega_; }
 
  private:
   ExecSpace space_;
   Op op_;
   double omega_;
+  bool fused_ = on_gpu<ExecSpace> && !op_.px && !op_.py;
 };
 
 }  // namespace kflow::linalg

@@ -49,6 +49,11 @@ class Model {
   virtual const linalg::Grid& grid() const = 0;
   // Largest stable time step at time t (the driver multiplies by the safety factor).
   virtual double stable_dt(double t) const = 0;
+  // The time step fixed by the model's discretisation (lattice Boltzmann:
+  // one lattice step), or 0 when the driver chooses dt.  When it is set the
+  // driver always steps by exactly this dt (no safety factor), and output
+  // times and the end are reached at the first step at or after them.
+  virtual double fixed_dt() const { return 0; }
   // Advances the state from t to t + dt.  Asynchronous: no host copy.
   virtual void step(double t, double dt) = 0;
   // Scalar diagnostics at time t (device reductions; the log's columns).

@@ -1,0 +1,209 @@
+// physics/lbm: case parsing, unit conversion, stability checks and
+// registration.  The Kokkos code is in lbm_impl.hpp, instantiated once per
+// (backend, precision) by CMake.
+
+#include "lbm.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "kflow/core/registry.hpp"
+
+namespace kflow::lbm {
+
+namespace {
+
+const char* const axis_sides[3][2] = {{"west", "east"}, {"south", "north"}, {"bottom", "top"}};
+
+// Stability and accuracy thresholds (README, "Lattice Boltzmann").
+constexpr double tau_error = 0.5;       // tau <= 0.5: viscosity <= 0
+constexpr double tau_warning = 0.55;    // BGK/TRT near the stability limit
+constexpr double mach_error = 0.6;      // Ma = u sqrt(3)
+constexpr double mach_warning = 0.3;    // compressibility error ~ Ma^2 ~ 10 %
+constexpr double grid_re_error = 30.0;  // u_max / nu_lat
+constexpr double grid_re_warning = 10.0;
+
+std::string num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+}  // namespace
+
+std::unique_ptr<ModelSetup> parse_case(Config& c) {
+  auto s = std::make_unique<Setup>();
+  auto& g = s->grid;
+  g.ghost = 0;  // walls lie halfway outside the first and last cells
+  const auto gs = c.section("grid");
+  if (!gs.has("cells")) gs.fail("cells", "missing; expected [nx, ny] or [nx, ny, nz]");
+  const auto cells = gs.get_ints("cells", 2, 3, 2, 1 << 20, {});
+  g.dim = static_cast<int>(cells.size());
+  const auto length = gs.get_numbers("length", g.dim, g.dim, std::vector<double>(g.dim, 1.0));
+  const auto origin = gs.get_numbers("origin", g.dim, g.dim, std::vector<double>(g.dim, 0.0));
+  for (int d = 0; d < g.dim; ++d) {
+    g.cells[d] = static_cast<int>(cells[d]);
+    if (!(length[d] > 0)) gs.fail("length", "expected positive lengths");
+    g.length[d] = length[d];
+    g.origin[d] = origin[d];
+  }
+  if (double(g.interior_cells()) > 2.1e9) gs.fail("cells", "more than 2.1e9 cells");
+  s->dx = g.spacing(0);
+  for (int d = 1; d < g.dim; ++d)
+    if (std::abs(g.spacing(d) - s->dx) > 1e-9 * s->dx)
+      gs.fail("length", "the lattice needs square cells: length/cells is " + num(s->dx) +
+                            " along x but " + num(g.spacing(d)) + " along axis " +
+                            std::to_string(d));
+
+  // Lattice.
+  const auto ls = c.section("lattice");
+  const auto stencil =
+      ls.get_choice("stencil", {"D2Q9", "D3Q19", "D3Q27"}, g.dim == 2 ? "D2Q9" : "D3Q19");
+  s->stencil = stencil == "D2Q9"    ? Stencil::d2q9
+               : stencil == "D3Q19" ? Stencil::d3q19
+                                    : Stencil::d3q27;
+  if ((g.dim == 2) != (s->stencil == Stencil::d2q9))
+    ls.fail("stencil", "a " + std::to_string(g.dim) + "D grid needs " +
+                           (g.dim == 2 ? "D2Q9" : "D3Q19 or D3Q27") + ", not " + stencil);
+  s->trt = ls.get_choice("collision", {"bgk", "trt"}, "bgk") == "trt";
+  s->magic = ls.get("magic", 3.0 / 16.0, 0.0, 1e3, true);
+  if (!s->trt && ls.has("magic"))
+    ls.fail("magic", "the magic parameter belongs to collision = \"trt\"");
+  s->in_place = ls.get_choice("streaming", {"two_grid", "in_place"}, "two_grid") == "in_place";
+  if (ls.has("velocity") && ls.has("tau"))
+    ls.fail("tau", "give either lattice.velocity or lattice.tau, not both");
+
+  // Physics.
+  const auto ps = c.section("physics");
+  s->reynolds = ps.require("reynolds", 0.0, 1e12, true);
+  s->velocity = ps.get("velocity", 1.0, 0.0, 1e308, true);
+  s->length = ps.get("length", g.length[g.dim >= 2 ? 1 : 0], 0.0, 1e308, true);
+  s->viscosity = s->velocity * s->length / s->reynolds;
+  const auto f = ps.get_numbers("body_force", g.dim, g.dim, std::vector<double>(g.dim, 0.0));
+  for (int d = 0; d < g.dim; ++d) s->force[d] = f[d];
+
+  const double n_l = s->length / s->dx;  // the characteristic length in cells
+  if (ls.has("tau")) {
+    s->tau = ls.require("tau", 0.0, 1e6, true);
+    s->nu_lat = (s->tau - 0.5) / 3.0;
+    s->u_lat = s->reynolds * s->nu_lat / n_l;
+  } else {
+    s->u_lat = ls.get("velocity", 0.1, 0.0, 1.0, true);
+    s->nu_lat = s->u_lat * n_l / s->reynolds;
+    s->tau = 0.5 + 3.0 * s->nu_lat;
+  }
+  s->dt = s->u_lat * s->dx / s->velocity;
+  s->omega_plus = 1.0 / s->tau;
+  s->omega_minus = s->trt ? 1.0 / (s->magic / (s->tau - 0.5) + 0.5) : s->omega_plus;
+  for (int d = 0; d < g.dim; ++d) s->force_lat[d] = s->force[d] * s->dt * s->dt / s->dx;
+
+  // Boundaries.
+  double u_max = s->u_lat;
+  const auto bs = c.section("boundary");
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) {
+      const std::string key = axis_sides[d][side];
+      if (d >= g.dim) {
+        if (bs.has(key)) bs.fail(key, "a 2D case has no " + key + " side");
+        continue;
+      }
+      const auto kind = bs.get_kind(key, {"no_slip", "moving_wall", "periodic"}, "no_slip");
+      s->bc[d][side] = kind == "no_slip"       ? Bc::no_slip
+                       : kind == "moving_wall" ? Bc::moving_wall
+                                               : Bc::periodic;
+      const auto side_s = bs.section(key);
+      if (kind == "moving_wall") {
+        const auto v = side_s.get_numbers("velocity", g.dim, g.dim, {});
+        if (v.empty()) bs.fail(key + ".velocity", "missing; a moving wall needs its velocity");
+        if (v[d] != 0)
+          bs.fail(key + ".velocity",
+                  "the wall moves in its own plane: the component normal "
+                  "to the wall must be 0, got " +
+                      num(v[d]));
+        double sq = 0;
+        for (int e = 0; e < g.dim; ++e) {
+          s->wall_velocity[d][side][e] = v[e];
+          s->wall_lat[d][side][e] = v[e] * s->dt / s->dx;
+          sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
+        }
+        u_max = std::max(u_max, std::sqrt(sq));
+      } else if (side_s.has("velocity")) {
+        bs.fail(key + ".velocity", "only a moving_wall side takes a velocity");
+      }
+    }
+  for (int d = 0; d < g.dim; ++d)
+    if ((s->bc[d][0] == Bc::periodic) != (s->bc[d][1] == Bc::periodic))
+      bs.fail(axis_sides[d][s->bc[d][0] == Bc::periodic ? 1 : 0],
+              std::string("'") + axis_sides[d][s->bc[d][0] == Bc::periodic ? 0 : 1] +
+                  "' is periodic, so its partner must be periodic too");
+
+  // Initial state.
+  const auto is = c.section("initial");
+  s->initial = is.get_choice("type", {"rest", "taylor_green"}, "rest");
+  if (s->initial == "taylor_green") {
+    const auto m =
+        is.get_ints("modes", g.dim, g.dim, 1, 1 << 20, std::vector<std::int64_t>(g.dim, 1));
+    for (int d = 0; d < g.dim; ++d) {
+      s->tg_modes[d] = static_cast<int>(m[d]);
+      if (s->bc[d][0] != Bc::periodic)
+        is.fail("type", "the Taylor-Green vortex needs periodic sides on every axis");
+    }
+  } else if (is.has("modes")) {
+    is.fail("modes", "modes belong to type = \"taylor_green\"");
+  }
+
+  // Stability and accuracy checks (thresholds above); errors name the numbers.
+  const double mach = u_max * std::sqrt(3.0), grid_re = u_max / s->nu_lat;
+  const std::string numbers = "tau = " + num(s->tau) + ", lattice viscosity " + num(s->nu_lat) +
+                              ", largest lattice speed " + num(u_max) + " (Ma = " + num(mach) +
+                              "), grid Reynolds number u/nu = " + num(grid_re) +
+                              " (Re = " + num(s->reynolds) + ", " + num(n_l) +
+                              " cells per length " + num(s->length) + ")";
+  const auto key = ls.has("tau") ? "tau" : "velocity";
+  if (!(s->tau > tau_error))
+    ls.fail(key, "unstable set-up: tau <= 0.5 (" + numbers + "); use a finer grid or a smaller Re");
+  if (mach > mach_error)
+    ls.fail(key, "unstable set-up: lattice Mach number above " + num(mach_error) + " (" + numbers +
+                     "); lower lattice.velocity or the wall speed");
+  if (grid_re > grid_re_error)
+    ls.fail(key, "unstable set-up: grid Reynolds number above " + num(grid_re_error) + " (" +
+                     numbers + "); use a finer grid or a larger lattice.velocity");
+  if (s->tau < tau_warning)
+    s->notes.push_back("tau = " + num(s->tau) + " is close to 0.5 (below " + num(tau_warning) +
+                       "): " + numbers);
+  if (mach > mach_warning)
+    s->notes.push_back("lattice Mach number " + num(mach) + " above " + num(mach_warning) +
+                       " (compressibility error ~ Ma^2): " + numbers);
+  if (grid_re > grid_re_warning)
+    s->notes.push_back("grid Reynolds number " + num(grid_re) + " above " + num(grid_re_warning) +
+                       " (under-resolved): " + numbers);
+
+  s->fields = {"density", "velocity", "u", "v", "vorticity_magnitude", "flags"};
+  if (g.dim == 3) s->fields.insert(s->fields.begin() + 4, "w");
+  return s;
+}
+
+KFLOW_REGISTER_MODEL((ModelInfo{
+    "lbm",
+    "lattice Boltzmann D2Q9/D3Q19/D3Q27, BGK or TRT, halfway bounce-back and moving walls, "
+    "periodic sides, Guo body force; two-grid pull or in-place (AA) streaming",
+    parse_case,
+    R"(
+[case]
+model = "lbm"
+[grid]
+cells = [256, 256, 256]
+[lattice]
+stencil = "D3Q19"
+streaming = "in_place"
+[physics]
+reynolds = 100.0
+[boundary]
+top = { type = "moving_wall", velocity = [1.0, 0.0, 0.0] }
+[time]
+steps = 100
+[output]
+log_every = 1000000
+)"}))
+
+}  // namespace kflow::lbm

@@ -1,0 +1,93 @@
+#pragma once
+// physics/lbm: lattice Boltzmann method (seed 002: Sepka Júnior 2015, the
+// waLBerla GPU extension), D2Q9, D3Q19 and D3Q27.
+//
+// Method.  Populations f_i on the cells of the grid (no ghost layer: the
+// walls lie half a cell outside the first and last cell, "halfway" bounce-
+// back).  One fused kernel per step: pull (stream on read), moments,
+// collision, write.  Collision: BGK (single relaxation time, as in the
+// paper) or TRT (two relaxation times, Ginzburg 2005, with the "magic"
+// parameter Lambda = (1/w+ - 1/2)(1/w- - 1/2), default 3/16, which puts the
+// bounce-back wall exactly halfway for Poiseuille flow independently of the
+// viscosity; BGK's wall position depends on tau).  Equilibrium: the standard
+// second-order compressible form w_i rho (1 + 3 c.u + 4.5 (c.u)^2 - 1.5 u.u)
+// (the paper's Eq. 2.17 prints malformed c_s factors; this is the intended
+// form).  TRT's antisymmetric part is (f_i - f_-i)/2 (the paper's Eq. 2.28
+// prints a plus).  Body force: Guo et al. (2002) forcing, split into its
+// symmetric and antisymmetric parts for TRT.
+//
+// Streaming (lattice.streaming): "two_grid" is the paper's A-B pull scheme
+// (src -> dst, swap); "in_place" is the AA pattern of Bailey et al. (2009),
+// one array, alternating a "local" step (read and write the cell's own
+// slots, swapped) and a "stream" step (gather from the neighbours, scatter
+// to them).  Both perform the same floating-point operations on the same
+// values, so they give bit-identical fields (tested).
+//
+// Boundaries per side: "periodic", "no_slip" (halfway bounce-back),
+// "moving_wall" (bounce-back with the Ladd correction 6 w_i rho0 c_i.u_w,
+// the paper's simpleUBB, Eq. 2.19).  Decisions on the paper's open points:
+//  - wall density in the moving-wall term: the reference density rho0 = 1,
+//    not the neighbour's density from the previous step as in Listing 4.3
+//    (the difference is of order Ma^2 * u_w; rho0 keeps the update local and
+//    identical for both streaming schemes);
+//  - a link that leaves the domain through an edge or corner (two or three
+//    wall faces at once) takes wall velocity 0 if any of those faces is a
+//    static wall (the lid's edges are no-slip), else the mean of the moving
+//    faces' velocities;
+//  - the Listing 4.2 typo (SE pulled from BW) does not arise: bounce-back is
+//    written once for every direction from the opposite-direction table.
+//
+// Units.  The case gives physical quantities: Reynolds number Re, the
+// characteristic speed U and length L (nu = U L / Re), grid and lengths
+// (uniform spacing dx), wall velocities and the body force.  The lattice is
+// fixed by either lattice.velocity (U in lattice units, default 0.1, as in
+// the paper's cavity; then tau = 1/2 + 3 nu_lat) or lattice.tau (then
+// U_lat = Re nu_lat / N_L).  Time: model time is physical time, and one
+// step is one lattice step, dt = U_lat dx / U (Model::fixed_dt).
+// Checks before the run (thresholds also in lbm.cpp):
+//  error:   tau <= 0.5 (non-positive viscosity); lattice Mach number
+//           Ma = u_max sqrt(3) > 0.6 (u_max the largest lattice speed of U
+//           and the walls); grid Reynolds number u_max / nu_lat > 30;
+//  warning: tau < 0.55; Ma > 0.3; u_max / nu_lat > 10.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kflow/core/config.hpp"
+#include "kflow/core/model.hpp"
+
+namespace kflow::lbm {
+
+enum class Stencil { d2q9, d3q19, d3q27 };
+enum class Bc { periodic, no_slip, moving_wall };
+
+struct Setup : ModelSetup {
+  Stencil stencil = Stencil::d3q19;
+  bool trt = false;
+  double magic = 3.0 / 16.0;
+  bool in_place = false;
+  // Physical parameters.
+  double reynolds = 100, velocity = 1, length = 1, viscosity = 0.01;
+  double force[3] = {0, 0, 0};  // body force per unit mass (acceleration)
+  Bc bc[3][2] = {};             // [axis][0 low, 1 high]
+  double wall_velocity[3][2][3] = {};
+  // Lattice parameters (derived).
+  double dx = 1, dt = 1;  // physical cell size and time per lattice step
+  double u_lat = 0.1, nu_lat = 0, tau = 1;
+  double omega_plus = 1, omega_minus = 1;
+  double force_lat[3] = {0, 0, 0};
+  double wall_lat[3][2][3] = {};  // wall velocities in lattice units
+  // Initial state.
+  std::string initial = "rest";  // rest | taylor_green
+  int tg_modes[3] = {1, 1, 1};   // wavenumbers per axis (k_d = 2 pi m_d / length_d)
+};
+
+// Reads and checks the model's keys (lbm.cpp; also used by the benchmark).
+std::unique_ptr<ModelSetup> parse_case(Config& c);
+
+// Registered in lbm.cpp; instantiated per (backend, precision) by CMake.
+template <class ExecSpace, class Real>
+std::unique_ptr<Model> make_model(const ModelSetup& setup);
+
+}  // namespace kflow::lbm
