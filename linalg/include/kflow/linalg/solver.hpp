@@ -47,3 +47,19 @@ class Solver2 {
 };
 
 }  // namespace kflow::linalg
+
+namespace kflow::linalg {
+
+// The same interface for 3D operators (stencil7.hpp): SIP 3D now.
+template <class ExecSpace, class Real>
+class Solver3 {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using X = Field<Real, 3, memory_space>;
+  using B = Field<const Real, 3, memory_space>;
+  virtual ~Solver3() = default;
+  virtual SolveStats solve(const X& x, const B& b, const SolveControl& control) = 0;
+  virtual std::string name() const = 0;
+};
+
+}  // namespace kflow::linalg

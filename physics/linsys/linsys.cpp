@@ -1,0 +1,24 @@
+// Registration of the seed-003 kernel benchmarks (kflow bench tridiag | sip).
+#include "kflow/core/bench.hpp"
+#include "kflow/core/registry.hpp"
+
+KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
+    "tridiag",
+    "batched and single tridiagonal solves: Thomas, CR, PCR, hybrid, partitioned (and "
+    "cuSPARSE in CUDA builds); seed 003 Table 3 and 3D ADI batches",
+    "case=batched|adi|single (batched), n=LIST (batched 512,256; adi 512 GPU / 256 CPU; single "
+    "2^16,2^22,2^24,2^25), systems=N (batched; default n^2), layout=contiguous,interleaved, "
+    "method=LIST of thomas,cr,pcr,hybrid,partitioned,auto,cusparse or all, rows_per_chunk=R "
+    "(hybrid, partitioned: 8), team_size=T (pcr, hybrid, partitioned; 0 = from n), "
+    "segment_rows=L (partitioned; 0 = the longest that fits team scratch)"}))
+
+KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
+    "sip",
+    "Stone's SIP on the 2D Poisson problem with (2^k+2)^2 nodes (seed 003 Table 2): "
+    "factorization, one iteration, iterations and time to tolerance; red-black SOR beside it",
+    "dim=2|3 (2; 3: SIP 3D on n^3 cells, n = 2^k, k 4,5,6), k=LIST (5,7,9,10), ordering=LIST of "
+    "lexicographic (CPU),diagonals,pipelined or all, "
+    "alpha=A (0.92), tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), "
+    "check_every=N (5), max_iterations=N (100000), to_tolerance=LIST of orderings or none (GPU "
+    "pipelined, CPU none), sweeps=N (10, for the per-iteration time), "
+    "strip_rows=H (pipelined; 32 GPU, 1 CPU), solvers=sip,rbsor"}))
