@@ -306,7 +306,8 @@ void velocity_max(const ExecSpace& space, const linalg::Grid& g, bool ghosts, co
   Kokkos::parallel_reduce(
       "kflow::mac2d::velocity_max", policy,
       KOKKOS_LAMBDA(int i, int j, Real& a, Real& b) {
-        const Real x = Kokkos::fabs(u(i, j)), y = Kokkos::fabs(v(i, j));
+        const Real x = linalg::nan_as_inf(Kokkos::fabs(u(i, j))),
+                   y = linalg::nan_as_inf(Kokkos::fabs(v(i, j)));
         a = x > a ? x : a;
         b = y > b ? y : b;
       },
@@ -327,7 +328,7 @@ void flow_norms(const ExecSpace& space, const Op& op, const F2& u, const F2& v, 
         if (!(op.mask(i, j) & mb::self)) return;
         const double dv = Kokkos::fabs((double(u(i, j)) - double(u(op.west(i), j))) * idx +
                                        (double(v(i, j)) - double(v(i, op.south(j)))) * idy);
-        d = dv > d ? dv : d;
+        d = linalg::nan_as_inf(dv) > d ? linalg::nan_as_inf(dv) : d;
         const double uc = 0.5 * (double(u(i, j)) + double(u(i - 1, j)));
         const double vc = 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
         e += 0.5 * (uc * uc + vc * vc) * area;

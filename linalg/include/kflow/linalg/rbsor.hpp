@@ -56,7 +56,7 @@ KOKKOS_INLINE_FUNCTION Real sor_update(const Op& op, const X& x, const B& b, Rea
   const Real updated = sor_value(c, old, x(op.west(i), j), x(op.east(i), j), x(i, op.south(j)),
                                  x(i, op.north(j)), Real(b(i, j)), omega);
   x(i, j) = updated;
-  return Kokkos::fabs(updated - old);
+  return nan_as_inf(Kokkos::fabs(updated - old));
 }
 
 // One whole red-black iteration in one kernel (GPUs, no periodic

@@ -90,6 +90,13 @@ inline void set_neighbours(Neighbours2& n, const Grid& g, bool periodic_x, bool 
   n.py = periodic_y;
 }
 
+// A max-norm must not lose a NaN (Max reductions drop it: NaN > a is
+// false), or a diverged solve would look converged: count it as +inf.
+template <class T>
+KOKKOS_INLINE_FUNCTION T nan_as_inf(T v) {
+  return Kokkos::isnan(v) ? Kokkos::Experimental::infinity_v<T> : v;
+}
+
 // (A x)_P at one cell.
 template <class Op, class X>
 KOKKOS_INLINE_FUNCTION auto apply_at(const Op& op, const X& x, int i, int j) {
@@ -115,7 +122,7 @@ double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const
       "kflow::linalg::residual_max_norm", interior_policy<2>(space, op.grid),
       KOKKOS_LAMBDA(int i, int j, double& acc) {
         if (op.coeffs(i, j).p == 0) return;
-        const double d = Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j)));
+        const double d = nan_as_inf(Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j))));
         acc = d > acc ? d : acc;
       },
       Kokkos::Max<double>(r));
@@ -131,7 +138,7 @@ double system_max_norm(const ExecSpace& space, const Op& op, const B& b) {
       "kflow::linalg::system_max_norm", interior_policy<2>(space, op.grid),
       KOKKOS_LAMBDA(int i, int j, double& acc) {
         if (op.coeffs(i, j).p == 0) return;
-        const double d = Kokkos::fabs(double(b(i, j)));
+        const double d = nan_as_inf(Kokkos::fabs(double(b(i, j))));
         acc = d > acc ? d : acc;
       },
       Kokkos::Max<double>(r));
