@@ -299,9 +299,15 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
 
   const auto ss = c.section("solver.pressure");
-  ss.get_choice("method", {"rbsor"}, "rbsor");
+  s->method = ss.get_choice("method", {"rbsor", "sip"}, "rbsor");
   s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
+  s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
+  if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
+  if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
+    ss.fail("method",
+            "\"sip\" cannot take periodic sides (the wrap-around breaks its "
+            "triangular factors); use \"rbsor\"");
   s->control.tolerance = ss.get("tolerance", 1e-6, 0.0, 1e300);
   s->control.max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
   s->control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));

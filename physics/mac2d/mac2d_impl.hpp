@@ -17,6 +17,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/rbsor.hpp"
+#include "kflow/linalg/sip.hpp"
 #include "kflow/linalg/stencil.hpp"
 #include "mac2d.hpp"
 
@@ -423,7 +424,10 @@ class Model final : public kflow::Model {
     op_.cy = Real(1 / (g.spacing(1) * g.spacing(1)));
     op_.grid = g;
     linalg::set_neighbours(op_, g, s_.periodic_x, s_.periodic_y);
-    solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_, s_.omega);
+    if (s_.method == "sip")
+      solver_ = std::make_unique<linalg::Sip2<ExecSpace, Op>>(space_, op_, s_.alpha);
+    else
+      solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_, s_.omega);
     initialise();
     apply_bc();
   }
@@ -609,7 +613,7 @@ class Model final : public kflow::Model {
   Kokkos::View<Real**, Kokkos::LayoutLeft, Mem> inflow_;
   SideParams<Real> sides_{};
   Op op_;
-  std::unique_ptr<linalg::RedBlackSOR<ExecSpace, Op>> solver_;
+  std::unique_ptr<linalg::Solver2<ExecSpace, Real>> solver_;
   linalg::SolveStats last_;
   long steps_ = 0, iterations_total_ = 0;
   double umax_ = 0, vmax_ = 0;
