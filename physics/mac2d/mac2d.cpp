@@ -75,23 +75,6 @@ Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& g) {
   return b;
 }
 
-// Normal inflow velocity (into the domain) at position s along the side.
-double inflow_at(const Boundary& b, double s) {
-  if (s < b.lo || s > b.hi) return 0;
-  if (b.profile == Profile::uniform) return b.normal;
-  if (b.profile == Profile::parabolic) {
-    const double x = (s - b.lo) / (b.hi - b.lo);
-    return 4 * b.normal * x * (1 - x);
-  }
-  const auto& S = b.table_s;
-  const auto& U = b.table_u;
-  if (s <= S.front()) return U.front();
-  if (s >= S.back()) return U.back();
-  const auto k = std::upper_bound(S.begin(), S.end(), s) - S.begin();
-  const double w = (s - S[k - 1]) / (S[k] - S[k - 1]);
-  return (1 - w) * U[k - 1] + w * U[k];
-}
-
 struct Shape {
   bool circle = false;
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0, r = 0;
@@ -354,6 +337,22 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 }
 
 }  // namespace
+
+double inflow_at(const Boundary& b, double s) {
+  if (s < b.lo || s > b.hi) return 0;
+  if (b.profile == Profile::uniform) return b.normal;
+  if (b.profile == Profile::parabolic) {
+    const double x = (s - b.lo) / (b.hi - b.lo);
+    return 4 * b.normal * x * (1 - x);
+  }
+  const auto& S = b.table_s;
+  const auto& U = b.table_u;
+  if (s <= S.front()) return U.front();
+  if (s >= S.back()) return U.back();
+  const auto k = std::upper_bound(S.begin(), S.end(), s) - S.begin();
+  const double w = (s - S[k - 1]) / (S[k] - S[k - 1]);
+  return (1 - w) * U[k - 1] + w * U[k];
+}
 
 KFLOW_REGISTER_MODEL((ModelInfo{
     "mac2d",

@@ -80,6 +80,10 @@ struct Setup : ModelSetup {
   bool wall_points = false;
 };
 
+// Normal inflow velocity (into the domain) of side `b` at position s along
+// it: the profile within [lo, hi], 0 outside.
+double inflow_at(const Boundary& b, double s);
+
 template <class ExecSpace, class Real>
 std::unique_ptr<Model> make_model(const ModelSetup& setup);
 

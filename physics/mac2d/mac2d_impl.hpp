@@ -410,7 +410,7 @@ class Model final : public kflow::Model {
           const int i = sd == 0 ? 1 : sd == 1 ? g.cells[0] : k;
           const int j = sd == 2 ? 1 : sd == 3 ? g.cells[1] : k;
           if (!(s_.flags[i + std::size_t(ex) * j] & linalg::mask_bits::self)) continue;
-          h(k, sd) = Real(inflow_value(b, g.centre(along, k - 1)));
+          h(k, sd) = Real(inflow_at(b, g.centre(along, k - 1)));
         }
       }
       Kokkos::deep_copy(space_, inflow_, h);
@@ -553,23 +553,6 @@ class Model final : public kflow::Model {
   }
 
  private:
-  static double inflow_value(const Boundary& b, double s) {
-    if (s < b.lo || s > b.hi) return 0;
-    if (b.profile == Profile::uniform) return b.normal;
-    if (b.profile == Profile::parabolic) {
-      const double x = (s - b.lo) / (b.hi - b.lo);
-      return 4 * b.normal * x * (1 - x);
-    }
-    const auto& S = b.table_s;
-    const auto& U = b.table_u;
-    if (s <= S.front()) return U.front();
-    if (s >= S.back()) return U.back();
-    std::size_t k = 1;
-    while (S[k] < s) ++k;
-    const double w = (s - S[k - 1]) / (S[k] - S[k - 1]);
-    return (1 - w) * U[k - 1] + w * U[k];
-  }
-
   void apply_bc() {
     kernels::side_bc_x(space_, s_.grid, sides_, u_, v_, inflow_);
     kernels::side_bc_y(space_, s_.grid, sides_, u_, v_, inflow_);

@@ -10,6 +10,8 @@
 
 #include <unistd.h>
 
+#include <catch2/catch_test_macros.hpp>
+
 #include "kflow/core/backend.hpp"
 #include "kflow/core/driver.hpp"
 
@@ -55,6 +57,21 @@ inline RunResult run_text(const std::string& toml, const std::string& dir,
   auto pc = prepare(Config::parse(toml, "test.toml", sets), opt);
   std::ostringstream log;
   return run(pc, opt, log);
+}
+
+// A diagnostic or a field of a run's result, by name (fails the test when absent).
+inline double diag(const RunResult& r, const std::string& name) {
+  for (const auto& [k, v] : r.diagnostics)
+    if (k == name) return v;
+  FAIL("no diagnostic " << name);
+  return 0;
+}
+
+inline HostField field(const RunResult& r, const std::string& name) {
+  for (const auto& f : r.fields)
+    if (f.name == name) return f;
+  FAIL("no field " << name);
+  return {};
 }
 
 inline std::string read_file(const std::string& path) {

@@ -11,17 +11,11 @@
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
 
+using kflow::test::diag;
 using kflow::test::run_text;
 using kflow::test::TempDir;
 
 namespace {
-
-double diag(const kflow::RunResult& r, const std::string& name) {
-  for (const auto& [k, v] : r.diagnostics)
-    if (k == name) return v;
-  FAIL("no diagnostic " << name);
-  return 0;
-}
 
 // Dirichlet on every side (2D).
 const char* const dirichlet_2d = R"([case]

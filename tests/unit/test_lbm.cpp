@@ -14,6 +14,8 @@
 #include "kflow/core/error.hpp"
 #include "kflow/io/fieldfile.hpp"
 
+using kflow::test::diag;
+using kflow::test::field;
 using kflow::test::prepare_text;
 using kflow::test::run_text;
 using kflow::test::TempDir;
@@ -21,20 +23,6 @@ using kflow::test::TempDir;
 namespace {
 
 const double pi = 3.14159265358979323846;
-
-double diag(const kflow::RunResult& r, const std::string& name) {
-  for (const auto& [k, v] : r.diagnostics)
-    if (k == name) return v;
-  FAIL("no diagnostic " << name);
-  return 0;
-}
-
-kflow::HostField field(const kflow::RunResult& r, const std::string& name) {
-  for (const auto& f : r.fields)
-    if (f.name == name) return f;
-  FAIL("no field " << name);
-  return {};
-}
 
 // Plane Poiseuille flow: height H = 1, nu = U H / Re = 0.1, g = 1.2: the
 // exact profile is u(y) = g y (1 - y) / (2 nu) = 6 y (1 - y).

@@ -12,24 +12,12 @@
 #include "helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
 
+using kflow::test::diag;
+using kflow::test::field;
 using kflow::test::run_text;
 using kflow::test::TempDir;
 
 namespace {
-
-double diag(const kflow::RunResult& r, const std::string& name) {
-  for (const auto& [k, v] : r.diagnostics)
-    if (k == name) return v;
-  FAIL("no diagnostic " << name);
-  return 0;
-}
-
-kflow::HostField field(const kflow::RunResult& r, const std::string& name) {
-  for (const auto& f : r.fields)
-    if (f.name == name) return f;
-  FAIL("no field " << name);
-  return {};
-}
 
 // Reference table (x, value) from cases/, '#' lines are comments.
 std::vector<std::pair<double, double>> reference(const std::string& file) {
