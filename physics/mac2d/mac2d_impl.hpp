@@ -237,14 +237,18 @@ KOKKOS_INLINE_FUNCTION Real g_value(const MomentumParams<Real>& m, const F2& u, 
 // F on its west face and G on its south face (the neighbours' values,
 // from the same inputs) instead of reading them after a second launch.
 // West/south neighbours wrap in periodic directions.
-template <class ExecSpace, class F2, class Op>
+template <class ExecSpace, class F2, class Op, class Dt>
 void compute_fg_rhs(const ExecSpace& space, const Op& op,
-                    const MomentumParams<typename F2::value_type>& m, const F2& u, const F2& v,
-                    const F2& f, const F2& gg, const F2& rhs) {
+                    const MomentumParams<typename F2::value_type>& params, const Dt& step_dt,
+                    const F2& u, const F2& v, const F2& f, const F2& gg, const F2& rhs) {
   using Real = typename F2::value_type;
   Kokkos::parallel_for(
       "kflow::mac2d::compute_fg_rhs", linalg::interior_policy<2>(space, op.grid),
       KOKKOS_LAMBDA(int i, int j) {
+        const double dt = step_dt();
+        if (i == 1 && j == 1 && step_dt.slot >= 0) step_dt.ring(step_dt.slot) = dt;
+        MomentumParams<Real> m = params;
+        m.dt = Real(dt);
         const std::uint8_t fl = op.mask(i, j);
         const Real fc = f_value(m, u, v, fl, i, j), gc = g_value(m, u, v, fl, i, j);
         f(i, j) = fc;
@@ -281,14 +285,16 @@ void project_rhs(const ExecSpace& space, const Op& op, long fluid_cells, const F
 
 // Velocity correction (6), (7) on faces between two fluid cells (the paper's
 // eq. (7) prints dt/dx; dt/dy is the consistent form, digest item 1).
-template <class ExecSpace, class F2, class Op>
-void correct_velocity(const ExecSpace& space, const Op& op, typename F2::value_type dt, const F2& f,
+template <class ExecSpace, class F2, class Op, class Dt>
+void correct_velocity(const ExecSpace& space, const Op& op, const Dt& step_dt, const F2& f,
                       const F2& gg, const F2& p, const F2& u, const F2& v) {
   using Real = typename F2::value_type;
-  const Real cx = Real(dt / op.grid.spacing(0)), cy = Real(dt / op.grid.spacing(1));
+  const double dx = op.grid.spacing(0), dy = op.grid.spacing(1);
   Kokkos::parallel_for(
       "kflow::mac2d::correct_velocity", linalg::interior_policy<2>(space, op.grid),
       KOKKOS_LAMBDA(int i, int j) {
+        const double dt = double(Real(step_dt()));  // the step's dt as F, G used it
+        const Real cx = Real(dt / dx), cy = Real(dt / dy);
         const std::uint8_t m = op.mask(i, j);
         if (m & mb::east) u(i, j) = f(i, j) - cx * (p(op.east(i), j) - p(i, j));
         if (m & mb::north) v(i, j) = gg(i, j) - cy * (p(i, op.north(j)) - p(i, j));
@@ -296,25 +302,53 @@ void correct_velocity(const ExecSpace& space, const Op& op, typename F2::value_t
 }
 
 // max |u|, max |v| over every stored value (with_ghosts, the book's
-// comp_delt) or over the interior faces.
-template <class ExecSpace, class F2>
+// comp_delt) or over the interior faces, into a device scalar without a
+// host synchronisation: one MinMax reduction whose max holds max |u| and
+// whose min holds -max |v|.
+template <class Real, class Mem>
+using VelocityMax = Kokkos::View<Kokkos::MinMaxScalar<Real>, Mem>;
+
+template <class ExecSpace, class F2, class Mem>
 void velocity_max(const ExecSpace& space, const linalg::Grid& g, bool ghosts, const F2& u,
-                  const F2& v, double& umax, double& vmax) {
+                  const F2& v, const VelocityMax<typename F2::value_type, Mem>& out) {
   using Real = typename F2::value_type;
-  Real um = 0, vm = 0;
   const auto policy =
       ghosts ? linalg::full_policy<2>(space, g) : linalg::interior_policy<2>(space, g);
   Kokkos::parallel_reduce(
       "kflow::mac2d::velocity_max", policy,
-      KOKKOS_LAMBDA(int i, int j, Real& a, Real& b) {
+      KOKKOS_LAMBDA(int i, int j, Kokkos::MinMaxScalar<Real>& a) {
         const Real x = linalg::nan_as_inf(Kokkos::fabs(u(i, j))),
                    y = linalg::nan_as_inf(Kokkos::fabs(v(i, j)));
-        a = x > a ? x : a;
-        b = y > b ? y : b;
+        a.max_val = x > a.max_val ? x : a.max_val;
+        a.min_val = -y < a.min_val ? -y : a.min_val;
       },
-      Kokkos::Max<Real>(um), Kokkos::Max<Real>(vm));
-  umax = double(um), vmax = double(vm);
+      Kokkos::MinMax<Real, Mem>(out));
 }
+
+// Eq. (9) with the squared diffusive limit (digest item 2), without tau:
+// the one formula for the host's stable_dt() and the device-chosen steps.
+KOKKOS_INLINE_FUNCTION double stable_dt(double umax, double vmax, double re, double dx, double dy) {
+  double dt = re / 2 / (1 / (dx * dx) + 1 / (dy * dy));
+  if (umax > 0) dt = Kokkos::min(dt, dx / umax);
+  if (vmax > 0) dt = Kokkos::min(dt, dy / vmax);
+  return dt;
+}
+
+// The dt of a step: given by the host (dt > 0), or safety * stable_dt of
+// the velocity maxima on the device (the driver's batches; recorded in
+// ring(slot) for the driver to read back).
+template <class Real, class Mem>
+struct StepDt {
+  double dt = 0, safety = 0, re = 0, dx = 0, dy = 0;
+  VelocityMax<Real, Mem> vmax;
+  Kokkos::View<double*, Mem> ring;
+  int slot = -1;
+  KOKKOS_INLINE_FUNCTION double operator()() const {
+    if (dt > 0) return dt;
+    const auto m = vmax();
+    return safety * stable_dt(double(m.max_val), -double(m.min_val), re, dx, dy);
+  }
+};
 
 // max |div u| over fluid cells, and the kinetic energy 1/2 sum |u|^2 dx dy
 // (cell-centred velocities).
@@ -444,42 +478,32 @@ class Model final : public kflow::Model {
   }
 
   double stable_dt(double) const override {
-    // Eq. (9) with the squared diffusive limit (digest item 2); the driver
-    // multiplies by tau (time.safety_factor).
-    const double dx = s_.grid.spacing(0), dy = s_.grid.spacing(1);
-    double dt = s_.re / 2 / (1 / (dx * dx) + 1 / (dy * dy));
-    if (umax_ > 0) dt = std::min(dt, dx / umax_);
-    if (vmax_ > 0) dt = std::min(dt, dy / vmax_);
-    return dt;
+    // the driver multiplies by tau (time.safety_factor)
+    read_velocity_max();
+    return kernels::stable_dt(umax_, vmax_, s_.re, s_.grid.spacing(0), s_.grid.spacing(1));
+  }
+  // The convective limits only lower the diffusive one.
+  double max_stable_dt() const override {
+    return kernels::stable_dt(0, 0, s_.re, s_.grid.spacing(0), s_.grid.spacing(1));
   }
 
-  void step(double, double dt) override {
-    const auto& g = s_.grid;
-    kernels::MomentumParams<Real> m{Real(dt),
-                                    Real(1 / g.spacing(0)),
-                                    Real(1 / g.spacing(1)),
-                                    Real(1 / (g.spacing(0) * g.spacing(0))),
-                                    Real(1 / (g.spacing(1) * g.spacing(1))),
-                                    Real(1 / s_.re),
-                                    Real(s_.gamma),
-                                    Real(s_.gx),
-                                    Real(s_.gy)};
-    kernels::compute_fg_rhs(space_, op_, m, u_, v_, f_, g_, rhs_);
-    if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
-    linalg::SolveControl c = s_.control;
-    if (steps_ < s_.first_steps) c.max_iterations = s_.first_iterations;
-    last_ = solver_->solve(p_, rhs_, c);
-    iterations_total_ += last_.iterations;
-    kernels::correct_velocity(space_, op_, Real(dt), f_, g_, p_, u_, v_);
-    apply_bc();
-    ++steps_;
+  void step(double, double dt) override { advance(step_dt(dt, 0, -1)); }
+  void step_device_dt(double safety) override {
+    advance(step_dt(0, safety, int(ring_next_ % kDeviceDtBatch)));
+    ++ring_next_;
+  }
+  std::vector<double> device_dts(long n) override {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ring_);
+    std::vector<double> r(n);
+    for (long k = 0; k < n; ++k) r[k] = h((ring_next_ - n + k) % kDeviceDtBatch);
+    return r;
   }
 
   Diagnostics diagnostics(double t) override {
     Diagnostics d;
     double div = 0, energy = 0;
     kernels::flow_norms(space_, op_, u_, v_, div, energy);
-    space_.fence("kflow::mac2d::diagnostics");
+    read_velocity_max();
     d.emplace_back("u_max", umax_);
     d.emplace_back("v_max", vmax_);
     d.emplace_back("divergence_max", div);
@@ -553,12 +577,51 @@ class Model final : public kflow::Model {
   }
 
  private:
+  using StepDt = kernels::StepDt<Real, Mem>;
+  StepDt step_dt(double dt, double safety, int slot) const {
+    const auto& g = s_.grid;
+    return StepDt{dt, safety, s_.re, g.spacing(0), g.spacing(1), vmax_dev_, ring_, slot};
+  }
+
+  // One time step: F, G and the right-hand side, pressure, correction,
+  // boundary values, velocity maxima (for the next dt).  Asynchronous
+  // unless the pressure solver checks convergence.
+  void advance(const StepDt& dt) {
+    const auto& g = s_.grid;
+    const kernels::MomentumParams<Real> m{Real(0),
+                                          Real(1 / g.spacing(0)),
+                                          Real(1 / g.spacing(1)),
+                                          Real(1 / (g.spacing(0) * g.spacing(0))),
+                                          Real(1 / (g.spacing(1) * g.spacing(1))),
+                                          Real(1 / s_.re),
+                                          Real(s_.gamma),
+                                          Real(s_.gx),
+                                          Real(s_.gy)};
+    kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, f_, g_, rhs_);
+    if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
+    linalg::SolveControl c = s_.control;
+    if (steps_ < s_.first_steps) c.max_iterations = s_.first_iterations;
+    last_ = solver_->solve(p_, rhs_, c);
+    iterations_total_ += last_.iterations;
+    kernels::correct_velocity(space_, op_, dt, f_, g_, p_, u_, v_);
+    apply_bc();
+    ++steps_;
+  }
+
   void apply_bc() {
     kernels::side_bc_x(space_, s_.grid, sides_, u_, v_, inflow_);
     kernels::side_bc_y(space_, s_.grid, sides_, u_, v_, inflow_);
     if (s_.fluid_cells < long(s_.grid.interior_cells()))
       kernels::obstacle_bc(space_, s_.grid, u_, v_, flags_);
-    kernels::velocity_max(space_, s_.grid, s_.dt_includes_ghosts, u_, v_, umax_, vmax_);
+    kernels::velocity_max(space_, s_.grid, s_.dt_includes_ghosts, u_, v_, vmax_dev_);
+  }
+
+  // max |u|, max |v| of the current state, to the host (waits).
+  void read_velocity_max() const {
+    Kokkos::deep_copy(space_, vmax_host_, vmax_dev_);
+    space_.fence("kflow::mac2d::velocity_max");
+    umax_ = double(vmax_host_().max_val);
+    vmax_ = -double(vmax_host_().min_val);
   }
 
   void initialise();
@@ -599,7 +662,12 @@ class Model final : public kflow::Model {
   std::unique_ptr<linalg::Solver2<ExecSpace, Real>> solver_;
   linalg::SolveStats last_;
   long steps_ = 0, iterations_total_ = 0;
-  double umax_ = 0, vmax_ = 0;
+  kernels::VelocityMax<Real, Mem> vmax_dev_{"kflow::mac2d::velocity_max"};
+  kernels::VelocityMax<Real, Kokkos::HostSpace> vmax_host_{"kflow::mac2d::velocity_max"};
+  mutable double umax_ = 0, vmax_ = 0;
+  // dts of the device-chosen steps (Model::step_device_dt), a ring.
+  Kokkos::View<double*, Mem> ring_{"kflow::mac2d::dt_ring", std::size_t(kDeviceDtBatch)};
+  long ring_next_ = 0;
 };
 
 namespace kernels {

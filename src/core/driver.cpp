@@ -185,6 +185,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
     ts.fail("dt", "give either time.dt (a fixed step) or time.safety_factor (adaptive), not both");
   pc.dt_floor = ts.get("dt_floor", 1e-14, 0.0, 1e308, true);
   pc.float_clock = ts.get_choice("clock", {"float64", "float32"}, "float64") == "float32";
+  pc.device_dt = ts.get_bool("device_dt", true);
 
   const auto os = pc.config.section("output");
   pc.output_dir = os.get_string("directory", "out/" + stem(opt.case_path));
@@ -518,6 +519,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   std::string status = "completed";
   Diagnostics diag;
   double dt = 0;
+  long device_dt_steps = 0;
   double loop_seconds = 0, last_good_time = t;
   const auto t_loop = Clock::now();
   try {
@@ -529,44 +531,19 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     double t_next_out = next_output_time();
     // A fixed-step model's t = steps * dt may fall a rounding short of the end.
     const double end_tol = model_dt > 0 ? 1e-12 : 0.0;
-    while ((pc.end <= 0 || t < pc.end * (1 - end_tol)) &&
-           (pc.max_steps <= 0 || step < pc.max_steps)) {
-      if (g_interrupted) {
-        status = "interrupted";
-        break;
-      }
-      dt = model_dt > 0      ? model_dt
-           : pc.fixed_dt > 0 ? pc.fixed_dt
-                             : pc.safety * model->stable_dt(t);
-      if (model_dt <= 0 && pc.fixed_dt > 0 && step == step0) {
-        const double limit = model->stable_dt(t);
-        if (pc.fixed_dt > limit)
-          throw Error("time.dt = " + fmt(pc.fixed_dt) + " exceeds the stable step " + fmt(limit) +
-                      " of this case; lower time.dt or use time.safety_factor");
-      }
-      if (!std::isfinite(dt) || dt < pc.dt_floor)
+    const bool batching =
+        pc.device_dt && model_dt <= 0 && pc.fixed_dt <= 0 && model->max_stable_dt() > 0;
+    // time.clock = "float32" accumulates t in single precision.
+    auto advance_clock = [&](double from, double d) {
+      return pc.float_clock ? double(float(float(from) + float(d))) : from + d;
+    };
+    auto check_dt = [&](double d) {
+      if (!std::isfinite(d) || d < pc.dt_floor)
         throw Error("blow-up at step " + std::to_string(step) + ", t = " + fmt(t) +
-                    ": the time step " + fmt(dt) + " is below time.dt_floor = " + fmt(pc.dt_floor));
-      // Land exactly on output times and the end.
-      // (A fixed-step model is not clamped: t = steps * dt.)
-      double t_new = model_dt > 0 ? double(step + 1) * model_dt : t + dt;
-      bool at_output = false;
-      if (pc.float_clock && model_dt <= 0) {
-        t_new = double(float(float(t) + float(dt)));
-        at_output = t_new >= t_next_out;
-      } else {
-        if (t_new >= t_next_out * (1 - 1e-12)) {
-          if (model_dt <= 0) t_new = t_next_out;
-          at_output = true;
-        }
-        if (model_dt <= 0) {
-          if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
-          dt = t_new - t;
-        }
-      }
-      model->step(t, dt);
-      t = t_new;
-      ++step;
+                    ": the time step " + fmt(d) + " is below time.dt_floor = " + fmt(pc.dt_floor));
+    };
+    // Everything after a step: log row, frame, progress.
+    auto after_step = [&](bool at_output) {
       if (pc.output_every_steps > 0 && step % pc.output_every_steps == 0) at_output = true;
       const bool last =
           (pc.end > 0 && t >= pc.end * (1 - end_tol)) || (pc.max_steps > 0 && step >= pc.max_steps);
@@ -585,6 +562,81 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         t_next_out = next_output_time();
       }
       progress.update(step, t, dt, pc.end, pc.max_steps, seconds_since(t_start), t0, step0);
+    };
+    while ((pc.end <= 0 || t < pc.end * (1 - end_tol)) &&
+           (pc.max_steps <= 0 || step < pc.max_steps)) {
+      if (g_interrupted) {
+        status = "interrupted";
+        break;
+      }
+      // Steps with device-chosen dt, in a batch that provably reaches no
+      // output time, no end and no step with a log row or output before
+      // its last step: t advances by at most safety * max_stable_dt (plus
+      // the clock's rounding) per step, and the batch covers at most half
+      // of the distance to the next target.  The dts are read back after
+      // the batch and the clock replayed; near a target the loop falls
+      // back to one step at a time, which lands exactly as before.
+      if (batching) {
+        const double target = std::min(t_next_out, pc.end > 0 ? pc.end : 1e308);
+        const double ulp = pc.float_clock ? double(std::nextafter(float(target), 3e38f)) - target
+                                          : 4 * std::abs(target) * 1.2e-16;
+        const double per_step = pc.safety * model->max_stable_dt() * (1 + 1e-9) + ulp;
+        long m = Model::kDeviceDtBatch;
+        if (target < 1e308) {
+          const double reach = 0.5 * (target - t) / per_step;
+          m = target - t > 4e-12 * std::abs(target) ? long(std::min(reach, double(m))) : 0;
+        }
+        long next_event = (step / pc.log_every + 1) * pc.log_every;
+        if (pc.output_every_steps > 0)
+          next_event =
+              std::min(next_event, (step / pc.output_every_steps + 1) * pc.output_every_steps);
+        if (pc.max_steps > 0) next_event = std::min(next_event, pc.max_steps);
+        m = std::min(m, next_event - step);
+        if (m >= 2) {
+          for (long k = 0; k < m; ++k) model->step_device_dt(pc.safety);
+          device_dt_steps += m;
+          const auto dts = model->device_dts(m);
+          for (const double d : dts) {
+            dt = d;
+            check_dt(dt);
+            t = advance_clock(t, dt);
+            ++step;
+          }
+          after_step(false);
+          continue;
+        }
+      }
+      dt = model_dt > 0      ? model_dt
+           : pc.fixed_dt > 0 ? pc.fixed_dt
+                             : pc.safety * model->stable_dt(t);
+      if (model_dt <= 0 && pc.fixed_dt > 0 && step == step0) {
+        const double limit = model->stable_dt(t);
+        if (pc.fixed_dt > limit)
+          throw Error("time.dt = " + fmt(pc.fixed_dt) + " exceeds the stable step " + fmt(limit) +
+                      " of this case; lower time.dt or use time.safety_factor");
+      }
+      check_dt(dt);
+      // Land exactly on output times and the end.
+      // (A fixed-step model is not clamped: t = steps * dt.)
+      double t_new = model_dt > 0 ? double(step + 1) * model_dt : t + dt;
+      bool at_output = false;
+      if (pc.float_clock && model_dt <= 0) {
+        t_new = advance_clock(t, dt);
+        at_output = t_new >= t_next_out;
+      } else {
+        if (t_new >= t_next_out * (1 - 1e-12)) {
+          if (model_dt <= 0) t_new = t_next_out;
+          at_output = true;
+        }
+        if (model_dt <= 0) {
+          if (pc.end > 0 && t_new >= pc.end * (1 - 1e-12)) t_new = pc.end;
+          if (t_new != t + dt) dt = t_new - t;  // landing; otherwise dt as chosen
+        }
+      }
+      model->step(t, dt);
+      t = t_new;
+      ++step;
+      after_step(at_output);
     }
     if (status == "interrupted") {
       diag = model->diagnostics(t);
@@ -615,6 +667,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   RunResult r;
   r.status = status;
   r.steps = step;
+  r.device_dt_steps = device_dt_steps;
   r.time = t;
   r.diagnostics = diag;
   r.wall_seconds = seconds_since(t_start);
@@ -642,6 +695,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
       << grid.cells[1] << ", " << grid.cells[2] << "], \"length\": [" << json_number(grid.length[0])
       << ", " << json_number(grid.length[1]) << ", " << json_number(grid.length[2]) << "]},\n"
       << "  \"steps\": " << step << ",\n  \"steps_this_run\": " << steps_run << ",\n"
+      << "  \"device_dt_steps\": " << device_dt_steps << ",\n"
       << "  \"time\": " << json_number(t) << ",\n"
       << "  \"frames\": " << out.frames.size() << ",\n"
       << "  \"wall_seconds\": {\"total\": " << json_number(r.wall_seconds)

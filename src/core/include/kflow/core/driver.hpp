@@ -53,6 +53,11 @@ struct PreparedCase {
   // end (the loop runs while t < end), as in the seed-000 paper's GPU code;
   // it reproduces that paper's step counts (Table 1).
   bool float_clock = false;
+  // time.device_dt: with an adaptive dt and a model that can choose it on
+  // the device (Model::max_stable_dt() > 0), run the steps between log rows
+  // and outputs in batches without a read-back per step (the same steps and
+  // bits as reading dt back every step, which 'false' does).
+  bool device_dt = true;
 };
 
 // Validates the case (and the options); throws kflow::Error.  No work, no files.
@@ -64,6 +69,7 @@ struct RunResult {
   std::string status;  // "completed" | "interrupted"
   std::string output_dir;
   long steps = 0;
+  long device_dt_steps = 0;  // steps run in device-dt batches (time.device_dt)
   double time = 0, wall_seconds = 0, step_seconds = 0;
   double cell_updates_per_second = 0, bandwidth_bytes_per_second = 0;
   Diagnostics diagnostics;

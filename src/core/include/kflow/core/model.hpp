@@ -56,6 +56,20 @@ class Model {
   virtual double fixed_dt() const { return 0; }
   // Advances the state from t to t + dt.  Asynchronous: no host copy.
   virtual void step(double t, double dt) = 0;
+  // Time steps chosen on the device (optional).  A model whose stable dt
+  // depends on its state can compute it where the state lives, so that the
+  // driver runs several steps without reading anything back:
+  //   max_stable_dt()     an upper bound of stable_dt() over every state
+  //                       (mac2d: the diffusive limit), or 0: not supported;
+  //   step_device_dt(s)   enqueues one step by dt = s * stable_dt(current
+  //                       state), computed on the device with the same
+  //                       arithmetic as stable_dt(): the same bits;
+  //   device_dts(n)       waits, returns the dts of the last n such steps
+  //                       (n <= kDeviceDtBatch).
+  static constexpr long kDeviceDtBatch = 1024;
+  virtual double max_stable_dt() const { return 0; }
+  virtual void step_device_dt(double /*safety*/) {}
+  virtual std::vector<double> device_dts(long /*n*/) { return {}; }
   // Scalar diagnostics at time t (device reductions; the log's columns).
   virtual Diagnostics diagnostics(double t) = 0;
   // A field at time t, copied to the host (output steps only).
