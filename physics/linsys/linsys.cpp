@@ -17,8 +17,11 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "Stone's SIP on the 2D Poisson problem with (2^k+2)^2 nodes (seed 003 Table 2): "
     "factorization, one iteration, iterations and time to tolerance; red-black SOR beside it",
     "dim=2|3 (2; 3: SIP 3D on n^3 cells, n = 2^k, k 4,5,6), k=LIST (5,7,9,10), ordering=LIST of "
-    "lexicographic (CPU),diagonals,pipelined or all, "
+    "lexicographic (CPU),diagonals,pipelined,tiles or all (GPU diagonals,pipelined,tiles; CPU "
+    "lexicographic,tiles), "
     "alpha=A (0.92), tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), "
     "check_every=N (5), max_iterations=N (100000), to_tolerance=LIST of orderings or none (GPU "
-    "pipelined, CPU none), sweeps=N (10, for the per-iteration time), "
-    "strip_rows=H (pipelined; 32 GPU, 1 CPU), solvers=sip,rbsor"}))
+    "tiles, CPU none), sweeps=N (10, for the per-iteration time), "
+    "strip_rows=H (pipelined: 32 GPU, 1 CPU; tiles: 32), tile_cols=W (tiles: progress every W "
+    "columns; 32 GPU, 128 CPU), tile_group=G (tiles on GPUs: 4, 8 or 16 columns per load; 8), "
+    "solvers=sip,rbsor"}))

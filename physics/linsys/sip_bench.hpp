@@ -16,7 +16,7 @@
 //   to tolerance      iterations and time until max |b - A x| <= tol max |b|
 //                     from x = 0 (checked every `check_every` iterations),
 //                     one run, for the orderings in `to_tolerance` (default:
-//                     pipelined on GPUs, none on CPUs: every ordering has the
+//                     tiles on GPUs, none on CPUs: every ordering has the
 //                     same iterates, so the CPU time to tolerance is the
 //                     iteration count times its per-iteration time; at k = 10
 //                     SIP needs ~10^5 iterations, minutes on one core), and
@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -190,10 +191,10 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
   const int dim = int(P.get_int("dim", 2, 2));
   const auto ks =
       P.get_ints("k", dim == 3 ? std::vector<long>{4, 5, 6} : std::vector<long>{5, 7, 9, 10}, 1);
-  std::vector<std::string> ord_names = {"diagonals", "pipelined"};
+  std::vector<std::string> ord_names = {"diagonals", "pipelined", "tiles"};
   if (!gpu) ord_names.insert(ord_names.begin(), "lexicographic");
-  const auto ords =
-      P.get_choices("ordering", gpu ? "diagonals,pipelined" : "lexicographic,pipelined", ord_names);
+  const auto ords = P.get_choices(
+      "ordering", gpu ? "diagonals,pipelined,tiles" : "lexicographic,tiles", ord_names);
   const double alpha = P.get_double("alpha", 0.92);
   // Reachable in each precision: the residual of a float solution stalls near
   // eps |A| |x| ~ 1e-7 * 8 / h^2, i.e. ~1e-2 max|b| at k = 10.
@@ -205,8 +206,11 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
   // the others' time to tolerance is iterations x their per-iteration time).
   std::vector<std::string> tol_names = ord_names;
   tol_names.push_back("none");
-  const auto tol_ords = P.get_choices("to_tolerance", gpu ? "pipelined" : "none", tol_names);
+  const auto tol_ords = P.get_choices("to_tolerance", gpu ? "tiles" : "none", tol_names);
   const int strip = int(P.get_int("strip_rows", 0, 0));
+  la::SipTiles tiles;  // 0: the defaults of sip.hpp
+  tiles.cols = int(P.get_int("tile_cols", 0, 0));
+  tiles.group = int(P.get_int("tile_group", 0, 0));
   const auto solvers = P.get_choices("solvers", "sip,rbsor", {"sip", "rbsor"});
   P.check_unknown("sip");
   if (dim > 3) throw Error("bench sip: --set dim=" + std::to_string(dim) + ": expected 2 or 3");
@@ -254,13 +258,22 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
       for (const auto& oname : ords) {
         const auto ord = oname == "lexicographic" ? la::SipOrdering::lexicographic
                          : oname == "diagonals"   ? la::SipOrdering::diagonals
+                         : oname == "tiles"       ? la::SipOrdering::tiles
                                                   : la::SipOrdering::pipelined;
-        const std::string what = size + ", sip " + oname;
+        std::string what = size + ", sip " + oname;
         KernelBenchRow fr;
-        fr.seconds = best_of([&] { la::Sip2<Space, Op> s(space, p.op, alpha, ord, strip); });
+        try {
+          fr.seconds =
+              best_of([&] { la::Sip2<Space, Op> s(space, p.op, alpha, ord, strip, tiles); });
+        } catch (const std::invalid_argument& e) {
+          throw Error(std::string("bench sip: ") + e.what());
+        }
+        la::Sip2<Space, Op> sip(space, p.op, alpha, ord, strip, tiles);
+        if (ord == la::SipOrdering::tiles)
+          what += " " + std::to_string(sip.tiles().cols) + "x" + std::to_string(sip.tiles().rows) +
+                  (gpu ? " group " + std::to_string(sip.tiles().group) : std::string());
         fr.label = what + ", factorization";
         rows.push_back(fr);
-        la::Sip2<Space, Op> sip(space, p.op, alpha, ord, strip);
         la::SolveControl fixed;
         fixed.tolerance = 0;
         fixed.max_iterations = sweeps;

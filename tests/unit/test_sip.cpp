@@ -104,7 +104,32 @@ double max_diff(const la::Grid& g, const F2& x, const F2& y) {
 }
 
 la::SipOrdering orderings[] = {la::SipOrdering::lexicographic, la::SipOrdering::diagonals,
-                               la::SipOrdering::pipelined};
+                               la::SipOrdering::pipelined, la::SipOrdering::tiles};
+
+// The operator with obstacle cells (c.p == 0: identity rows, correction 0):
+// every cell with (i + 2 j) % 7 == 3, their neighbours' couplings to them
+// dropped (a Neumann wall, as a flow solver's pressure operator has).
+Op with_obstacles(const Op& op) {
+  const auto& g = op.grid;
+  F2 c[5] = {field(g), field(g), field(g), field(g), field(g)};
+  const int nx = g.cells[0], ny = g.cells[1];
+  auto solid = [](int i, int j) {
+    return (i + 2 * j) % 7 == 3;
+  };
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      const auto k = op.coeffs(i, j);
+      const bool s = solid(i, j);
+      c[1](i, j) = s || solid(i - 1, j) ? 0 : k.w;
+      c[2](i, j) = s || solid(i + 1, j) ? 0 : k.e;
+      c[3](i, j) = s || solid(i, j - 1) ? 0 : k.s;
+      c[4](i, j) = s || solid(i, j + 1) ? 0 : k.n;
+      c[0](i, j) = s ? 0 : k.p;
+    }
+  Op o = op;
+  o.cp = c[0], o.cw = c[1], o.ce = c[2], o.cs = c[3], o.cn = c[4];
+  return o;
+}
 
 }  // namespace
 
@@ -121,7 +146,8 @@ TEST_CASE("SIP solves a variable-coefficient 5-point system in every ordering", 
     const bool all = nx == 23;
     for (auto ord : orderings)
       for (int strip : {1, 2, 3}) {
-        if (ord != la::SipOrdering::pipelined && strip > 1) continue;
+        if (ord != la::SipOrdering::pipelined && ord != la::SipOrdering::tiles && strip > 1)
+          continue;
         if (strip > Space().concurrency()) continue;
         if (!all && ord != la::SipOrdering::lexicographic) continue;
         for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
@@ -162,6 +188,52 @@ TEST_CASE("SIP: every ordering gives the same iterates", "[unit][sip]") {
       INFO(sip.name() << " strip " << strip);
       CHECK(max_diff(g, x, ref) <= 1e-13 * 4);
     }
+}
+
+// The tiles ordering in both of its kernels (the host one: strips of rows
+// in tiles of columns, each tile lexicographic; the GPU one, run here on the
+// host with teams of 1 or 2 threads: the wavefront through team scratch
+// with groups of 4, 8 or 16 columns and the strip below's row read after
+// its published progress) against the one-thread lexicographic sweep: grids
+// that are and are not multiples of the tile, tiny grids, and obstacle
+// cells (c.p == 0).
+TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][sip]") {
+  Space space;
+  const int threads = Space().concurrency();
+  for (auto [nx, ny] : {std::pair{37, 29}, std::pair{32, 16}, std::pair{1, 1}, std::pair{1, 7},
+                        std::pair{9, 1}, std::pair{2, 3}, std::pair{17, 40}}) {
+    const auto g = grid2(nx, ny);
+    for (bool obstacles : {false, true}) {
+      const auto op = obstacles ? with_obstacles(variable_op(g)) : variable_op(g);
+      const F2 b = rhs_of(op, random_field(g, 31));
+      la::SolveControl fixed;
+      fixed.tolerance = 0;
+      fixed.max_iterations = 3;
+      F2 ref = field(g);
+      la::Sip2<Space, Op>(space, op, 0.9, la::SipOrdering::lexicographic).solve(ref, b, fixed);
+      const double scale = 1 + max_diff(g, ref, field(g));
+      auto check = [&](int rows, la::SipTiles t) {
+        F2 x = field(g);
+        la::Sip2<Space, Op> sip(space, op, 0.9, la::SipOrdering::tiles, rows, t);
+        sip.solve(x, b, fixed);
+        INFO(nx << "x" << ny << (obstacles ? " with obstacles" : "") << ": "
+                << (t.wavefront ? "wavefront" : "host") << " kernel, rows " << sip.tiles().rows
+                << ", cols " << sip.tiles().cols << ", group " << sip.tiles().group);
+        CHECK(max_diff(g, x, ref) <= 1e-12 * scale);
+        int moved = 0;  // obstacle cells keep their value (0 here)
+        for (int j = 1; j <= ny; ++j)
+          for (int i = 1; i <= nx; ++i) moved += op.cp(i, j) == 0 && x(i, j) != 0;
+        CHECK(moved == 0);
+      };
+      for (int rows : {1, 3, 32})
+        for (int cols : {1, 5, 128}) check(rows, {0, cols, 0, false});
+      for (int rows : {1, 2}) {
+        if (rows > threads) continue;
+        for (int group : {4, 8, 16})
+          for (int cols : {1, 4, 32}) check(rows, {0, cols, group, true});
+      }
+    }
+  }
 }
 
 TEST_CASE("SIP at alpha = 0 is ILU(0): L U matches A on its five diagonals", "[unit][sip]") {
@@ -277,6 +349,13 @@ TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zero pivot", "[un
   auto periodic = op;
   la::set_neighbours(periodic, g, true, false);
   CHECK_THROWS_AS((la::Sip2<Space, Op>(space, periodic, 0.5)), std::invalid_argument);
+  // tiles: a group the GPU kernel does not have; more rows per team than threads
+  CHECK_THROWS_AS((la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 0, {0, 0, 5})),
+                  std::invalid_argument);
+  const int too_many = Space().concurrency() + 1;
+  CHECK_THROWS_AS(
+      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, too_many, {0, 0, 8, true})),
+      std::invalid_argument);
   // A NaN diagonal is a bad pivot L_P: reported, not iterated on.
   F2 cp = field(g);
   Kokkos::deep_copy(cp, op.cp);
@@ -339,6 +418,20 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
         INFO(nx << "x" << ny << " " << sip.name() << " strip " << strip);
         CHECK(max_diff(g, F2(hx), ref) <= 1e-12 * (1 + max_diff(g, ref, field(g))));
       }
+    // tiles: strips of 1 to 64 rows, groups of 4, 8, 16 columns, progress
+    // published every 1 to 64 columns
+    for (int rows : {0, 1, 7, 32, 64})
+      for (int group : {4, 8, 16})
+        for (int cols : {1, 32, 64}) {
+          if (rows == 64 && group == 16) continue;  // more than 48 KB of team scratch
+          la::Field<double, 2, CMem> x("x", g.extent(0), g.extent(1));
+          la::Sip2<Kokkos::Cuda, COp> sip(cuda, cop, 0.9, la::SipOrdering::tiles, rows,
+                                          {0, cols, group});
+          sip.solve(x, cb, fixed);
+          const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, x);
+          INFO(nx << "x" << ny << " tiles rows " << rows << " group " << group << " cols " << cols);
+          CHECK(max_diff(g, F2(hx), ref) <= 1e-12 * (1 + max_diff(g, ref, field(g))));
+        }
   }
 }
 #endif
@@ -529,6 +622,8 @@ TEST_CASE("SIP 3D converges on the Poisson problem with a known solution", "[uni
   for (double alpha : {-0.5, 1.0})
     CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, op, alpha)), std::invalid_argument);
   CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, op, 0.5, la::SipOrdering::pipelined)),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, op, 0.5, la::SipOrdering::tiles)),
                   std::invalid_argument);
   auto periodic = op;
   periodic.pz = true;

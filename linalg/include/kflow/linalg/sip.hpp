@@ -58,12 +58,52 @@
 //                  no deadlock, whatever the scheduling.  This is a
 //                  software-pipelined wavefront: nx + ny steps per sweep
 //                  instead of nx + ny launches.  Used for the iterations;
-//                  the factorization (once) uses diagonals.
+//                  the factorization (once) uses diagonals.  Slow: every
+//                  column step is a dependent chain barrier -> uncoalesced
+//                  global loads (consecutive threads in different rows) ->
+//                  compute, so each of the ~nx + ny steps pays a memory
+//                  latency, and every column is handed over between strips
+//                  through global memory.
+//   tiles          (GPU default) the grid is cut into strips of TY rows
+//                  (SipTiles::rows, default 32) and tiles of TX columns
+//                  (SipTiles::cols); strips are taken in sweep order from an
+//                  atomic ticket counter and publish their progress (a
+//                  per-strip counter, after a memory fence) once per tile;
+//                  a strip waits for the strip below only before reading
+//                  that strip's top row.  The ticket order means a strip
+//                  only ever waits on one that is already running: no
+//                  deadlock on any backend.
+//                  GPU kernel: one team of TY threads per strip, thread t
+//                  owns row t and trails thread t - 1 by one column (a
+//                  wavefront through the whole strip, nx + TY - 1 steps of
+//                  one team barrier each), all operands in team scratch:
+//                  the steps come in groups of G columns (SipTiles::group,
+//                  4, 8 or 16, default 8); while group g is computed, the
+//                  loads of group g + 1 (r and three factors forward; r, U_N,
+//                  U_E and x backward) are in flight in registers, issued
+//                  coalesced (consecutive threads read consecutive columns
+//                  of a row), and group g - 1's results are written back
+//                  coalesced (backward: x += d there) before its half of the
+//                  ring is refilled.  So a step waits only on a scratch
+//                  load and a barrier, never on global memory, and strips
+//                  synchronise through global memory once per tile instead
+//                  of once per column.  The strip below's top row is read
+//                  with atomic loads (no stale L1 line).
+//                  Host kernel (OpenMP: teams are threads): each tile of a
+//                  strip lexicographic, the OpenMP-parallel SIP (default
+//                  tiles of 128 x 32; not the host default, which stays the
+//                  one-thread lexicographic sweep).  The GPU kernel also
+//                  runs on host backends with teams of <= concurrency
+//                  threads (SipTiles::wavefront), which is how the unit
+//                  tests check it without a GPU.
+//                  The factorization (once) uses diagonals on GPUs and the
+//                  lexicographic sweep on host backends.
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -72,7 +112,7 @@
 
 namespace kflow::linalg {
 
-enum class SipOrdering { automatic, lexicographic, diagonals, pipelined };
+enum class SipOrdering { automatic, lexicographic, diagonals, pipelined, tiles };
 
 inline const char* name(SipOrdering o) {
   switch (o) {
@@ -82,10 +122,25 @@ inline const char* name(SipOrdering o) {
       return "diagonals";
     case SipOrdering::pipelined:
       return "pipelined";
+    case SipOrdering::tiles:
+      return "tiles";
     default:
       return "auto";
   }
 }
+
+// Shape of the tiles ordering (0 = default).
+struct SipTiles {
+  int rows = 0;   // TY: rows per strip (the team size on GPUs); default 32
+  int cols = 0;   // TX: columns per tile, the granularity at which a strip
+                  // publishes its progress; default 32 on GPUs, 128 on CPUs
+  int group = 0;  // GPU kernel: columns per coalesced load chunk, 4, 8 or 16
+                  // (default 8); the chunk after the current one is in flight
+                  // while the current one is computed
+  // Run the GPU kernel (team wavefront) on a host backend too (teams of
+  // `rows` <= concurrency threads): lets the tests check it without a GPU.
+  bool wavefront = false;
+};
 
 template <class Real, class MemSpace>
 struct SipFactors2 {
@@ -252,6 +307,237 @@ void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, co
       });
 }
 
+// ---- tiles ordering ---------------------------------------------------------
+// Sweep coordinates: column step a = 0..nx-1 and row step b = 0..ny-1 in the
+// order of the sweep (forward: i = 1 + a, j = 1 + b; backward: i = nx - a,
+// j = ny - b), so that both sweeps are the same recurrence
+//   y(a, b) = (r - c1 y(a, b - 1) - c2 y(a - 1, b)) c3
+// with (c1, c2, c3) = (L_S, L_W, 1 / L_P) forward and (U_N, U_E, 1) backward.
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define KFLOW_SIP_UNROLL _Pragma("unroll")
+#else
+#define KFLOW_SIP_UNROLL
+#endif
+
+// Slot of array `a` (0: r/y, 1: c1, 2: c2, 3: c3 or x), strip row `row`
+// (-1: the top row of the strip below) and ring position `pos` in the team
+// scratch of the GPU kernel.
+KOKKOS_INLINE_FUNCTION int sip_tile_slot(int a, int row, int pos, int rows1, int w) {
+  return (a * rows1 + row + 1) * w + pos;
+}
+
+// Host kernel (teams of one thread): a strip of ty rows, its tiles of tx
+// columns in sweep order, each one lexicographic (sip_forward_at /
+// sip_backward_at, the arithmetic of every other ordering); before a tile,
+// wait until the strip below has published that it finished those columns.
+template <class ExecSpace, class F, class R, class X, class Sync>
+void sip_tiles_host(const ExecSpace& space, int nx, int ny, int ty, int tx, const F& f, const R& r,
+                    const X& x, bool forward, const Sync& sync) {
+  const int strips = (ny + ty - 1) / ty;
+  Kokkos::deep_copy(space, sync, 0);  // progress of every strip, and the ticket counter
+  Kokkos::parallel_for(
+      forward ? "kflow::linalg::sip::forward_tiles" : "kflow::linalg::sip::backward_tiles",
+      Kokkos::RangePolicy<ExecSpace>(space, 0, strips), KOKKOS_LAMBDA(int) {
+        const int strip = Kokkos::atomic_fetch_add(&sync(strips), 1);
+        const int b0 = strip * ty, b1 = Kokkos::min(ny, b0 + ty);
+        for (int a0 = 0; a0 < nx; a0 += tx) {
+          const int a1 = Kokkos::min(nx, a0 + tx);
+          if (strip > 0) {
+            while (Kokkos::atomic_load(&sync(strip - 1)) < a1) {
+            }
+            Kokkos::memory_fence();
+          }
+          if (forward) {
+            for (int b = b0; b < b1; ++b)
+              for (int a = a0; a < a1; ++a) sip_forward_at(f, r, 1 + a, 1 + b);
+          } else {
+            for (int b = b0; b < b1; ++b)
+              for (int a = a0; a < a1; ++a) sip_backward_at(f, r, x, nx - a, ny - b);
+          }
+          Kokkos::memory_fence();
+          Kokkos::atomic_store(&sync(strip), a1);
+        }
+      });
+}
+
+// Scratch bytes of the GPU kernel for strips of ty rows and chunks of Q
+// columns.
+template <class Real>
+std::size_t sip_tiles_scratch(int ty, int q) {
+  return 4 * std::size_t(ty + 1) * std::size_t(2 * q + 1) * sizeof(Real);
+}
+
+// GPU kernel: a team of ty threads owns a strip of ty rows; thread t owns
+// row t and handles column a = s - t at step s (a wavefront through the
+// whole strip, nx + ty - 1 steps, one team barrier each).  The steps come in
+// groups of Q: the team scratch holds, for each row, a ring of 2Q positions
+// indexed by step (group g in half g & 1), with the four input arrays of
+// the points the row handles in those steps; y replaces r in place, so
+// thread t reads y(a, b - 1) where thread t - 1 wrote it one step earlier.
+// Row -1 of the ring is the top row of the strip below (read from global
+// memory after that strip published it).  During group g every thread has
+// the loads of group g + 1 in flight in registers (coalesced: consecutive
+// threads read consecutive columns of a row); at the end of group g it
+// writes group g - 1's results back (coalesced, from the half about to be
+// reused; backward: x += d there) and stores group g + 1 into that half.
+// After every tx columns of its top row are written back the strip
+// publishes its progress (each thread fences its writes, team barrier, one
+// atomic store); the strip above spins on it (atomic loads, fence) before
+// loading its row -1.  Strips are taken in sweep order from a ticket
+// counter: a team only waits on a strip that is already running.
+template <int Q, class ExecSpace, class F, class R, class X, class Sync>
+void sip_tiles_team(const ExecSpace& space, int nx, int ny, int ty, int tx, const F& f, const R& r,
+                    const X& x, bool forward, const Sync& sync) {
+  using Real = typename R::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using SV = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using IV = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int W = 2 * Q + 1;  // ring positions per row, padded to an odd stride
+  const int strips = (ny + ty - 1) / ty;
+  const int rows1 = ty + 1;
+  const int nsc = 4 * rows1 * W;
+  const int groups = (nx + ty - 1 + Q - 1) / Q;  // groups of steps 0 .. nx + ty - 2
+  Kokkos::deep_copy(space, sync, 0);
+  Policy policy(space, strips, ty);
+  policy.set_scratch_size(0, Kokkos::PerTeam(SV::shmem_size(nsc) + IV::shmem_size(1)));
+  Kokkos::parallel_for(
+      forward ? "kflow::linalg::sip::forward_tiles" : "kflow::linalg::sip::backward_tiles", policy,
+      KOKKOS_LAMBDA(const typename Policy::member_type& t) {
+        SV sc(t.team_scratch(0), nsc);
+        IV id(t.team_scratch(0), 1);
+        const int k = t.team_rank();
+        if (k == 0) id(0) = Kokkos::atomic_fetch_add(&sync(strips), 1);
+        t.team_barrier();
+        const int strip = id(0);
+        const int b0 = strip * ty;
+        int seen = 0;  // progress of the strip below last observed by this thread
+        Real pre[4][Q];
+        Real pre_below[Q];  // row -1: element m = k + n ty < Q in pre_below[n]
+        // Issues the loads of group g into pre / pre_below.
+        auto load = [&](int g) {
+          KFLOW_SIP_UNROLL
+          for (int n = 0; n < Q; ++n) {
+            const int e = k + n * ty, row = e / Q, m = e % Q;
+            const int a = g * Q + m - row, b = b0 + row;
+            if (a >= 0 && a < nx && b < ny) {
+              const int i = forward ? 1 + a : nx - a, j = forward ? 1 + b : ny - b;
+              pre[0][n] = r(i, j);
+              pre[1][n] = forward ? f.ls(i, j) : f.un(i, j);
+              pre[2][n] = forward ? f.lw(i, j) : f.ue(i, j);
+              pre[3][n] = forward ? f.lpinv(i, j) : x(i, j);
+            } else {
+              pre[0][n] = pre[1][n] = pre[2][n] = pre[3][n] = Real(0);
+            }
+          }
+          KFLOW_SIP_UNROLL
+          for (int n = 0; n < Q; ++n) {
+            pre_below[n] = 0;
+            const int a = g * Q + k + n * ty;
+            if (k + n * ty < Q && strip > 0 && a < nx) {
+              if (seen < a + 1) {
+                while ((seen = Kokkos::atomic_load(&sync(strip - 1))) < a + 1) {
+                }
+                Kokkos::memory_fence();
+              }
+              const int i = forward ? 1 + a : nx - a, j = forward ? b0 : ny - b0 + 1;
+              pre_below[n] = Kokkos::atomic_load(&r(i, j));  // not through a stale L1 line
+            }
+          }
+        };
+        // Stores pre / pre_below into ring half h.
+        auto store = [&](int h) {
+          KFLOW_SIP_UNROLL
+          for (int n = 0; n < Q; ++n) {
+            const int e = k + n * ty, row = e / Q, pos = h * Q + e % Q;
+            KFLOW_SIP_UNROLL
+            for (int c = 0; c < 4; ++c) sc(sip_tile_slot(c, row, pos, rows1, W)) = pre[c][n];
+          }
+          KFLOW_SIP_UNROLL
+          for (int n = 0; n < Q; ++n)
+            if (k + n * ty < Q)
+              sc(sip_tile_slot(0, -1, h * Q + k + n * ty, rows1, W)) = pre_below[n];
+        };
+        // Writes group g's results (ring half h) back to global memory.
+        auto write_back = [&](int g, int h) {
+          KFLOW_SIP_UNROLL
+          for (int n = 0; n < Q; ++n) {
+            const int e = k + n * ty, row = e / Q, m = e % Q;
+            const int a = g * Q + m - row, b = b0 + row;
+            if (a >= 0 && a < nx && b < ny) {
+              const int i = forward ? 1 + a : nx - a, j = forward ? 1 + b : ny - b;
+              const Real y = sc(sip_tile_slot(0, row, h * Q + m, rows1, W));
+              r(i, j) = y;
+              if (!forward) x(i, j) = sc(sip_tile_slot(3, row, h * Q + m, rows1, W)) + y;
+            }
+          }
+        };
+        load(0);
+        store(0);
+        t.team_barrier();
+        Real yw = 0;  // y at the previous column of this thread's row
+        int published = 0;
+        for (int g = 0; g <= groups; ++g) {
+          const int h = g & 1;
+          if (g + 1 < groups) load(g + 1);
+          if (g < groups) {
+            KFLOW_SIP_UNROLL
+            for (int m = 0; m < Q; ++m) {
+              const int pos = h * Q + m, prev = (pos + 2 * Q - 1) % (2 * Q);
+              const Real ys = k == 0 ? sc(sip_tile_slot(0, -1, pos, rows1, W))
+                                     : sc(sip_tile_slot(0, k - 1, prev, rows1, W));
+              const Real rv = sc(sip_tile_slot(0, k, pos, rows1, W));
+              const Real c1 = sc(sip_tile_slot(1, k, pos, rows1, W));
+              const Real c2 = sc(sip_tile_slot(2, k, pos, rows1, W));
+              Real y;
+              if (forward)
+                y = (rv - c1 * ys - c2 * yw) * sc(sip_tile_slot(3, k, pos, rows1, W));
+              else
+                y = rv - c1 * ys - c2 * yw;
+              sc(sip_tile_slot(0, k, pos, rows1, W)) = y;
+              yw = y;
+              t.team_barrier();
+            }
+          }
+          // Half 1 - h holds group g - 1: write it back, then reuse it.
+          if (g >= 1) write_back(g - 1, 1 - h);
+          if (g + 1 < groups) store(1 - h);
+          // Columns of the top row written back so far.
+          const int done = Kokkos::max(0, Kokkos::min(nx, g * Q - ty + 1));
+          if (done == nx || done - published >= tx) {
+            Kokkos::memory_fence();
+            t.team_barrier();
+            if (k == 0) Kokkos::atomic_store(&sync(strip), done);
+            published = done;
+          }
+          t.team_barrier();
+        }
+      });
+}
+
+// The tiles ordering's sweep (forward or backward).
+template <class ExecSpace, class F, class R, class X, class Sync>
+void sip_tiles(const ExecSpace& space, int nx, int ny, const SipTiles& s, const F& f, const R& r,
+               const X& x, bool forward, const Sync& sync) {
+  constexpr bool gpu = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+  if constexpr (!gpu) {
+    if (!s.wavefront) {
+      sip_tiles_host(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
+      return;
+    }
+  }
+  switch (s.group) {
+    case 4:
+      return sip_tiles_team<4>(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
+    case 16:
+      return sip_tiles_team<16>(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
+    default:
+      return sip_tiles_team<8>(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
+  }
+}
+
 template <class ExecSpace, class S, class D>
 void sip_copy_interior(const ExecSpace& space, const Grid& g, const S& src, const D& dst) {
   if constexpr (S::rank == 2) {
@@ -320,8 +606,10 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   static constexpr bool gpu = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 
   // Factorizes A (the operator) with parameter alpha in [0, 1).
+  // strip_rows: rows per strip of the pipelined and tiles orderings (0:
+  // default); tiles: the rest of the tiles ordering's shape (SipTiles).
   Sip2(const ExecSpace& space, const Op& op, double alpha = 0.92,
-       SipOrdering ordering = SipOrdering::automatic, int strip_rows = 0)
+       SipOrdering ordering = SipOrdering::automatic, int strip_rows = 0, SipTiles tiles = {})
       : space_(space), op_(op), alpha_(alpha), ordering_(ordering) {
     if (!(alpha >= 0 && alpha < 1))
       throw std::invalid_argument("SIP: alpha = " + std::to_string(alpha) +
@@ -332,13 +620,14 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
           "SIP: periodic directions are not supported (the wrap-around breaks the triangular "
           "factors); use red-black SOR or CG");
     if (ordering_ == SipOrdering::automatic)
-      ordering_ = gpu ? SipOrdering::pipelined : SipOrdering::lexicographic;
+      ordering_ = gpu ? SipOrdering::tiles : SipOrdering::lexicographic;
     if (gpu && ordering_ == SipOrdering::lexicographic)
       throw std::invalid_argument(
           "SIP: the lexicographic ordering runs on one thread; use "
-          "diagonals or pipelined on a GPU");
+          "tiles, pipelined or diagonals on a GPU");
     strip_rows_ = strip_rows > 0 ? strip_rows : (gpu ? 32 : 1);
     const Grid& g = op.grid;
+    if (ordering_ == SipOrdering::tiles) set_tiles(strip_rows, tiles);
     auto make = [&](const char* label) {
       return make_field<Real, 2>(space, label, g);
     };
@@ -352,7 +641,9 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
                                                  (g.cells[1] + strip_rows_ - 1) / strip_rows_);
     counter_ = Kokkos::View<int, memory_space>("kflow::sip::counter");
     long bad = 0;
-    if (ordering_ == SipOrdering::lexicographic) {
+    // The factorization (once per operator): one thread on host backends
+    // (also for tiles), one launch per diagonal on GPUs.
+    if (ordering_ == SipOrdering::lexicographic || (!gpu && ordering_ == SipOrdering::tiles)) {
       bad = kernels::sip_lexicographic(space_, op_, f_, r_, r_, Real(alpha_), 0);
     } else {
       Kokkos::View<long, memory_space> nbad("kflow::sip::bad");
@@ -407,6 +698,7 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   std::string name() const override { return std::string("sip (") + linalg::name(ordering_) + ")"; }
   double alpha() const { return alpha_; }
   SipOrdering ordering() const { return ordering_; }
+  const SipTiles& tiles() const { return tiles_; }  // the tiles ordering's shape (after defaults)
   const SipFactors2<Real, memory_space>& factors() const { return f_; }
 
  private:
@@ -425,11 +717,44 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
         kernels::sip_diagonals(space_, op_, f_, r_, x, Real(alpha_), 2, unused);
         break;
       }
+      case SipOrdering::tiles:
+        kernels::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, true, sync_);
+        kernels::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, false, sync_);
+        break;
       default:
         kernels::sip_pipelined(space_, nx, ny, strip_rows_, f_, r_, x, true, progress_, counter_);
         kernels::sip_pipelined(space_, nx, ny, strip_rows_, f_, r_, x, false, progress_, counter_);
         break;
     }
+  }
+
+  // Shape of the tiles ordering, checked against the backend's limits.
+  void set_tiles(int strip_rows, const SipTiles& s) {
+    tiles_ = s;
+    tiles_.rows = s.rows > 0 ? s.rows : strip_rows > 0 ? strip_rows : 32;
+    tiles_.cols = s.cols > 0 ? s.cols : (gpu ? 32 : 128);
+    tiles_.group = s.group > 0 ? s.group : 8;
+    const bool team = gpu || tiles_.wavefront;
+    if (tiles_.group != 4 && tiles_.group != 8 && tiles_.group != 16)
+      throw std::invalid_argument("SIP tiles: group = " + std::to_string(tiles_.group) +
+                                  " columns; expected 4, 8 or 16");
+    if (team) {
+      const int most = gpu ? 1024 : int(ExecSpace().concurrency());
+      if (tiles_.rows > most)
+        throw std::invalid_argument("SIP tiles: " + std::to_string(tiles_.rows) +
+                                    " rows per strip need as many threads per team; at most " +
+                                    std::to_string(most) + " here");
+      const std::size_t need = kernels::sip_tiles_scratch<Real>(tiles_.rows, tiles_.group) + 64;
+      const std::size_t most_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+      if (need > most_bytes)
+        throw std::invalid_argument(
+            "SIP tiles: strips of " + std::to_string(tiles_.rows) + " rows with groups of " +
+            std::to_string(tiles_.group) + " columns need " + std::to_string(need) +
+            " bytes of team scratch; at most " + std::to_string(most_bytes) +
+            " here (fewer rows or a smaller group)");
+    }
+    sync_ = Kokkos::View<int*, memory_space>(
+        "kflow::sip::tile_progress", (op_.grid.cells[1] + tiles_.rows - 1) / tiles_.rows + 1);
   }
 
   ExecSpace space_;
@@ -441,6 +766,9 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   Field<Real, 2, memory_space> r_;
   Kokkos::View<int*, memory_space> progress_;
   Kokkos::View<int, memory_space> counter_;
+  SipTiles tiles_;
+  // tiles: progress of every strip (columns done), then the ticket counter
+  Kokkos::View<int*, memory_space> sync_;
 };
 
 }  // namespace kflow::linalg

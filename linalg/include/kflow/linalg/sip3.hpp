@@ -168,9 +168,9 @@ class Sip3 : public Solver3<ExecSpace, typename Op::real_type> {
       throw std::invalid_argument("SIP 3D: periodic directions are not supported");
     if (ordering_ == SipOrdering::automatic)
       ordering_ = gpu ? SipOrdering::diagonals : SipOrdering::lexicographic;
-    if (ordering_ == SipOrdering::pipelined)
+    if (ordering_ == SipOrdering::pipelined || ordering_ == SipOrdering::tiles)
       throw std::invalid_argument(
-          "SIP 3D: the pipelined ordering exists only in 2D; use "
+          "SIP 3D: the pipelined and tiles orderings exist only in 2D; use "
           "diagonals (hyperplanes) or lexicographic");
     if (gpu && ordering_ == SipOrdering::lexicographic)
       throw std::invalid_argument(
