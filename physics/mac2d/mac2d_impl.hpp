@@ -17,6 +17,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/rbsor.hpp"
+#include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/sip.hpp"
 #include "kflow/linalg/stencil.hpp"
 #include "mac2d.hpp"
@@ -272,8 +273,8 @@ template <class ExecSpace, class F2, class Op>
 void project_rhs(const ExecSpace& space, const Op& op, long fluid_cells, const F2& rhs) {
   using Real = typename F2::value_type;
   double total = 0;
-  Kokkos::parallel_reduce(
-      "kflow::mac2d::rhs_mean", linalg::interior_policy<2>(space, op.grid),
+  linalg::grid_reduce<2>(
+      space, "kflow::mac2d::rhs_mean", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, double& acc) { acc += rhs(i, j); }, total);
   const Real mean = Real(total / double(fluid_cells));
   Kokkos::parallel_for(
@@ -312,10 +313,8 @@ template <class ExecSpace, class F2, class Mem>
 void velocity_max(const ExecSpace& space, const linalg::Grid& g, bool ghosts, const F2& u,
                   const F2& v, const VelocityMax<typename F2::value_type, Mem>& out) {
   using Real = typename F2::value_type;
-  const auto policy =
-      ghosts ? linalg::full_policy<2>(space, g) : linalg::interior_policy<2>(space, g);
-  Kokkos::parallel_reduce(
-      "kflow::mac2d::velocity_max", policy,
+  linalg::grid_reduce<2>(
+      space, "kflow::mac2d::velocity_max", g, ghosts,
       KOKKOS_LAMBDA(int i, int j, Kokkos::MinMaxScalar<Real>& a) {
         const Real x = linalg::nan_as_inf(Kokkos::fabs(u(i, j))),
                    y = linalg::nan_as_inf(Kokkos::fabs(v(i, j)));
@@ -357,8 +356,8 @@ void flow_norms(const ExecSpace& space, const Op& op, const F2& u, const F2& v, 
                 double& energy) {
   const double idx = 1 / op.grid.spacing(0), idy = 1 / op.grid.spacing(1);
   const double area = op.grid.spacing(0) * op.grid.spacing(1);
-  Kokkos::parallel_reduce(
-      "kflow::mac2d::flow_norms", linalg::interior_policy<2>(space, op.grid),
+  linalg::grid_reduce<2>(
+      space, "kflow::mac2d::flow_norms", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, double& d, double& e) {
         if (!(op.mask(i, j) & mb::self)) return;
         const double dv = Kokkos::fabs((double(u(i, j)) - double(u(op.west(i), j))) * idx +
@@ -382,8 +381,8 @@ void obstacle_force(const ExecSpace& space, const Op& op, double inv_re, const F
                     const F2& p, double& fx, double& fy) {
   const double dx = op.grid.spacing(0), dy = op.grid.spacing(1);
   const int nx = op.grid.cells[0], ny = op.grid.cells[1];
-  Kokkos::parallel_reduce(
-      "kflow::mac2d::obstacle_force", linalg::interior_policy<2>(space, op.grid),
+  linalg::grid_reduce<2>(
+      space, "kflow::mac2d::obstacle_force", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, double& ax, double& ay) {
         if (!(op.mask(i, j) & mb::self)) return;
         const double pc = double(p(i, j));
@@ -713,8 +712,8 @@ double taylor_green_error(const ExecSpace& space, const Setup& s, double t, cons
   const double kx = 2 * pi / g.length[0], ky = 2 * pi / g.length[1];
   const double decay = std::exp(-(kx * kx + ky * ky) / s.re * t);
   double e = 0;
-  Kokkos::parallel_reduce(
-      "kflow::mac2d::taylor_green_error", linalg::interior_policy<2>(space, g),
+  linalg::grid_reduce<2>(
+      space, "kflow::mac2d::taylor_green_error", g, false,
       KOKKOS_LAMBDA(int i, int j, double& acc) {
         const double ex = Kokkos::sin(kx * i * dx) * Kokkos::cos(ky * (j - 0.5) * dy) * decay;
         const double d = Kokkos::fabs(double(u(i, j)) - ex);

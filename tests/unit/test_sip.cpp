@@ -200,8 +200,9 @@ TEST_CASE("SIP: every ordering gives the same iterates", "[unit][sip]") {
 TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][sip]") {
   Space space;
   const int threads = Space().concurrency();
-  for (auto [nx, ny] : {std::pair{37, 29}, std::pair{32, 16}, std::pair{1, 1}, std::pair{1, 7},
-                        std::pair{9, 1}, std::pair{2, 3}, std::pair{17, 40}}) {
+  for (auto shape : {std::pair{37, 29}, std::pair{32, 16}, std::pair{1, 1}, std::pair{1, 7},
+                     std::pair{9, 1}, std::pair{2, 3}, std::pair{17, 40}}) {
+    const int nx = shape.first, ny = shape.second;  // (lambdas below capture them)
     const auto g = grid2(nx, ny);
     for (bool obstacles : {false, true}) {
       const auto op = obstacles ? with_obstacles(variable_op(g)) : variable_op(g);

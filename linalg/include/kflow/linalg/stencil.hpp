@@ -24,6 +24,7 @@
 
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/linalg/reduce.hpp"
 
 namespace kflow::linalg {
 
@@ -118,8 +119,8 @@ void residual(const ExecSpace& space, const Op& op, const X& x, const B& b, cons
 template <class ExecSpace, class Op, class X, class B>
 double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const B& b) {
   double r = 0;
-  Kokkos::parallel_reduce(
-      "kflow::linalg::residual_max_norm", interior_policy<2>(space, op.grid),
+  grid_reduce<2>(
+      space, "kflow::linalg::residual_max_norm", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, double& acc) {
         if (op.coeffs(i, j).p == 0) return;
         const double d = nan_as_inf(Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j))));
@@ -134,8 +135,8 @@ double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const
 template <class ExecSpace, class Op, class B>
 double system_max_norm(const ExecSpace& space, const Op& op, const B& b) {
   double r = 0;
-  Kokkos::parallel_reduce(
-      "kflow::linalg::system_max_norm", interior_policy<2>(space, op.grid),
+  grid_reduce<2>(
+      space, "kflow::linalg::system_max_norm", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, double& acc) {
         if (op.coeffs(i, j).p == 0) return;
         const double d = nan_as_inf(Kokkos::fabs(double(b(i, j))));

@@ -19,6 +19,7 @@
 
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/linalg/reduce.hpp"
 
 namespace kflow::linalg {
 
@@ -63,8 +64,8 @@ void residual3(const ExecSpace& space, const Op& op, const X& x, const B& b, con
 template <class ExecSpace, class Op, class X, class B>
 double residual_max_norm3(const ExecSpace& space, const Op& op, const X& x, const B& b) {
   double r = 0;
-  Kokkos::parallel_reduce(
-      "kflow::linalg::residual_max_norm3", interior_policy<3>(space, op.grid),
+  grid_reduce<3>(
+      space, "kflow::linalg::residual_max_norm3", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
         if (op.coeffs(i, j, k).p == 0) return;
         const double d = Kokkos::fabs(double(b(i, j, k) - apply_at(op, x, i, j, k)));
@@ -80,8 +81,8 @@ double residual_max_norm3(const ExecSpace& space, const Op& op, const X& x, cons
 template <class ExecSpace, class Op, class B>
 double system_max_norm3(const ExecSpace& space, const Op& op, const B& b) {
   double r = 0;
-  Kokkos::parallel_reduce(
-      "kflow::linalg::system_max_norm3", interior_policy<3>(space, op.grid),
+  grid_reduce<3>(
+      space, "kflow::linalg::system_max_norm3", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
         if (op.coeffs(i, j, k).p == 0) return;
         const double d = Kokkos::fabs(double(b(i, j, k)));
