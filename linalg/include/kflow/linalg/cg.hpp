@@ -113,21 +113,56 @@ struct CgReduceCells;
 template <class Body, class Value>
 struct CgReduceCells<2, Body, Value> {
   Body body;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, Value& acc) const { body(acc, i, j); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, Value& acc) const {
+    body(acc, body.scalar(), i, j);
+  }
 };
 template <class Body, class Value>
 struct CgReduceCells<3, Body, Value> {
   Body body;
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, Value& acc) const {
-    body(acc, i, j, k);
+    body(acc, body.scalar(), i, j, k);
+  }
+};
+
+// CPUs: one task per row (2D) or per (j, k) line (3D), looping over i (an
+// MDRange cost several times more per cell there, as for red-black SOR).
+template <int Dim, class Body, class Value>
+struct CgReduceRows;
+template <class Body, class Value>
+struct CgReduceRows<2, Body, Value> {
+  Body body;
+  int nx;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, Value& acc) const {
+    const auto s = body.scalar();
+    for (int i = 1; i <= nx; ++i) body(acc, s, i, j);
+  }
+};
+template <class Body, class Value>
+struct CgReduceRows<3, Body, Value> {
+  Body body;
+  int nx, ny;
+  KOKKOS_INLINE_FUNCTION void operator()(int line, Value& acc) const {
+    const int j = 1 + line % ny, k = 1 + line / ny;
+    const auto s = body.scalar();
+    for (int i = 1; i <= nx; ++i) body(acc, s, i, j, k);
   }
 };
 
 template <int Dim, class ExecSpace, class Body, class Reducer>
 void cg_reduce(const ExecSpace& space, const char* label, const Grid& g, const Body& body,
                const Reducer& reducer) {
-  Kokkos::parallel_reduce(label, interior_policy<Dim>(space, g),
-                          CgReduceCells<Dim, Body, typename Reducer::value_type>{body}, reducer);
+  using Value = typename Reducer::value_type;
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_reduce(label, interior_policy<Dim>(space, g),
+                            CgReduceCells<Dim, Body, Value>{body}, reducer);
+  } else if constexpr (Dim == 2) {
+    Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 1, g.cells[1] + 1),
+                            CgReduceRows<2, Body, Value>{body, g.cells[0]}, reducer);
+  } else {
+    Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, g.cells[1] * g.cells[2]),
+                            CgReduceRows<3, Body, Value>{body, g.cells[0], g.cells[1]}, reducer);
+  }
 }
 
 // z = r or r / diag (Jacobi) at a cell, from the value rc of r there.
@@ -166,12 +201,15 @@ struct CgDirection {
   int prev, prev2;
   bool restart;
   Real sign;
-  template <class... I>
-  KOKKOS_INLINE_FUNCTION void operator()(double& acc, I... idx) const {
-    if (op.coeffs(idx...).p == 0) return;
+  // beta = rz(prev) / rz(prev2), read once per thread (GPU) or row (CPU).
+  KOKKOS_INLINE_FUNCTION Real scalar() const {
     const double rz1 = sums(prev).dot, rz0 = sums(prev2).dot;
-    const double beta = rz0 != 0 ? rz1 / rz0 : 0.0;
-    const CgDirectionValue<Jacobi, F> pv{r, dinv, pold, Real(beta), restart};
+    return Real(rz0 != 0 ? rz1 / rz0 : 0.0);
+  }
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()(double& acc, Real beta, I... idx) const {
+    if (op.coeffs(idx...).p == 0) return;
+    const CgDirectionValue<Jacobi, F> pv{r, dinv, pold, beta, restart};
     const Real pc = pv(idx...);
     const Real qc = sign * apply_at(op, pv, idx...);
     pnew(idx...) = pc;
@@ -189,12 +227,15 @@ struct CgUpdate {
   F p, q, r, dinv;
   S sums;
   int prev, slot_pq;
-  template <class... I>
-  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, I... idx) const {
+  // alpha = rz(prev) / pq (0 on a breakdown).
+  KOKKOS_INLINE_FUNCTION Real scalar() const {
     const double pq = sums(slot_pq).dot;
     double a = pq > 0 ? sums(prev).dot / pq : 0.0;
     if (!(Kokkos::fabs(a) < Kokkos::Experimental::infinity_v<double>)) a = 0;
-    const Real alpha = Real(a);
+    return Real(a);
+  }
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, Real alpha, I... idx) const {
     const Real pc = p(idx...), qc = q(idx...);
     Real rc = r(idx...);
     if (pc != 0 || qc != 0) {  // 0 outside the system: leave x alone there
@@ -224,13 +265,14 @@ struct CgResidual {
   int slot_b;
   double inv_cells;  // 0: no projection
   Real sign;
+  // The mean of b over the system (0 without projection).
+  KOKKOS_INLINE_FUNCTION Real scalar() const { return Real(sums(slot_b).dot * inv_cells); }
   template <class... I>
-  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, I... idx) const {
+  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, Real mean, I... idx) const {
     if (op.coeffs(idx...).p == 0) {
       r(idx...) = 0;
       return;
     }
-    const Real mean = Real(sums(slot_b).dot * inv_cells);
     const Real rc = sign * (Real(b(idx...)) - mean - Real(apply_at(op, x, idx...)));
     r(idx...) = rc;
     const Real z = cg_z<Jacobi>(rc, dinv, idx...);
@@ -245,8 +287,9 @@ template <class Op, class B>
 struct CgRhs {
   Op op;
   B b;
+  KOKKOS_INLINE_FUNCTION int scalar() const { return 0; }
   template <class... I>
-  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, I... idx) const {
+  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, int, I... idx) const {
     if (op.coeffs(idx...).p == 0) return;
     const double v = double(b(idx...));
     acc.dot += v;
