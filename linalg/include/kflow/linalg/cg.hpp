@@ -319,6 +319,12 @@ void cg_diagonal(const ExecSpace& space, const Op& op, const F& dinv, typename F
   }
 }
 
+// Relative difference of a matrix entry and its mirror entry (NaN: +inf).
+KOKKOS_INLINE_FUNCTION double cg_rel(double a, double b) {
+  const double d = Kokkos::fabs(a - b), s = Kokkos::fabs(a) + Kokkos::fabs(b);
+  return d == 0 ? 0.0 : nan_as_inf(d / s);
+}
+
 // What the constructor checks about the operator, over the system cells.
 struct CgOperatorInfo {
   long positive = 0, negative = 0;  // diagonal signs
@@ -343,16 +349,12 @@ CgOperatorInfo cg_operator_info2(const ExecSpace& space, const Op& op) {
         const auto c = op.coeffs(i, j);
         if (c.p == 0) return;
         const auto ce = op.coeffs(op.east(i), j), cn = op.coeffs(i, op.north(j));
-        auto rel = [](double a, double b) {
-          const double d = Kokkos::fabs(a - b), s = Kokkos::fabs(a) + Kokkos::fabs(b);
-          return d == 0 ? 0.0 : nan_as_inf(d / s);
-        };
         // The east/north neighbour's west/south entry; the west/south
         // neighbours are checked as someone else's east/north.  A coefficient
         // to a cell outside the system must be 0 (its west entry is 0).
         const double all = double(c.p) + double(c.w) + double(c.e) + double(c.s) + double(c.n);
-        const double a = Kokkos::isfinite(all) ? Kokkos::fmax(rel(double(c.e), double(ce.w)),
-                                                              rel(double(c.n), double(cn.s)))
+        const double a = Kokkos::isfinite(all) ? Kokkos::fmax(cg_rel(double(c.e), double(ce.w)),
+                                                              cg_rel(double(c.n), double(cn.s)))
                                                : Kokkos::Experimental::infinity_v<double>;
         const double w = op.coeffs(op.west(i), j).p == 0 ? double(c.w) : 0.0;
         const double s = op.coeffs(i, op.south(j)).p == 0 ? double(c.s) : 0.0;
@@ -385,16 +387,12 @@ CgOperatorInfo cg_operator_info3(const ExecSpace& space, const Op& op) {
       KOKKOS_LAMBDA(int i, int j, int k, double& asym, double& rsum) {
         const auto c = op.coeffs(i, j, k);
         if (c.p == 0) return;
-        auto rel = [](double a, double b) {
-          const double d = Kokkos::fabs(a - b), s = Kokkos::fabs(a) + Kokkos::fabs(b);
-          return d == 0 ? 0.0 : nan_as_inf(d / s);
-        };
         // Neighbours beyond the grid (ghosts) must have zero coefficients.
         const double ee = i < nx ? double(op.coeffs(i + 1, j, k).w) : 0.0;
         const double nn = j < ny ? double(op.coeffs(i, j + 1, k).s) : 0.0;
         const double tt = k < nz ? double(op.coeffs(i, j, k + 1).b) : 0.0;
-        double a = Kokkos::fmax(rel(double(c.e), ee),
-                                Kokkos::fmax(rel(double(c.n), nn), rel(double(c.t), tt)));
+        double a = Kokkos::fmax(cg_rel(double(c.e), ee),
+                                Kokkos::fmax(cg_rel(double(c.n), nn), cg_rel(double(c.t), tt)));
         const bool dangling = (c.w != 0 && (i == 1 || op.coeffs(i - 1, j, k).p == 0)) ||
                               (c.s != 0 && (j == 1 || op.coeffs(i, j - 1, k).p == 0)) ||
                               (c.b != 0 && (k == 1 || op.coeffs(i, j, k - 1).p == 0));
