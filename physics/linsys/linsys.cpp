@@ -1,4 +1,4 @@
-// Registration of the seed-003 kernel benchmarks (kflow bench tridiag | sip).
+// Registration of the seed-003 kernel benchmarks (kflow bench tridiag | sip | poisson).
 #include "kflow/core/bench.hpp"
 #include "kflow/core/registry.hpp"
 
@@ -25,3 +25,13 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "strip_rows=H (pipelined: 32 GPU, 1 CPU; tiles: 32), tile_cols=W (tiles: progress every W "
     "columns; 32 GPU, 128 CPU), tile_group=G (tiles on GPUs: 4, 8 or 16 columns per load; 8), "
     "solvers=sip,rbsor"}))
+
+KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
+    "poisson",
+    "time to tolerance of SIP, red-black SOR (optimal omega) and CG (none, Jacobi) on one 2D "
+    "Poisson problem with (2^k+2)^2 nodes (issue #4's comparison table)",
+    "k=LIST (5,7; the table: 10), solvers=LIST of sip,rbsor,cg,cg_jacobi (all), "
+    "rhs=random|peak|sine (random; sine is an eigenvector: CG takes 1 iteration), "
+    "tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), check_every=N (5), "
+    "max_iterations=N (200000), alpha=A (SIP, 0.92), ordering=lexicographic (CPU "
+    "default),diagonals,pipelined,tiles (GPU default) (SIP), sweeps=N (10, per-iteration time)"}))

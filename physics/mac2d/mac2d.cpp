@@ -282,11 +282,12 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
 
   const auto ss = c.section("solver.pressure");
-  s->method = ss.get_choice("method", {"rbsor", "sip"}, "rbsor");
+  s->method = ss.get_choice("method", {"rbsor", "sip", "cg"}, "rbsor");
   s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
   s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
+  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none"}, "jacobi");
   if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "

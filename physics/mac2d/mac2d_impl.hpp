@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "kflow/core/error.hpp"
+#include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/reduce.hpp"
@@ -459,6 +460,11 @@ class Model final : public kflow::Model {
     linalg::set_neighbours(op_, g, s_.periodic_x, s_.periodic_y);
     if (s_.method == "sip")
       solver_ = std::make_unique<linalg::Sip2<ExecSpace, Op>>(space_, op_, s_.alpha);
+    else if (s_.method == "cg")
+      solver_ = std::make_unique<linalg::Cg2<ExecSpace, Op>>(
+          space_, op_,
+          s_.preconditioner == "none" ? linalg::CgPreconditioner::none
+                                      : linalg::CgPreconditioner::jacobi);
     else
       solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_, s_.omega);
     initialise();

@@ -1,7 +1,7 @@
 #pragma once
 // The interface of iterative solvers for A x = b with a 5-point operator
-// (stencil.hpp): red-black SOR (rbsor.hpp) now, SIP, CG and multigrid behind
-// the same interface later.  A solver is built once for an operator on an
+// (stencil.hpp): red-black SOR (rbsor.hpp), SIP (sip.hpp), CG (cg.hpp), and
+// multigrid behind the same interface later.  A solver is built once for an operator on an
 // execution-space instance and then called every time step.
 
 #include <string>

@@ -1,0 +1,419 @@
+// Conjugate gradients (linalg/cg.hpp): manufactured solutions (x given,
+// b = A x, the discrete solution known exactly) in 2D and 3D with both
+// preconditioners and both criteria, the iteration count against n for the
+// Laplacian, Jacobi on strongly varying coefficients, singular Neumann and
+// periodic systems (with an obstacle left untouched), single precision, and
+// rejected operators.
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "kflow/linalg/cg.hpp"
+
+namespace la = kflow::linalg;
+using Space = Kokkos::DefaultHostExecutionSpace;
+using Mem = Space::memory_space;
+using F2 = la::Field<double, 2, Mem>;
+using F3 = la::Field<double, 3, Mem>;
+using Op5 = la::Stencil5<double, Mem>;
+using Mask = Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem>;
+
+namespace {
+
+la::Grid grid2(int nx, int ny) {
+  la::Grid g;
+  g.dim = 2;
+  g.cells = {nx, ny, 1};
+  g.length = {1.0, double(ny) / nx, 1.0};
+  return g;
+}
+
+F2 f2(const la::Grid& g) {
+  return F2("f", g.extent(0), g.extent(1));
+}
+
+F2 random_field(const la::Grid& g, unsigned seed) {
+  F2 x = f2(g);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int j = 1; j <= g.cells[1]; ++j)
+    for (int i = 1; i <= g.cells[0]; ++i) x(i, j) = u(gen);
+  return x;
+}
+
+template <class Op>
+F2 rhs_of(const Op& op, const F2& x) {
+  F2 b("b", x.extent(0), x.extent(1));
+  for (int j = 1; j <= op.grid.cells[1]; ++j)
+    for (int i = 1; i <= op.grid.cells[0]; ++i)
+      b(i, j) = op.coeffs(i, j).p != 0 ? la::apply_at(op, x, i, j) : 0;
+  return b;
+}
+
+// max |x - y| (minus the mean difference if up_to_constant) over the system.
+template <class Op>
+double error(const Op& op, const F2& x, const F2& y, bool up_to_constant) {
+  double mean = 0;
+  int n = 0;
+  for (int j = 1; j <= op.grid.cells[1]; ++j)
+    for (int i = 1; i <= op.grid.cells[0]; ++i)
+      if (op.coeffs(i, j).p != 0) mean += x(i, j) - y(i, j), ++n;
+  mean = up_to_constant ? mean / n : 0;
+  double e = 0;
+  for (int j = 1; j <= op.grid.cells[1]; ++j)
+    for (int i = 1; i <= op.grid.cells[0]; ++i)
+      if (op.coeffs(i, j).p != 0) e = std::max(e, std::fabs(x(i, j) - y(i, j) - mean));
+  return e;
+}
+
+// A symmetric diffusion operator with face coefficients k(face) (times
+// 1/h^2) and zero Dirichlet walls folded in (the boundary neighbour drops
+// out, the diagonal keeps 2 k of the wall face): negative definite.
+template <class K>
+Op5 diffusion_op(const la::Grid& g, K k) {
+  F2 cp = f2(g), cw = f2(g), ce = f2(g), cs = f2(g), cn = f2(g);
+  const int nx = g.cells[0], ny = g.cells[1];
+  const double ax = 1 / (g.spacing(0) * g.spacing(0)), ay = 1 / (g.spacing(1) * g.spacing(1));
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      const double w = ax * k(i - 0.5, double(j)), e = ax * k(i + 0.5, double(j)),
+                   s = ay * k(double(i), j - 0.5), n = ay * k(double(i), j + 0.5);
+      cw(i, j) = i > 1 ? w : 0;
+      ce(i, j) = i < nx ? e : 0;
+      cs(i, j) = j > 1 ? s : 0;
+      cn(i, j) = j < ny ? n : 0;
+      cp(i, j) = -(w + e + s + n) - (i == 1 ? w : 0) - (i == nx ? e : 0) - (j == 1 ? s : 0) -
+                 (j == ny ? n : 0);
+    }
+  Op5 op;
+  op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn;
+  op.grid = g;
+  la::set_neighbours(op, g, false, false);
+  return op;
+}
+
+double unit_k(double, double) {
+  return 1.0;
+}
+
+// The masked Laplacian of a walled box (pure Neumann) with an obstacle,
+// periodic in x if asked.
+la::Laplace5<double, Mem> neumann_op(const la::Grid& g, bool periodic_x) {
+  const int nx = g.cells[0], ny = g.cells[1];
+  Mask mask("mask", g.extent(0), g.extent(1));
+  auto in = [&](int i, int j) {
+    if (periodic_x) i = i < 1 ? nx : i > nx ? 1 : i;
+    const bool obstacle = i >= 6 && i <= 9 && j >= 4 && j <= 8;
+    return i >= 1 && i <= nx && j >= 1 && j <= ny && !obstacle;
+  };
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i)
+      if (in(i, j))
+        mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
+                     (in(i + 1, j) ? la::mask_bits::east : 0) |
+                     (in(i, j - 1) ? la::mask_bits::south : 0) |
+                     (in(i, j + 1) ? la::mask_bits::north : 0);
+  la::Laplace5<double, Mem> op;
+  op.mask = mask;
+  op.cx = 1 / (g.spacing(0) * g.spacing(0));
+  op.cy = 1 / (g.spacing(1) * g.spacing(1));
+  op.grid = g;
+  la::set_neighbours(op, g, periodic_x, false);
+  return op;
+}
+
+la::SolveControl control(double tol, int every = 1, la::Criterion c = la::Criterion::residual) {
+  la::SolveControl s;
+  s.tolerance = tol;
+  s.check_every = every;
+  s.criterion = c;
+  s.max_iterations = 100000;
+  return s;
+}
+
+const la::CgPreconditioner both[] = {la::CgPreconditioner::none, la::CgPreconditioner::jacobi};
+
+}  // namespace
+
+TEST_CASE("CG solves 5-point systems with a known discrete solution", "[cg][unit]") {
+  // max |x - x*| <= ||A^-1||_inf max |r|; for these operators (coefficients
+  // >= 0.5 / h^2 on the unit square) ||A^-1||_inf <= 1 / (8 * 0.5), and
+  // max |b| ~ 8 / h^2 * max |x*| (x* random in [-1, 1]): a residual of
+  // 1e-12 max |b| bounds the error by ~ 2e-12 * 8 n^2, below 1e-7 here.
+  Space space;
+  auto k = [](double x, double y) {
+    return 1.0 + 0.5 * std::sin(0.3 * x + 0.2 * y);
+  };
+  for (auto [nx, ny] : {std::pair{33, 20}, std::pair{16, 16}, std::pair{1, 7}, std::pair{9, 1}}) {
+    const auto g = grid2(nx, ny);
+    const auto op = diffusion_op(g, k);
+    const F2 exact = random_field(g, 7);
+    const F2 b = rhs_of(op, exact);
+    for (auto pre : both)
+      for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
+        F2 x = f2(g);
+        la::Cg2<Space, Op5> cg(space, op, pre);
+        CHECK(cg.sign() == -1);
+        CHECK_FALSE(cg.singular());
+        const auto s = cg.solve(x, b, control(1e-12, 3, crit));
+        INFO(nx << "x" << ny << " " << cg.name() << " criterion " << int(crit) << ": "
+                << s.iterations << " its, criterion " << s.criterion);
+        CHECK(s.converged);
+        CHECK(s.criterion <= 1e-12);
+        CHECK(error(op, x, exact, false) < 1e-7);
+        // The true residual of the result, independently of the solver.
+        F2 r = f2(g);
+        la::residual(space, op, x, b, r);
+        double rmax = 0, bmax = 0;
+        for (int j = 1; j <= ny; ++j)
+          for (int i = 1; i <= nx; ++i)
+            rmax = std::max(rmax, std::fabs(r(i, j))), bmax = std::max(bmax, std::fabs(b(i, j)));
+        if (crit == la::Criterion::residual) CHECK(rmax <= 1e-12 * bmax);
+      }
+  }
+}
+
+TEST_CASE("CG: exactly max_iterations without checks; a positive definite operator works too",
+          "[cg][unit]") {
+  Space space;
+  const auto g = grid2(24, 18);
+  const auto op = diffusion_op(g, unit_k);
+  const F2 exact = random_field(g, 3);
+  const F2 b = rhs_of(op, exact);
+  la::SolveControl fixed;
+  fixed.tolerance = 0;
+  fixed.max_iterations = 13;
+  F2 x = f2(g);
+  la::Cg2<Space, Op5> cg(space, op, la::CgPreconditioner::jacobi);
+  const auto s = cg.solve(x, b, fixed);
+  CHECK(s.iterations == 13);
+  CHECK_FALSE(s.converged);
+  CHECK(s.criterion == -1);
+  // -A, -b: the same iterates with sign +1.
+  F2 cp = f2(g), cw = f2(g), ce = f2(g), cs = f2(g), cn = f2(g), mb = f2(g);
+  for (int j = 0; j < g.extent(1); ++j)
+    for (int i = 0; i < g.extent(0); ++i) {
+      cp(i, j) = -op.cp(i, j), cw(i, j) = -op.cw(i, j), ce(i, j) = -op.ce(i, j);
+      cs(i, j) = -op.cs(i, j), cn(i, j) = -op.cn(i, j), mb(i, j) = -b(i, j);
+    }
+  Op5 neg = op;
+  neg.cp = cp, neg.cw = cw, neg.ce = ce, neg.cs = cs, neg.cn = cn;
+  F2 y = f2(g);
+  la::Cg2<Space, Op5> cg2(space, neg, la::CgPreconditioner::jacobi);
+  CHECK(cg2.sign() == 1);
+  cg2.solve(y, mb, fixed);
+  CHECK(error(op, x, y, false) == 0);
+}
+
+TEST_CASE("CG iterations grow about linearly with n for the Laplacian", "[cg][unit]") {
+  // Unpreconditioned CG needs O(sqrt(cond)) = O(n) iterations on the n x n
+  // Dirichlet Laplacian (cond ~ 4 n^2 / pi^2).  A random discrete solution
+  // excites every mode.  Measured: 91, 172, 322 iterations for n = 32, 64,
+  // 128 to 1e-8 (ratios 1.89, 1.87); accepted ratio per doubling: 1.7 .. 2.4.
+  Space space;
+  int its[3];
+  for (int m = 0; m < 3; ++m) {
+    const int n = 32 << m;
+    const auto g = grid2(n, n);
+    const auto op = diffusion_op(g, unit_k);
+    const F2 exact = random_field(g, 5);
+    const F2 b = rhs_of(op, exact);
+    F2 x = f2(g);
+    la::Cg2<Space, Op5> cg(space, op, la::CgPreconditioner::none);
+    const auto s = cg.solve(x, b, control(1e-8));
+    REQUIRE(s.converged);
+    its[m] = s.iterations;
+  }
+  INFO("iterations " << its[0] << ", " << its[1] << ", " << its[2]);
+  for (int m = 1; m < 3; ++m) {
+    const double ratio = double(its[m]) / its[m - 1];
+    CHECK(ratio > 1.7);
+    CHECK(ratio < 2.4);
+  }
+}
+
+TEST_CASE("CG: Jacobi pays off with strongly varying coefficients", "[cg][unit]") {
+  // Face coefficients from 1 to 1e4 (log-smooth plus a high-contrast
+  // inclusion): the diagonal spans four decades and Jacobi removes most of
+  // that from the condition number.  Measured: 3030 (none) / 205 (Jacobi)
+  // iterations at 64^2; required: Jacobi below 30 % of none.
+  Space space;
+  const auto g = grid2(64, 64);
+  auto k = [](double x, double y) {
+    const bool inclusion = x > 20 && x < 44 && y > 12 && y < 30;
+    return std::pow(10.0, 2.0 + 1.5 * std::sin(0.1 * x) * std::cos(0.13 * y)) *
+           (inclusion ? 0.03 : 1.0);
+  };
+  const auto op = diffusion_op(g, k);
+  const F2 exact = random_field(g, 9);
+  const F2 b = rhs_of(op, exact);
+  int its[2];
+  for (int m = 0; m < 2; ++m) {
+    F2 x = f2(g);
+    la::Cg2<Space, Op5> cg(space, op, both[m]);
+    const auto s = cg.solve(x, b, control(1e-10, 5));
+    REQUIRE(s.converged);
+    its[m] = s.iterations;
+  }
+  INFO("iterations: none " << its[0] << ", jacobi " << its[1]);
+  CHECK(its[1] < 0.3 * its[0]);
+}
+
+TEST_CASE("CG on singular Neumann and periodic Laplacians with an obstacle", "[cg][unit]") {
+  Space space;
+  for (bool periodic : {false, true})
+    for (auto pre : both) {
+      const auto g = grid2(20, 14);
+      const auto op = neumann_op(g, periodic);
+      const F2 exact = random_field(g, 3);
+      const F2 b = rhs_of(op, exact);  // compatible
+      // An incompatible part (a constant) that CG projects away.
+      F2 b2 = f2(g);
+      for (int j = 1; j <= 14; ++j)
+        for (int i = 1; i <= 20; ++i) b2(i, j) = op.coeffs(i, j).p != 0 ? b(i, j) + 0.37 : 0;
+      for (const F2& rhs : {b, b2}) {
+        F2 x = f2(g);
+        x(7, 6) = 123.0;  // an obstacle value: must stay untouched
+        la::Cg2<Space, decltype(op)> cg(space, op, pre);
+        CHECK(cg.singular());
+        const auto s = cg.solve(x, rhs, control(1e-11, 2));
+        INFO((periodic ? "periodic " : "walls ") << cg.name() << ": " << s.iterations << " its");
+        CHECK(s.converged);
+        CHECK(x(7, 6) == 123.0);
+        CHECK(error(op, x, exact, true) < 1e-9);
+      }
+    }
+}
+
+TEST_CASE("CG solves a 7-point system with a known discrete solution", "[cg][unit]") {
+  Space space;
+  la::Grid g;
+  g.dim = 3;
+  g.cells = {14, 11, 9};
+  const int nx = 14, ny = 11, nz = 9;
+  auto f3 = [&] {
+    return F3("f", g.extent(0), g.extent(1), g.extent(2));
+  };
+  F3 c[7], exact = f3(), b = f3();
+  for (auto& f : c) f = f3();
+  std::mt19937 gen(1);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto kf = [](double x, double y, double z) {
+    return 1.0 + 0.4 * std::sin(x + 0.5 * y - z);
+  };
+  for (int k = 1; k <= nz; ++k)
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i) {
+        exact(i, j, k) = u(gen);
+        const double w = kf(i - 0.5, j, k), e = kf(i + 0.5, j, k), s = kf(i, j - 0.5, k),
+                     n = kf(i, j + 0.5, k), bb = kf(i, j, k - 0.5), t = kf(i, j, k + 0.5);
+        c[1](i, j, k) = i > 1 ? w : 0;
+        c[2](i, j, k) = i < nx ? e : 0;
+        c[3](i, j, k) = j > 1 ? s : 0;
+        c[4](i, j, k) = j < ny ? n : 0;
+        c[5](i, j, k) = k > 1 ? bb : 0;
+        c[6](i, j, k) = k < nz ? t : 0;
+        c[0](i, j, k) = -(w + e + s + n + bb + t) - (k == 1 ? bb : 0);  // Dirichlet at k = 0
+      }
+  la::Stencil7<double, Mem> op;
+  op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5], op.ct = c[6];
+  op.grid = g;
+  for (int k = 1; k <= nz; ++k)
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i) b(i, j, k) = la::apply_at(op, exact, i, j, k);
+  for (auto pre : both) {
+    F3 x = f3();
+    la::Cg3<Space, decltype(op)> cg(space, op, pre);
+    CHECK_FALSE(cg.singular());
+    const auto s = cg.solve(x, b, control(1e-12, 4));
+    INFO(cg.name() << ": " << s.iterations << " iterations");
+    CHECK(s.converged);
+    double e = 0;
+    for (int k = 1; k <= nz; ++k)
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i) e = std::max(e, std::fabs(x(i, j, k) - exact(i, j, k)));
+    CHECK(e < 1e-8);
+  }
+}
+
+TEST_CASE("CG in single precision", "[cg][unit]") {
+  Space space;
+  const auto g = grid2(40, 40);
+  const auto opd = neumann_op(g, false);
+  la::Laplace5<float, Mem> op;
+  op.mask = opd.mask;
+  op.cx = float(opd.cx), op.cy = float(opd.cy);
+  op.grid = g;
+  la::set_neighbours(op, g, false, false);
+  const F2 exact = random_field(g, 4);
+  const F2 bd = rhs_of(opd, exact);
+  la::Field<float, 2, Mem> x("x", g.extent(0), g.extent(1)), b("b", g.extent(0), g.extent(1));
+  for (int j = 1; j <= 40; ++j)
+    for (int i = 1; i <= 40; ++i) b(i, j) = float(bd(i, j));
+  la::Cg2<Space, decltype(op)> cg(space, op, la::CgPreconditioner::jacobi);
+  CHECK(cg.singular());
+  const auto s = cg.solve(x, b, control(1e-5, 5));
+  CHECK(s.converged);
+  F2 xd = f2(g);
+  for (int j = 1; j <= 40; ++j)
+    for (int i = 1; i <= 40; ++i) xd(i, j) = x(i, j);
+  CHECK(error(opd, xd, exact, true) < 1e-3);
+}
+
+TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]") {
+  Space space;
+  const auto g = grid2(8, 6);
+  auto copy = [&](const auto& a) {
+    F2 c = f2(g);
+    Kokkos::deep_copy(c, a);
+    return c;
+  };
+  const auto op = diffusion_op(g, unit_k);
+  {  // not symmetric: one east coefficient changed
+    Op5 bad = op;
+    F2 ce = copy(op.ce);
+    ce(3, 3) *= 1.5;
+    bad.ce = ce;
+    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+  }
+  {  // a coefficient to a cell outside the system (an obstacle)
+    Op5 bad = op;
+    F2 cp = copy(op.cp), cw = copy(op.cw), ce = copy(op.ce), cs = copy(op.cs), cn = copy(op.cn);
+    cp(4, 4) = cw(4, 4) = ce(4, 4) = cs(4, 4) = cn(4, 4) = 0;
+    ce(3, 4) = cs(4, 5) = cn(4, 3) = 0;  // but cw(5, 4) still points at it
+    bad.cp = cp, bad.cw = cw, bad.ce = ce, bad.cs = cs, bad.cn = cn;
+    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+    cw(5, 4) = 0;  // now consistent: accepted
+    bad.cw = cw;
+    CHECK_NOTHROW((la::Cg2<Space, Op5>(space, bad)));
+  }
+  {  // diagonal of both signs
+    Op5 bad = op;
+    F2 cp = copy(op.cp);
+    cp(2, 2) = -cp(2, 2);
+    bad.cp = cp;
+    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+  }
+  {  // NaN coefficient
+    Op5 bad = op;
+    F2 ce = copy(op.ce);
+    ce(2, 2) = std::nan("");
+    bad.ce = ce;
+    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+  }
+}
+
+TEST_CASE("CG stops with converged = false on a NaN right-hand side", "[cg][unit]") {
+  Space space;
+  const auto g = grid2(10, 10);
+  const auto op = diffusion_op(g, unit_k);
+  F2 b = random_field(g, 1), x = f2(g);
+  b(5, 5) = std::nan("");
+  la::Cg2<Space, Op5> cg(space, op);
+  const auto s = cg.solve(x, b, control(1e-8, 2));
+  CHECK_FALSE(s.converged);
+  CHECK(s.iterations <= 2);
+}
