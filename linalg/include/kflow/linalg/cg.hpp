@@ -154,8 +154,7 @@ void cg_reduce(const ExecSpace& space, const char* label, const Grid& g, const B
                const Reducer& reducer) {
   using Value = typename Reducer::value_type;
   if constexpr (on_gpu<ExecSpace>) {
-    Kokkos::parallel_reduce(label, interior_policy<Dim>(space, g),
-                            CgReduceCells<Dim, Body, Value>{body}, reducer);
+    grid_reduce<Dim>(space, label, g, false, CgReduceCells<Dim, Body, Value>{body}, reducer);
   } else if constexpr (Dim == 2) {
     Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 1, g.cells[1] + 1),
                             CgReduceRows<2, Body, Value>{body, g.cells[0]}, reducer);
