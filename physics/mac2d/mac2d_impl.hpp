@@ -276,7 +276,7 @@ void project_rhs(const ExecSpace& space, const Op& op, long fluid_cells, const F
   double total = 0;
   linalg::grid_reduce<2>(
       space, "kflow::mac2d::rhs_mean", op.grid, false,
-      KOKKOS_LAMBDA(int i, int j, double& acc) { acc += rhs(i, j); }, total);
+      KOKKOS_LAMBDA(int i, int j, double& acc) { acc += rhs(i, j); }, Kokkos::Sum<double>(total));
   const Real mean = Real(total / double(fluid_cells));
   Kokkos::parallel_for(
       "kflow::mac2d::rhs_project", linalg::interior_policy<2>(space, op.grid),
@@ -397,7 +397,7 @@ void obstacle_force(const ExecSpace& space, const Op& op, double inv_re, const F
         if (solid(i, j + 1)) ay += pc * dx, ax += 2 * inv_re * uc / dy * dx;
         if (solid(i, j - 1)) ay -= pc * dx, ax += 2 * inv_re * uc / dy * dx;
       },
-      fx, fy);
+      Kokkos::Sum<double>(fx), Kokkos::Sum<double>(fy));
 }
 
 }  // namespace kernels

@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "kflow/linalg/field.hpp"
 
@@ -38,6 +39,7 @@ struct FlatIndex3 {
 // Kokkos' MDRange reductions launch few blocks; mac2d's max |u|, |v| over
 // 1024^2 took 112 us that way on an H200 (ncu), a third of a time step.
 // Host backends keep the MDRange (no integer division per point).
+// Results through reducers (Kokkos::Max<double>(x), a View, ...).
 template <int Dim, class ExecSpace, class F, class... Reducers>
 void grid_reduce(const ExecSpace& space, const std::string& label, const Grid& grid, bool ghosts,
                  const F& f, const Reducers&... reducers) {
