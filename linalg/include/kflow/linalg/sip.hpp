@@ -131,11 +131,11 @@ inline const char* name(SipOrdering o) {
 
 // Shape of the tiles ordering (0 = default).
 struct SipTiles {
-  int rows = 0;   // TY: rows per strip (the team size on GPUs); default 32
+  int rows = 0;   // TY: rows per strip (the team size on GPUs); default 64 GPU, 32 CPU
   int cols = 0;   // TX: columns per tile, the granularity at which a strip
                   // publishes its progress; default 32 on GPUs, 128 on CPUs
   int group = 0;  // GPU kernel: columns per coalesced load chunk, 4, 8 or 16
-                  // (default 8); the chunk after the current one is in flight
+                  // (default 4); the chunk after the current one is in flight
                   // while the current one is computed
   // Run the GPU kernel (team wavefront) on a host backend too (teams of
   // `rows` <= concurrency threads): lets the tests check it without a GPU.
@@ -731,9 +731,12 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   // Shape of the tiles ordering, checked against the backend's limits.
   void set_tiles(int strip_rows, const SipTiles& s) {
     tiles_ = s;
-    tiles_.rows = s.rows > 0 ? s.rows : strip_rows > 0 ? strip_rows : 32;
+    // Defaults from a sweep on an H200 (1026^2, double, kflow bench sip):
+    // rows 64 x cols 32, group 4: 3.06 ms per iteration; 32 x 32, group 8:
+    // 4.05 ms; 16 or 64 columns and group 8 were slower.
+    tiles_.rows = s.rows > 0 ? s.rows : strip_rows > 0 ? strip_rows : gpu ? 64 : 32;
     tiles_.cols = s.cols > 0 ? s.cols : (gpu ? 32 : 128);
-    tiles_.group = s.group > 0 ? s.group : 8;
+    tiles_.group = s.group > 0 ? s.group : 4;
     const bool team = gpu || tiles_.wavefront;
     if (tiles_.group != 4 && tiles_.group != 8 && tiles_.group != 16)
       throw std::invalid_argument("SIP tiles: group = " + std::to_string(tiles_.group) +
