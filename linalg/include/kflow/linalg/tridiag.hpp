@@ -896,7 +896,9 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
                   const A& c, const A& d, const X& x, int mode, int S, int Pt, bool stage,
                   bool launch, const X& ra, const X& rb, const X& rc, const X& rd, const X& xr,
                   const Flag& flag) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  // GPUs: at most 128 registers per thread for M = 8 (two teams of 256 per
+  // SM; double needs ~130 unbounded), no bound for M = 16 (~210 in double).
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<M == 8 ? 512 : 256, 1>>;
   using Member = typename Policy::member_type;
   using SV = ScratchView<ExecSpace, Real>;
   using St = RegRows<Real, M>;
@@ -905,7 +907,7 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
   constexpr bool gpu = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
   const long n = sh.n, ns = sh.systems(), P = (n + M - 1) / M;
   const long C = (P + Pt - 1) / Pt, items = ns * C, Lseg = long(Pt) * M;
-  const int V = S * Pt, team = gpu ? V : 1, rows = int(S * Lseg);
+  const int V = S * Pt, team = gpu ? V : 1;
   const bool keep_state = team < V;
   const long vals = register_scratch_values<M>(V, stage);
   const std::size_t bytes = register_scratch<ExecSpace, Real, M>(V, stage, keep_state);
@@ -932,31 +934,54 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
       }
     };
     // Slot of row k (of the team's segment) of system slot s in the staging buffer.
-    auto slot = [&](int s, int k) {
+    // Staging: virtual thread vt moves the team's rows q = vt + i V (i < M;
+    // consecutive threads, consecutive rows) between global memory and the
+    // buffer, where row k of system slot s sits at slot(q) and partition vt's
+    // rows at vt (M + 1) + j (odd stride: no bank conflicts).
+    // Returns the slot of team row q; g: its global index, in: it exists
+    // (else an identity row), lo / hi: a / c exist (kg > 0 / kg < n - 1).
+    auto slot = [&](int q, long& g, bool& in, bool& lo, bool& hi) {
+      const int s = int(q / Lseg), k = int(q % Lseg);
+      const long item = item0 + s, kg = (item / ns) * Lseg + k;
+      in = item < items && kg < n;
+      lo = in && kg > 0;
+      hi = in && kg + 1 < n;
+      g = in ? sh.first(item % ns) + kg * sh.stride : 0;
       return ((k / M) * S + s) * (M + 1) + k % M;
     };
-    // kind 0..3: a, b, c, d (identity rows past n; a_0 = c_{n-1} = 0).
-    auto stage_in = [&](const A& src, Real(&dst)[M], int kind) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](int q) {
-        const int s = int(q / Lseg), k = int(q % Lseg);
-        const long item = item0 + s, kg = (item / ns) * Lseg + k;
-        Real v = kind == 1 ? Real(1) : Real(0);
-        if (item < items && kg < n && (kind != 0 || kg > 0) && (kind != 2 || kg + 1 < n))
-          v = src(sh.first(item % ns) + kg * sh.stride);
-        base[slot(s, k)] = v;
+    auto transpose_in = [&](Real(&v)[M]) {
+      each([&](int vt, bool, long, long) {
+        for (int i = 0; i < M; ++i) {
+          long g;
+          bool in, lo, hi;
+          base[slot(vt + i * V, g, in, lo, hi)] = v[i];
+        }
       });
       t.team_barrier();
       each([&](int vt, bool, long, long) {
-        for (int j = 0; j < M; ++j) dst[j] = base[vt * (M + 1) + j];
+        for (int j = 0; j < M; ++j) v[j] = base[vt * (M + 1) + j];
       });
       t.team_barrier();
     };
     // pass 1
     if (stage) {
-      stage_in(a, st.a, 0);
-      stage_in(b, st.b, 1);
-      stage_in(c, st.c, 2);
-      stage_in(d, st.d, 3);
+      // all loads of a thread at once (in st, as the team's rows q), then
+      // through the buffer one array at a time
+      each([&](int vt, bool, long, long) {
+        for (int i = 0; i < M; ++i) {
+          long g;
+          bool in, lo, hi;
+          slot(vt + i * V, g, in, lo, hi);
+          st.a[i] = lo ? a(g) : Real(0);
+          st.b[i] = in ? b(g) : Real(1);
+          st.c[i] = hi ? c(g) : Real(0);
+          st.d[i] = in ? d(g) : Real(0);
+        }
+      });
+      transpose_in(st.a);
+      transpose_in(st.b);
+      transpose_in(st.c);
+      transpose_in(st.d);
     }
     each([&](int vt, bool on, long m, long gp) {
       if (!stage) {
@@ -1057,10 +1082,13 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
     });
     if (stage) {
       t.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](int q) {
-        const int s = int(q / Lseg), k = int(q % Lseg);
-        const long item = item0 + s, kg = (item / ns) * Lseg + k;
-        if (item < items && kg < n) x(sh.first(item % ns) + kg * sh.stride) = base[slot(s, k)];
+      each([&](int vt, bool, long, long) {
+        for (int i = 0; i < M; ++i) {
+          long g;
+          bool in, lo, hi;
+          const int q = slot(vt + i * V, g, in, lo, hi);
+          if (in) x(g) = base[q];
+        }
       });
     }
   };
@@ -1300,8 +1328,8 @@ class Tridiag {
     const Array none;
     if (depth == 0) plan_.clear();
     auto note = [&](long S, long Pt, const char* what) {
-      plan_ += (plan_.empty() ? "" : "; ") + std::string(what) + " M " + std::to_string(M) +
-               ", " + std::to_string(S) + " x " + std::to_string(Pt) + " per team" +
+      plan_ += (plan_.empty() ? "" : "; ") + std::string(what) + " M " + std::to_string(M) + ", " +
+               std::to_string(S) + " x " + std::to_string(Pt) + " per team" +
                (stage ? ", staged" : "");
     };
     if (P <= tmax && fits(P)) {
