@@ -879,12 +879,20 @@ long register_scratch_values(int V, bool stage) {
 }
 
 template <class ExecSpace, class Real, int M>
-std::size_t register_scratch(int V, bool stage, bool keep) {
+std::size_t register_scratch(int S, int V, bool stage, bool keep) {
   using KV = Kokkos::View<RegRows<Real, M>*, typename ExecSpace::scratch_memory_space,
                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   return ScratchView<ExecSpace, Real>::shmem_size(register_scratch_values<M>(V, stage)) +
-         (keep ? KV::shmem_size(V) : 0);
+         2 * ScratchView<ExecSpace, long>::shmem_size(S) + (keep ? KV::shmem_size(V) : 0);
 }
+
+// Where a virtual thread's partition lies: system m, partition gp of it,
+// global index f of the system's row 0; `on`: the partition holds rows of a
+// system (else it is all identity rows).
+struct RegPart {
+  bool on;
+  long m, gp, f;
+};
 
 // One launch of the register method in `mode` with S systems (or segments)
 // x Pt partitions per team.  reduce writes the reduced rows to (ra, rb, rc,
@@ -906,51 +914,57 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   constexpr bool gpu = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
   const long n = sh.n, ns = sh.systems(), P = (n + M - 1) / M;
-  const long C = (P + Pt - 1) / Pt, items = ns * C, Lseg = long(Pt) * M;
-  const int V = S * Pt, team = gpu ? V : 1;
+  const long C = (P + Pt - 1) / Pt, items = ns * C;
+  const int V = S * Pt, team = gpu ? V : 1, Lseg = Pt * M;
   const bool keep_state = team < V;
   const long vals = register_scratch_values<M>(V, stage);
-  const std::size_t bytes = register_scratch<ExecSpace, Real, M>(V, stage, keep_state);
+  const std::size_t bytes = register_scratch<ExecSpace, Real, M>(S, V, stage, keep_state);
   const int level = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
   Policy policy(space, (items + S - 1) / S, team);
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   const auto body = KOKKOS_LAMBDA(const Member& t) {
     const auto& sp = t.team_scratch(level);
     const SV buf(sp, vals);
+    const ScratchView<ExecSpace, long> srow(sp, S), sfirst(sp, S);
     const KV keep(sp, keep_state ? V : 0);
     Real* const base = buf.data();     // staging buffer, or F rows and reduced rows
     Real* const xl = base + vals - V;  // x_last of every partition
     const int rank = t.team_rank(), ts = t.team_size();
     const long item0 = long(t.league_rank()) * S;
     St st{};
-    // Runs fn(vt, on, m, gp) for this thread's virtual threads: system m,
-    // partition gp of it; `on`: the partition holds rows of a system.
+    auto part = [&](int vt) {
+      const long item = item0 + vt % S, gp = (item / ns) * Pt + vt / S;
+      const bool on = item < items && gp < P;
+      return RegPart{on, item % ns, gp, on ? sh.first(item % ns) : 0};
+    };
+    const RegPart mine = part(rank);  // GPUs: the only virtual thread
+    // Runs fn(vt, part) for this thread's virtual threads.
     auto each = [&](auto&& fn) {
       for (int vt = rank; vt < V; vt += ts) {
         if (keep_state) st = keep(vt);
-        const long item = item0 + vt % S, gp = (item / ns) * Pt + vt / S;
-        fn(vt, item < items && gp < P, item % ns, gp);
+        fn(vt, vt == rank ? mine : part(vt));
         if (keep_state) keep(vt) = st;
       }
     };
-    // Slot of row k (of the team's segment) of system slot s in the staging buffer.
     // Staging: virtual thread vt moves the team's rows q = vt + i V (i < M;
     // consecutive threads, consecutive rows) between global memory and the
     // buffer, where row k of system slot s sits at slot(q) and partition vt's
     // rows at vt (M + 1) + j (odd stride: no bank conflicts).
     // Returns the slot of team row q; g: its global index, in: it exists
     // (else an identity row), lo / hi: a / c exist (kg > 0 / kg < n - 1).
+    // srow(s), sfirst(s): first row (in its system; -1: none) and its global
+    // index of the team's segment s.
     auto slot = [&](int q, long& g, bool& in, bool& lo, bool& hi) {
-      const int s = int(q / Lseg), k = int(q % Lseg);
-      const long item = item0 + s, kg = (item / ns) * Lseg + k;
-      in = item < items && kg < n;
+      const int s = q / Lseg, k = q - s * Lseg;
+      const long kg = srow(s) + k;
+      in = srow(s) >= 0 && kg < n;
       lo = in && kg > 0;
       hi = in && kg + 1 < n;
-      g = in ? sh.first(item % ns) + kg * sh.stride : 0;
+      g = sfirst(s) + k * sh.stride;
       return ((k / M) * S + s) * (M + 1) + k % M;
     };
     auto transpose_in = [&](Real(&v)[M]) {
-      each([&](int vt, bool, long, long) {
+      each([&](int vt, const RegPart&) {
         for (int i = 0; i < M; ++i) {
           long g;
           bool in, lo, hi;
@@ -958,16 +972,22 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
         }
       });
       t.team_barrier();
-      each([&](int vt, bool, long, long) {
+      each([&](int vt, const RegPart&) {
         for (int j = 0; j < M; ++j) v[j] = base[vt * (M + 1) + j];
       });
       t.team_barrier();
     };
     // pass 1
     if (stage) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, S), [&](int s) {
+        const long item = item0 + s;
+        srow(s) = item < items ? (item / ns) * Lseg : -1;
+        sfirst(s) = item < items ? sh.first(item % ns) + srow(s) * sh.stride : 0;
+      });
+      t.team_barrier();
       // all loads of a thread at once (in st, as the team's rows q), then
       // through the buffer one array at a time
-      each([&](int vt, bool, long, long) {
+      each([&](int vt, const RegPart&) {
         for (int i = 0; i < M; ++i) {
           long g;
           bool in, lo, hi;
@@ -983,12 +1003,11 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
       transpose_in(st.c);
       transpose_in(st.d);
     }
-    each([&](int vt, bool on, long m, long gp) {
+    each([&](int vt, const RegPart& w) {
       if (!stage) {
-        const long f = on ? sh.first(m) : 0;
         for (int j = 0; j < M; ++j) {
-          const long k = gp * M + j, g = f + k * sh.stride;
-          const bool in = on && k < n;
+          const long k = w.gp * M + j, g = w.f + k * sh.stride;
+          const bool in = w.on && k < n;
           st.a[j] = in && k > 0 ? a(g) : Real(0);
           st.b[j] = in ? b(g) : Real(1);
           st.c[j] = in && k + 1 < n ? c(g) : Real(0);
@@ -996,9 +1015,9 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
         }
       }
       const LocalRows<Real> la{st.a}, lb{st.b}, lc{st.c}, ld{st.d};
-      if (reduce_chunk(la, lb, lc, ld, 0, M - 1, IdMap{}) && on) flag_system(flag, m);
-      if (mode == reg_reduce && on) {
-        const long o = m * 2 * P + 2 * gp;
+      if (reduce_chunk(la, lb, lc, ld, 0, M - 1, IdMap{}) && w.on) flag_system(flag, w.m);
+      if (mode == reg_reduce && w.on) {
+        const long o = w.m * 2 * P + 2 * w.gp;
         ra(o) = st.a[0];
         rb(o) = Real(1);
         rc(o) = st.c[0];
@@ -1027,7 +1046,7 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
       };
       t.team_barrier();
       // L without x_first and the next x_first: a row in x_last only.
-      each([&](int vt, bool on, long m, long) {
+      each([&](int vt, const RegPart& w) {
         const bool has_hi = vt / S + 1 < Pt;
         const Row<Real> F{st.a[0], Real(1), st.c[0], st.d[0]};
         const Row<Real> L{st.a[M - 1], Real(1), st.c[M - 1], st.d[M - 1]};
@@ -1036,53 +1055,52 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
                    : Row<Real>{};
         bool bad = false;
         st.r = eliminate(L, F, true, H, has_hi, bad);
-        if (bad && on) flag_system(flag, m);
+        if (bad && w.on) flag_system(flag, w.m);
         put(vt);
       });
       t.team_barrier();
       for (int dist = 1; dist < Pt; dist *= 2) {  // PCR over the partitions
-        each([&](int vt, bool on, long m, long) {
+        each([&](int vt, const RegPart& w) {
           const int p = vt / S;
           const bool has_lo = p >= dist, has_hi = p + dist < Pt;
           bool bad = false;
           st.r = eliminate(st.r, has_lo ? qrow(vt - dist * S) : Row<Real>{}, has_lo,
                            has_hi ? qrow(vt + dist * S) : Row<Real>{}, has_hi, bad);
-          if (bad && on) flag_system(flag, m);
+          if (bad && w.on) flag_system(flag, w.m);
         });
         t.team_barrier();
-        each([&](int vt, bool, long, long) { put(vt); });
+        each([&](int vt, const RegPart&) { put(vt); });
         t.team_barrier();
       }
-      each([&](int vt, bool on, long m, long) {
-        if (bad_pivot(st.r.b) && on) flag_system(flag, m);
+      each([&](int vt, const RegPart& w) {
+        if (bad_pivot(st.r.b) && w.on) flag_system(flag, w.m);
         st.r.d /= st.r.b;
         xl[vt] = st.r.d;
       });
       t.team_barrier();
     }
     // pass 3: every x of the partition from x_first and x_last
-    each([&](int vt, bool on, long m, long gp) {
+    each([&](int vt, const RegPart& w) {
       Real xf, xe;
       if (mode == reg_solve) {
         xe = st.r.d;
         xf = st.d[0] - st.a[0] * (vt >= S ? xl[vt - S] : Real(0)) - st.c[0] * xe;
       } else {
-        xf = on ? xr(m * 2 * P + 2 * gp) : Real(0);
-        xe = on ? xr(m * 2 * P + 2 * gp + 1) : Real(0);
+        xf = w.on ? xr(w.m * 2 * P + 2 * w.gp) : Real(0);
+        xe = w.on ? xr(w.m * 2 * P + 2 * w.gp + 1) : Real(0);
       }
       const LocalRows<Real> la{st.a}, lc{st.c}, ld{st.d};
       chunk_solution(la, lc, ld, 0, M - 1, xf, xe, IdMap{});
       if (stage) {
         for (int j = 0; j < M; ++j) base[vt * (M + 1) + j] = st.d[j];
-      } else if (on) {
-        const long f = sh.first(m);
+      } else if (w.on) {
         for (int j = 0; j < M; ++j)
-          if (gp * M + j < n) x(f + (gp * M + j) * sh.stride) = st.d[j];
+          if (w.gp * M + j < n) x(w.f + (w.gp * M + j) * sh.stride) = st.d[j];
       }
     });
     if (stage) {
       t.team_barrier();
-      each([&](int vt, bool, long, long) {
+      each([&](int vt, const RegPart&) {
         for (int i = 0; i < M; ++i) {
           long g;
           bool in, lo, hi;
@@ -1321,8 +1339,8 @@ class Tridiag {
     const bool stage = reg_stage_ >= 0 ? reg_stage_ == 1 : gpu && sh.stride == 1 && n > 1;
     long tmax = reg_team_ > 0 ? reg_team_ : 256;
     if constexpr (gpu) tmax = std::min(tmax, long(register_team_max<M>()));
-    auto fits = [&](long V) {
-      return !gpu || kernels::register_scratch<ExecSpace, Real, M>(int(V), stage, false) <=
+    auto fits = [&](long S, long V) {  // GPUs: on-chip scratch
+      return !gpu || kernels::register_scratch<ExecSpace, Real, M>(int(S), int(V), stage, false) <=
                          std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
     };
     const Array none;
@@ -1332,10 +1350,10 @@ class Tridiag {
                std::to_string(S) + " x " + std::to_string(Pt) + " per team" +
                (stage ? ", staged" : "");
     };
-    if (P <= tmax && fits(P)) {
+    if (P <= tmax && fits(1, P)) {
       long S = reg_systems_ > 0 ? reg_systems_ : std::max(1L, tmax / P);
       S = std::max(1L, std::min(S, ns));
-      while (S > 1 && (S * P > tmax || !fits(S * P))) --S;
+      while (S > 1 && (S * P > tmax || !fits(S, S * P))) --S;
       note(S, P, "solve");
       kernels::register_pass<ExecSpace, Real, M>(space_, sh, a, b, c, d, x, kernels::reg_solve,
                                                  int(S), int(P), stage, true, none, none, none,
@@ -1345,7 +1363,7 @@ class Tridiag {
     long S = reg_systems_ > 0 ? reg_systems_ : sh.stride == 1 ? 1 : 8;
     S = std::max(1L, std::min({S, ns, tmax}));
     long Pt = std::max(1L, tmax / S);
-    while (Pt > 1 && !fits(S * Pt)) Pt /= 2;
+    while (Pt > 1 && !fits(S, S * Pt)) Pt /= 2;
     note(S, Pt, "reduce");
     if (ns > LONG_MAX / 4 / P)
       throw std::invalid_argument("tridiag: system too large for the register method");
