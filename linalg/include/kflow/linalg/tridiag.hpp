@@ -67,11 +67,23 @@
 //           segment is solved in scratch with its end values known (see
 //           partition_reduce / partition_solve).  O(n) work, 9 global
 //           accesses per unknown, all coalesced.
-//   automatic  CPU backends: thomas.  GPUs: thomas for many systems in the
-//           interleaved layout (stride between unknowns > 1 and consecutive
-//           systems adjacent: one thread per system is then coalesced);
-//           hybrid when the system fits the on-chip team scratch; otherwise
-//           thomas for many systems and partitioned for few large ones.
+//   register  the partition method with the partitions in registers
+//           (Laszlo, Giles & Appleyard 2016; Klein & Strzodka 2021,
+//           "tridigpu"): one thread owns M = 8 or 16 consecutive rows
+//           (compile-time, unrolled), reduces them to two equations in
+//           registers, the reduced system (one row per partition after one
+//           CR step) is solved by PCR in team scratch, and every thread
+//           writes its x from its registers: a, b, c, d read once and x
+//           written once.  A team holds several systems x all partitions of
+//           each; consecutive threads take consecutive systems (coalesced in
+//           the interleaved layout); with stride 1 the loads and stores go
+//           through team scratch (coalesced in the contiguous layout).
+//           Systems longer than a team (the single large system) write two
+//           equations per partition to a reduced system, solve it
+//           recursively by the same method and re-read their rows once.
+//           See register_pass.  Supersedes thomas, hybrid and partitioned on
+//           GPUs (auto picks it there); they stay for comparison.
+//   automatic  CPU backends: thomas.  GPUs: register.
 //
 // Open question 8 of digest 003 (CR indexing, termination, non-power-of-two
 // n): decided as in cr_forward below: 0-based rows; level l (1..q,
@@ -828,8 +840,10 @@ void partition_solve(const ExecSpace& space, const TridiagShape& sh, const A& a,
 // of systems) x Pt partitions; virtual thread vt is partition p = vt / S of
 // system slot s = vt % S, so consecutive threads load row k of consecutive
 // systems: coalesced in the interleaved layout.  In the contiguous layout
-// (stride 1) the loads and stores go through team scratch instead ("staged",
-// one array at a time), so that consecutive threads touch consecutive rows.
+// (stride 1) the loads and stores go through team scratch instead
+// ("staged": every thread issues its 4 M loads of consecutive team rows at
+// once, then they pass through the buffer one array at a time), so that
+// consecutive threads touch consecutive rows.
 //   pass 1  load the partition and reduce it in registers (reduce_chunk): its
 //           first row F couples x_first to the previous partition's x_last
 //           and to x_last, its last row L couples x_last to x_first and to the
@@ -845,10 +859,12 @@ void partition_solve(const ExecSpace& space, const TridiagShape& sh, const A& a,
 //           written once (5 accesses per unknown).
 //   reduce  (systems longer than a team): F and L of every partition go to a
 //           reduced system of 2 P rows per system (unit diagonal, contiguous),
-//           solved recursively by the same method;
+//           solved recursively by the same method (Kokkos has no grid-wide
+//           barrier, so the rows cannot stay on chip across it);
 //   finish  pass 1 again (the same arithmetic, so the same a', c', d'), x_first
-//           and x_last from the reduced solution, pass 3.  10 + 26/M global
-//           accesses per unknown over all levels, all coalesced.
+//           and x_last from the reduced solution, pass 3.  Global accesses
+//           per unknown: 9 + 10/M on this level, about 9 + 30/M over all
+//           levels (M = 16: ~11), all coalesced.
 // On CPUs a team is one thread that runs the V = S Pt virtual threads one
 // after the other and keeps their rows in team scratch between the phases
 // (`keep`); the arithmetic is the same.
