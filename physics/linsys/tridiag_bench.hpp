@@ -210,7 +210,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
     throw Error("bench tridiag: --set segment_rows=" + std::to_string(segment) +
                 ": expected 0 (automatic) or >= 8");
   // register: every combination of these lists is timed (one row each)
-  const auto reg_rows = P.get_ints("register_rows", {8}, 8);
+  const auto reg_rows = P.get_ints("register_rows", {8}, 1);
   const auto reg_team = P.get_ints("register_team", {0}, 0);
   const auto reg_systems = P.get_ints("register_systems", {0}, 0);
   const auto reg_stage = P.get_choices("register_stage", "auto", {"auto", "on", "off"});
