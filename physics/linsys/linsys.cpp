@@ -4,13 +4,16 @@
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tridiag",
-    "batched and single tridiagonal solves: Thomas, CR, PCR, hybrid, partitioned (and "
-    "cuSPARSE in CUDA builds); seed 003 Table 3 and 3D ADI batches",
+    "batched and single tridiagonal solves: Thomas, CR, PCR, hybrid, partitioned, register "
+    "(and cuSPARSE in CUDA builds); seed 003 Table 3 and 3D ADI batches",
     "case=batched|adi|single (batched), n=LIST (batched 512,256; adi 512 GPU / 256 CPU; single "
     "2^16,2^22,2^24,2^25), systems=N (batched; default n^2), layout=contiguous,interleaved, "
-    "method=LIST of thomas,cr,pcr,hybrid,partitioned,auto,cusparse or all, rows_per_chunk=R "
-    "(hybrid, partitioned: 8), team_size=T (pcr, hybrid, partitioned; 0 = from n), "
-    "segment_rows=L (partitioned; 0 = the longest that fits team scratch)"}))
+    "method=LIST of thomas,cr,pcr,hybrid,partitioned,register,auto,cusparse or all, "
+    "rows_per_chunk=R (hybrid, partitioned: 8), team_size=T (pcr, hybrid, partitioned; 0 = from "
+    "n), segment_rows=L (partitioned; 0 = the longest that fits team scratch); register (one row "
+    "per combination): register_rows=LIST of 8,16 (rows per thread; 8), register_team=LIST (most "
+    "threads per team; 0 = 256), register_systems=LIST (systems per team; 0 = fill the team), "
+    "register_stage=LIST of auto,on,off (loads through team scratch; auto: stride 1 on GPUs)"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "sip",

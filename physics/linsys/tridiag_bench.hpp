@@ -13,6 +13,9 @@
 //   single   one system of n = 2^16, 2^22, 2^24, 2^25 (the paper's Table 3).
 // Bytes per solve: four coefficient arrays read and the solution written, once
 // each (5 n systems values): the figure the 70 % target refers to.
+// register: one row per combination of --set register_rows=8,16
+// register_team=LIST (0: 256) register_systems=LIST (0: fill the team)
+// register_stage=auto,on,off; the label shows how each level ran.
 // Every timed solve is checked afterwards: the row's note gives
 // max |A x - d| / max |d| over all systems.
 
@@ -187,13 +190,16 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
                         : std::vector<long>{512, 256};
   const auto sizes = P.get_ints("n", default_n, 1);
   const long systems_set = P.get_int("systems", 0, 0);
-  std::vector<std::string> method_names = {"thomas", "cr", "pcr", "hybrid", "partitioned", "auto"};
+  std::vector<std::string> method_names = {"thomas",      "cr",       "pcr", "hybrid",
+                                           "partitioned", "register", "auto"};
 #ifdef KFLOW_TRIDIAG_CUSPARSE
   if (gpu) method_names.push_back("cusparse");
 #endif
   const auto methods = P.get_choices(
       "method",
-      which == "single" ? (gpu ? "cr,partitioned,auto,cusparse" : "thomas,cr,partitioned") : "all",
+      which == "single"
+          ? (gpu ? "cr,partitioned,register,auto,cusparse" : "thomas,cr,partitioned,register")
+          : "all",
       method_names);
   const auto layouts =
       P.get_choices("layout", "contiguous,interleaved", {"contiguous", "interleaved"});
@@ -203,6 +209,14 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   if (segment != 0 && segment < 8)
     throw Error("bench tridiag: --set segment_rows=" + std::to_string(segment) +
                 ": expected 0 (automatic) or >= 8");
+  // register: every combination of these lists is timed (one row each)
+  const auto reg_rows = P.get_ints("register_rows", {8}, 1);
+  const auto reg_team = P.get_ints("register_team", {0}, 0);
+  const auto reg_systems = P.get_ints("register_systems", {0}, 0);
+  const auto reg_stage = P.get_choices("register_stage", "auto", {"auto", "on", "off"});
+  for (long r : reg_rows)
+    if (r != 8 && r != 16)
+      throw Error("bench tridiag: --set register_rows=" + std::to_string(r) + ": expected 8 or 16");
   P.check_unknown("tridiag");
   const int repeat = std::max(1, o.repeat);
 
@@ -212,7 +226,11 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   solver.rows_per_chunk(rows);
   solver.team_size(team);
   solver.segment_rows(segment);
-  solver.check_pivots(false);  // checked once per row below, outside the timing
+  solver.check_pivots(false);              // checked once per row below, outside the timing
+  solver.register_rows(int(reg_rows[0]));  // for auto (the register rows set their own)
+  solver.register_team(int(reg_team[0]));
+  solver.register_systems(int(reg_systems[0]));
+  solver.register_stage(reg_stage[0] == "auto" ? -1 : reg_stage[0] == "on" ? 1 : 0);
 
   auto timed = [&](auto&& fn) {
     double best = 1e300;
@@ -274,6 +292,29 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
                                    : "gtsv2_nopivot");
         }
 #endif
+      } else if (mname == "register") {
+        // one row per combination of the register settings
+        for (long rr : reg_rows)
+          for (long rt : reg_team)
+            for (long rs : reg_systems)
+              for (const auto& st : reg_stage) {
+                solver.register_rows(int(rr));
+                solver.register_team(int(rt));
+                solver.register_systems(int(rs));
+                solver.register_stage(st == "auto" ? -1 : st == "on" ? 1 : 0);
+                KernelBenchRow rrow;
+                rrow.bytes = bytes;
+                rrow.seconds =
+                    timed([&] { solver.solve(sh, a, b, c, d, x, la::TridiagMethod::register_); });
+                rrow.label = what + ", register (" + solver.register_plan() + ")";
+                rrow.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
+                rows_out.push_back(rrow);
+              }
+        solver.register_rows(int(reg_rows[0]));
+        solver.register_team(int(reg_team[0]));
+        solver.register_systems(int(reg_systems[0]));
+        solver.register_stage(reg_stage[0] == "auto" ? -1 : reg_stage[0] == "on" ? 1 : 0);
+        continue;
       } else {
         const auto m = la::tridiag_method(mname);
         if (!solver.fits(m, sh)) {
@@ -290,6 +331,8 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
         row.label = what + ", " + mname +
                     (m == la::TridiagMethod::automatic ? std::string(" (") + la::name(used) + ")"
                                                        : std::string());
+        if (m == la::TridiagMethod::automatic && used == la::TridiagMethod::register_)
+          row.label += " [" + solver.register_plan() + "]";
         if (solver.scratch_level(used, sh) == 1) row.label += " [scratch in global memory]";
       }
       row.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));

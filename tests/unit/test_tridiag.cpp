@@ -142,11 +142,17 @@ double max_rel_error(const Problem& p, const std::vector<double>& x) {
   return worst;
 }
 
+// Settings of the register method (rows per thread, threads per team,
+// systems per team, staging).
+struct RegSettings {
+  int rows = 8, team = 0, systems = 0, stage = -1;
+};
+
 // Runs `method` on `Space` in precision Real; returns x (as double, over the span).
 template <class Space, class Real>
 std::vector<double> run(const Problem& p, la::TridiagMethod method, bool in_place,
                         int rows_per_chunk = 8, int team = 0, la::TridiagMethod* used = nullptr,
-                        int segment_rows = 0) {
+                        int segment_rows = 0, RegSettings reg = {}) {
   using Mem = typename Space::memory_space;
   const long span = p.shape.span();
   Kokkos::View<Real*, Mem> a("a", span), b("b", span), c("c", span), d("d", span), x("x", span);
@@ -163,6 +169,10 @@ std::vector<double> run(const Problem& p, la::TridiagMethod method, bool in_plac
   solver.rows_per_chunk(rows_per_chunk);
   solver.team_size(team);
   solver.segment_rows(segment_rows);
+  solver.register_rows(reg.rows);
+  solver.register_team(reg.team);
+  solver.register_systems(reg.systems);
+  solver.register_stage(reg.stage);
   const auto m = solver.solve(p.shape, a, b, c, d, in_place ? d : x, method);
   if (used) *used = m;
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, in_place ? d : x);
@@ -183,8 +193,9 @@ la::TridiagShape field_lines(long nx, long ny, long nz, int dir) {
 }
 
 const la::TridiagMethod all_methods[] = {
-    la::TridiagMethod::thomas, la::TridiagMethod::cr,          la::TridiagMethod::pcr,
-    la::TridiagMethod::hybrid, la::TridiagMethod::partitioned, la::TridiagMethod::automatic};
+    la::TridiagMethod::thomas,   la::TridiagMethod::cr,          la::TridiagMethod::pcr,
+    la::TridiagMethod::hybrid,   la::TridiagMethod::partitioned, la::TridiagMethod::register_,
+    la::TridiagMethod::automatic};
 
 using Host = Kokkos::DefaultHostExecutionSpace;
 
@@ -281,11 +292,44 @@ TEST_CASE("tridiag: partitioned, with segments short enough to recurse several l
       }
 }
 
-TEST_CASE("tridiag: a large single system (CR, Thomas, hybrid, partitioned)", "[unit][tridiag]") {
+TEST_CASE("tridiag: register, rows per thread, team sizes, staging, one team or recursive",
+          "[unit][tridiag]") {
+  // team 0: 256 threads (one team holds a system of up to 256 M rows); small
+  // teams force the reduce / recursive / finish path (n = 1000, M = 8, team 4:
+  // 125 -> 32 -> 8 -> 2 partitions, 3 levels).
+  unsigned seed = 1600;
+  for (long n : {1L, 2L, 3L, 7L, 8L, 9L, 15L, 16L, 17L, 33L, 100L, 257L, 1000L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const auto sh = layout ? la::interleaved_shape(n, 13) : la::contiguous_shape(n, 13);
+      const auto p = random_problem(sh, seed++);
+      for (int rows : {8, 16})
+        for (int team : {0, 1, 4, 24})
+          for (int systems : {0, 1, 5})
+            for (int stage : {0, 1}) {
+              const RegSettings reg{rows, team, systems, stage};
+              INFO("n = " << n << ", layout " << layout << ", M " << rows << ", team " << team
+                          << ", systems " << systems << ", stage " << stage);
+              const bool in_place = (n + team + systems) % 2 == 1;
+              CHECK(max_rel_error(p, run<Host, double>(p, la::TridiagMethod::register_, in_place, 8,
+                                                       0, nullptr, 0, reg)) < 1e-13);
+              if (team != 1) continue;  // float once per size and layout
+              CHECK(max_rel_error(p, run<Host, float>(p, la::TridiagMethod::register_, !in_place, 8,
+                                                      0, nullptr, 0, reg)) < 2e-5);
+            }
+    }
+  la::Tridiag<Host, double> t(Host{});
+  CHECK_THROWS_AS(t.register_rows(4), std::invalid_argument);
+  CHECK_THROWS_AS(t.register_stage(2), std::invalid_argument);
+  CHECK(la::tridiag_method("register") == la::TridiagMethod::register_);
+  CHECK(std::string(la::name(la::TridiagMethod::register_)) == "register");
+}
+
+TEST_CASE("tridiag: a large single system (CR, Thomas, hybrid, partitioned, register)",
+          "[unit][tridiag]") {
   const long n = (1L << 18) + 3;
   const auto p = random_problem(la::contiguous_shape(n, 1), 77);
   for (auto method : {la::TridiagMethod::cr, la::TridiagMethod::thomas, la::TridiagMethod::hybrid,
-                      la::TridiagMethod::partitioned}) {
+                      la::TridiagMethod::partitioned, la::TridiagMethod::register_}) {
     INFO(la::name(method));
     CHECK(max_rel_error(p, run<Host, double>(p, method, false)) < 1e-13);
     CHECK(max_rel_error(p, run<Host, float>(p, method, false)) < 2e-5);

@@ -67,11 +67,23 @@
 //           segment is solved in scratch with its end values known (see
 //           partition_reduce / partition_solve).  O(n) work, 9 global
 //           accesses per unknown, all coalesced.
-//   automatic  CPU backends: thomas.  GPUs: thomas for many systems in the
-//           interleaved layout (stride between unknowns > 1 and consecutive
-//           systems adjacent: one thread per system is then coalesced);
-//           hybrid when the system fits the on-chip team scratch; otherwise
-//           thomas for many systems and partitioned for few large ones.
+//   register  the partition method with the partitions in registers
+//           (Laszlo, Giles & Appleyard 2016; Klein & Strzodka 2021,
+//           "tridigpu"): one thread owns M = 8 or 16 consecutive rows
+//           (compile-time, unrolled), reduces them to two equations in
+//           registers, the reduced system (one row per partition after one
+//           CR step) is solved by PCR in team scratch, and every thread
+//           writes its x from its registers: a, b, c, d read once and x
+//           written once.  A team holds several systems x all partitions of
+//           each; consecutive threads take consecutive systems (coalesced in
+//           the interleaved layout); with stride 1 the loads and stores go
+//           through team scratch (coalesced in the contiguous layout).
+//           Systems longer than a team (the single large system) write two
+//           equations per partition to a reduced system, solve it
+//           recursively by the same method and re-read their rows once.
+//           See register_pass.  Supersedes thomas, hybrid and partitioned on
+//           GPUs (auto picks it there); they stay for comparison.
+//   automatic  CPU backends: thomas.  GPUs: register.
 //
 // Open question 8 of digest 003 (CR indexing, termination, non-power-of-two
 // n): decided as in cr_forward below: 0-based rows; level l (1..q,
@@ -83,6 +95,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <stdexcept>
@@ -91,7 +104,9 @@
 
 namespace kflow::linalg {
 
-enum class TridiagMethod { automatic, thomas, cr, pcr, hybrid, partitioned };
+// `register_` is the method named "register" (the enumerator cannot be a
+// C++ keyword).
+enum class TridiagMethod { automatic, thomas, cr, pcr, hybrid, partitioned, register_ };
 
 inline const char* name(TridiagMethod m) {
   switch (m) {
@@ -105,6 +120,8 @@ inline const char* name(TridiagMethod m) {
       return "hybrid";
     case TridiagMethod::partitioned:
       return "partitioned";
+    case TridiagMethod::register_:
+      return "register";
     default:
       return "auto";
   }
@@ -116,9 +133,11 @@ inline TridiagMethod tridiag_method(const std::string& s) {
   if (s == "pcr") return TridiagMethod::pcr;
   if (s == "hybrid") return TridiagMethod::hybrid;
   if (s == "partitioned") return TridiagMethod::partitioned;
+  if (s == "register") return TridiagMethod::register_;
   if (s == "auto") return TridiagMethod::automatic;
-  throw std::invalid_argument("tridiagonal method \"" + s +
-                              "\" is not one of thomas, cr, pcr, hybrid, partitioned, auto");
+  throw std::invalid_argument(
+      "tridiagonal method \"" + s +
+      "\" is not one of thomas, cr, pcr, hybrid, partitioned, register, auto");
 }
 
 struct TridiagShape {
@@ -216,6 +235,31 @@ KOKKOS_INLINE_FUNCTION bool bad_pivot(Real p) {
 template <class Flag>
 KOKKOS_INLINE_FUNCTION void flag_system(const Flag& flag, long m) {
   Kokkos::atomic_min(&flag(), m);
+}
+
+// The step of CR and PCR: row r combined with the row lo it couples to
+// through r.a and the row hi it couples to through r.c (each when present),
+// so that the result no longer contains their diagonal unknowns; it couples
+// to lo's and hi's outer neighbours instead.  Sets `bad` on a bad pivot.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Row<Real> eliminate(const Row<Real>& r, const Row<Real>& lo, bool has_lo,
+                                           const Row<Real>& hi, bool has_hi, bool& bad) {
+  Row<Real> o{Real(0), r.b, Real(0), r.d};
+  if (has_lo) {
+    bad |= bad_pivot(lo.b);
+    const Real k1 = r.a / lo.b;
+    o.a = -lo.a * k1;
+    o.b -= lo.c * k1;
+    o.d -= lo.d * k1;
+  }
+  if (has_hi) {
+    bad |= bad_pivot(hi.b);
+    const Real k2 = r.c / hi.b;
+    o.c = -hi.c * k2;
+    o.b -= hi.a * k2;
+    o.d -= hi.d * k2;
+  }
+  return o;
 }
 
 // ---- Thomas: one thread per system ----------------------------------------
@@ -358,17 +402,11 @@ void cr_forward(const ExecSpace& space, const TridiagShape& sh, const A& a, cons
         const long m = idx / cnt, i = (idx % cnt) * 2 * s + 2 * s - 1;
         const Row<Real> r = cr_row<Real>(sh, a, b, c, d, wa, wb, wc, wd, m, i, input);
         const Row<Real> lo = cr_row<Real>(sh, a, b, c, d, wa, wb, wc, wd, m, i - s, input);
-        bool bad = bad_pivot(lo.b);
-        const Real k1 = r.a / lo.b;
-        Row<Real> o{-lo.a * k1, r.b - lo.c * k1, Real(0), r.d - lo.d * k1};
-        if (i + s < n) {
-          const Row<Real> hi = cr_row<Real>(sh, a, b, c, d, wa, wb, wc, wd, m, i + s, input);
-          bad |= bad_pivot(hi.b);
-          const Real k2 = r.c / hi.b;
-          o.b -= hi.a * k2;
-          o.c = -hi.c * k2;
-          o.d -= hi.d * k2;
-        }
+        const bool has_hi = i + s < n;
+        const Row<Real> hi =
+            has_hi ? cr_row<Real>(sh, a, b, c, d, wa, wb, wc, wd, m, i + s, input) : Row<Real>{};
+        bool bad = false;
+        const Row<Real> o = eliminate(r, lo, true, hi, has_hi, bad);
         const long w = m * (n / 2) + i / 2;
         wa(w) = o.a;
         wb(w) = o.b;
@@ -419,25 +457,16 @@ KOKKOS_INLINE_FUNCTION bool pcr_team(const Team& team, S a0, S b0, S c0, S d0, S
   bool bad = false;
   for (int s = 1; s < N; s *= 2) {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, N), [&](int r) {
-      Real na = 0, nb = b0(r), nc = 0, nd = d0(r);
-      if (r - s >= 0) {
-        bad |= bad_pivot(b0(r - s));
-        const Real k1 = a0(r) / b0(r - s);
-        na = -a0(r - s) * k1;
-        nb -= c0(r - s) * k1;
-        nd -= d0(r - s) * k1;
-      }
-      if (r + s < N) {
-        bad |= bad_pivot(b0(r + s));
-        const Real k2 = c0(r) / b0(r + s);
-        nc = -c0(r + s) * k2;
-        nb -= a0(r + s) * k2;
-        nd -= d0(r + s) * k2;
-      }
-      a1(r) = na;
-      b1(r) = nb;
-      c1(r) = nc;
-      d1(r) = nd;
+      auto row = [&](int i) {
+        return Row<Real>{a0(i), b0(i), c0(i), d0(i)};
+      };
+      const bool has_lo = r - s >= 0, has_hi = r + s < N;
+      const Row<Real> o = eliminate(row(r), has_lo ? row(r - s) : Row<Real>{}, has_lo,
+                                    has_hi ? row(r + s) : Row<Real>{}, has_hi, bad);
+      a1(r) = o.a;
+      b1(r) = o.b;
+      c1(r) = o.c;
+      d1(r) = o.d;
     });
     team.team_barrier();
     Kokkos::kokkos_swap(a0, a1);
@@ -569,6 +598,19 @@ KOKKOS_INLINE_FUNCTION bool reduce_chunk(const S& sa, const S& sb, const S& sc, 
   return bad;
 }
 
+// Rows s..e in reduce_chunk's form, with x_s and x_e known: every x_i into sd.
+template <class S, class Map>
+KOKKOS_INLINE_FUNCTION void chunk_solution(const S& sa, const S& sc, const S& sd, int s, int e,
+                                           typename S::value_type xs, typename S::value_type xe,
+                                           Map map) {
+  for (int i = s + 1; i < e; ++i) {
+    const int p = map(i);
+    sd(p) = sd(p) - sa(p) * xs - sc(p) * xe;
+  }
+  sd(map(s)) = xs;
+  sd(map(e)) = xe;
+}
+
 struct PadMap {
   KOKKOS_INLINE_FUNCTION int operator()(int i) const { return hyb_pad(i); }
 };
@@ -623,13 +665,7 @@ KOKKOS_INLINE_FUNCTION bool hybrid_team(const Team& t, const S& sa, const S& sb,
   // 3. Chunk interiors.
   Kokkos::parallel_for(Kokkos::TeamThreadRange(t, P), [&](int k) {
     const int s = chunk_start(k, n, P), e = chunk_start(k + 1, n, P) - 1;
-    const Real xs = xr(2 * k), xe = xr(2 * k + 1);
-    for (int i = s + 1; i < e; ++i) {
-      const int p = hyb_pad(i);
-      sd(p) = sd(p) - sa(p) * xs - sc(p) * xe;
-    }
-    sd(hyb_pad(s)) = xs;
-    sd(hyb_pad(e)) = xe;
+    chunk_solution(sa, sc, sd, s, e, xr(2 * k), xr(2 * k + 1), PadMap{});
   });
   t.team_barrier();
   return bad;
@@ -794,6 +830,315 @@ void partition_solve(const ExecSpace& space, const TridiagShape& sh, const A& a,
       });
 }
 
+// ---- register: a partition of M rows per thread, kept in registers ----------
+//
+// One (virtual) thread owns a partition of M consecutive rows of one system
+// (M a compile-time constant: fixed-size local arrays, fully unrolled, so
+// that they live in registers on GPUs).  Rows past n are identity rows
+// (a = c = d = 0, b = 1; x = 0 there, never written), so every partition has
+// exactly M rows and any n >= 1 works.  A team holds S systems (or segments
+// of systems) x Pt partitions; virtual thread vt is partition p = vt / S of
+// system slot s = vt % S, so consecutive threads load row k of consecutive
+// systems: coalesced in the interleaved layout.  In the contiguous layout
+// (stride 1) the loads and stores go through team scratch instead
+// ("staged": every thread issues its 4 M loads of consecutive team rows at
+// once, then they pass through the buffer one array at a time), so that
+// consecutive threads touch consecutive rows.
+//   pass 1  load the partition and reduce it in registers (reduce_chunk): its
+//           first row F couples x_first to the previous partition's x_last
+//           and to x_last, its last row L couples x_last to x_first and to the
+//           next partition's x_first, every interior row is
+//           x_i = d'_i - a'_i x_first - c'_i x_last.
+// Then, by mode:
+//   solve   (the whole system in one team, Pt >= P): every L is combined
+//           with its own F and the next partition's F (one CR step), which
+//           leaves one row per partition in the x_last unknowns only; PCR on
+//           those rows in team scratch (each thread keeps its row in
+//           registers); x_first from F; pass 3: the interior from the
+//           registers; x written once.  Global traffic: a, b, c, d read and x
+//           written once (5 accesses per unknown).
+//   reduce  (systems longer than a team): F and L of every partition go to a
+//           reduced system of 2 P rows per system (unit diagonal, contiguous),
+//           solved recursively by the same method (Kokkos has no grid-wide
+//           barrier, so the rows cannot stay on chip across it);
+//   finish  pass 1 again (the same arithmetic, so the same a', c', d'), x_first
+//           and x_last from the reduced solution, pass 3.  Global accesses
+//           per unknown: 9 + 10/M on this level, about 9 + 30/M over all
+//           levels (M = 16: ~11), all coalesced.
+// On CPUs a team is one thread that runs the V = S Pt virtual threads one
+// after the other and keeps their rows in team scratch between the phases
+// (`keep`); the arithmetic is the same.
+
+// A local array seen through the View-like interface of reduce_chunk.
+template <class Real>
+struct LocalRows {
+  using value_type = Real;
+  Real* p;
+  KOKKOS_INLINE_FUNCTION Real& operator()(int i) const { return p[i]; }
+};
+
+// What a virtual thread keeps between the phases: its partition's rows and
+// its row of the reduced system.
+template <class Real, int M>
+struct RegRows {
+  Real a[M], b[M], c[M], d[M];
+  Row<Real> r;
+};
+
+enum RegMode : int { reg_solve, reg_reduce, reg_finish };
+
+// Scratch values (Real) of a register team of V threads: staging buffer or
+// the F rows (3 V) and reduced rows (4 V), then x_last (V).
+template <int M>
+long register_scratch_values(int V, bool stage) {
+  return (stage ? long(V) * (M + 1) : 7L * V) + V;
+}
+
+template <class ExecSpace, class Real, int M>
+std::size_t register_scratch(int S, int V, bool stage, bool keep) {
+  using KV = Kokkos::View<RegRows<Real, M>*, typename ExecSpace::scratch_memory_space,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  return ScratchView<ExecSpace, Real>::shmem_size(register_scratch_values<M>(V, stage)) +
+         2 * ScratchView<ExecSpace, long>::shmem_size(S) + (keep ? KV::shmem_size(V) : 0);
+}
+
+// Where a virtual thread's partition lies: system m, partition gp of it,
+// global index f of the system's row 0; `on`: the partition holds rows of a
+// system (else it is all identity rows).
+struct RegPart {
+  bool on;
+  long m, gp, f;
+};
+
+// One launch of the register method in `mode` with S systems (or segments)
+// x Pt partitions per team.  reduce writes the reduced rows to (ra, rb, rc,
+// rd); finish reads the reduced solution from xr.  With launch = false it
+// only returns the largest team size the kernel can run with (GPUs:
+// registers), else the team size used.
+template <class ExecSpace, class Real, int M, class A, class X, class Flag>
+int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
+                  const A& c, const A& d, const X& x, int mode, int S, int Pt, bool stage,
+                  bool launch, const X& ra, const X& rb, const X& rc, const X& rd, const X& xr,
+                  const Flag& flag) {
+  // GPUs: at most 128 registers per thread for M = 8 (two teams of 256 per
+  // SM; double needs ~130 unbounded), no bound for M = 16 (~210 in double).
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<M == 8 ? 512 : 256, 1>>;
+  using Member = typename Policy::member_type;
+  using SV = ScratchView<ExecSpace, Real>;
+  using St = RegRows<Real, M>;
+  using KV = Kokkos::View<St*, typename ExecSpace::scratch_memory_space,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr bool gpu = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+  const long n = sh.n, ns = sh.systems(), P = (n + M - 1) / M;
+  const long C = (P + Pt - 1) / Pt, items = ns * C;
+  const int V = S * Pt, team = gpu ? V : 1, Lseg = Pt * M;
+  const bool keep_state = team < V;
+  const long vals = register_scratch_values<M>(V, stage);
+  const std::size_t bytes = register_scratch<ExecSpace, Real, M>(S, V, stage, keep_state);
+  const int level = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+  Policy policy(space, (items + S - 1) / S, team);
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  const auto body = KOKKOS_LAMBDA(const Member& t) {
+    const auto& sp = t.team_scratch(level);
+    const SV buf(sp, vals);
+    const ScratchView<ExecSpace, long> srow(sp, S), sfirst(sp, S);
+    const KV keep(sp, keep_state ? V : 0);
+    Real* const base = buf.data();     // staging buffer, or F rows and reduced rows
+    Real* const xl = base + vals - V;  // x_last of every partition
+    const int rank = t.team_rank(), ts = t.team_size();
+    const long item0 = long(t.league_rank()) * S;
+    St st{};
+    auto part = [&](int vt) {
+      const long item = item0 + vt % S, gp = (item / ns) * Pt + vt / S;
+      const bool on = item < items && gp < P;
+      return RegPart{on, item % ns, gp, on ? sh.first(item % ns) : 0};
+    };
+    const RegPart mine = part(rank);  // GPUs: the only virtual thread
+    // Runs fn(vt, part) for this thread's virtual threads.
+    auto each = [&](auto&& fn) {
+      for (int vt = rank; vt < V; vt += ts) {
+        if (keep_state) st = keep(vt);
+        fn(vt, vt == rank ? mine : part(vt));
+        if (keep_state) keep(vt) = st;
+      }
+    };
+    // Staging: virtual thread vt moves the team's rows q = vt + i V (i < M;
+    // consecutive threads, consecutive rows) between global memory and the
+    // buffer, where row k of system slot s sits at slot(q) and partition vt's
+    // rows at vt (M + 1) + j (odd stride: no bank conflicts).
+    // Returns the slot of team row q; g: its global index, in: it exists
+    // (else an identity row), lo / hi: a / c exist (kg > 0 / kg < n - 1).
+    // srow(s), sfirst(s): first row (in its system; -1: none) and its global
+    // index of the team's segment s.
+    auto slot = [&](int q, long& g, bool& in, bool& lo, bool& hi) {
+      const int s = q / Lseg, k = q - s * Lseg;
+      const long kg = srow(s) + k;
+      in = srow(s) >= 0 && kg < n;
+      lo = in && kg > 0;
+      hi = in && kg + 1 < n;
+      g = sfirst(s) + k * sh.stride;
+      return ((k / M) * S + s) * (M + 1) + k % M;
+    };
+    auto transpose_in = [&](Real(&v)[M]) {
+      each([&](int vt, const RegPart&) {
+        for (int i = 0; i < M; ++i) {
+          long g;
+          bool in, lo, hi;
+          base[slot(vt + i * V, g, in, lo, hi)] = v[i];
+        }
+      });
+      t.team_barrier();
+      each([&](int vt, const RegPart&) {
+        for (int j = 0; j < M; ++j) v[j] = base[vt * (M + 1) + j];
+      });
+      t.team_barrier();
+    };
+    // pass 1
+    if (stage) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, S), [&](int s) {
+        const long item = item0 + s;
+        srow(s) = item < items ? (item / ns) * Lseg : -1;
+        sfirst(s) = item < items ? sh.first(item % ns) + srow(s) * sh.stride : 0;
+      });
+      t.team_barrier();
+      // all loads of a thread at once (in st, as the team's rows q), then
+      // through the buffer one array at a time
+      each([&](int vt, const RegPart&) {
+        for (int i = 0; i < M; ++i) {
+          long g;
+          bool in, lo, hi;
+          slot(vt + i * V, g, in, lo, hi);
+          st.a[i] = lo ? a(g) : Real(0);
+          st.b[i] = in ? b(g) : Real(1);
+          st.c[i] = hi ? c(g) : Real(0);
+          st.d[i] = in ? d(g) : Real(0);
+        }
+      });
+      transpose_in(st.a);
+      transpose_in(st.b);
+      transpose_in(st.c);
+      transpose_in(st.d);
+    }
+    each([&](int vt, const RegPart& w) {
+      if (!stage) {
+        for (int j = 0; j < M; ++j) {
+          const long k = w.gp * M + j, g = w.f + k * sh.stride;
+          const bool in = w.on && k < n;
+          st.a[j] = in && k > 0 ? a(g) : Real(0);
+          st.b[j] = in ? b(g) : Real(1);
+          st.c[j] = in && k + 1 < n ? c(g) : Real(0);
+          st.d[j] = in ? d(g) : Real(0);
+        }
+      }
+      const LocalRows<Real> la{st.a}, lb{st.b}, lc{st.c}, ld{st.d};
+      if (reduce_chunk(la, lb, lc, ld, 0, M - 1, IdMap{}) && w.on) flag_system(flag, w.m);
+      if (mode == reg_reduce && w.on) {
+        const long o = w.m * 2 * P + 2 * w.gp;
+        ra(o) = st.a[0];
+        rb(o) = Real(1);
+        rc(o) = st.c[0];
+        rd(o) = st.d[0];
+        ra(o + 1) = st.a[M - 1];
+        rb(o + 1) = Real(1);
+        rc(o + 1) = st.c[M - 1];
+        rd(o + 1) = st.d[M - 1];
+      } else if (mode == reg_solve) {
+        base[vt] = st.a[0];
+        base[V + vt] = st.c[0];
+        base[2 * V + vt] = st.d[0];
+      }
+    });
+    if (mode == reg_reduce) return;
+    if (mode == reg_solve) {
+      Real *const qa = base + 3 * V, *const qb = qa + V, *const qc = qb + V, *const qd = qc + V;
+      auto qrow = [&](int i) {
+        return Row<Real>{qa[i], qb[i], qc[i], qd[i]};
+      };
+      auto put = [&](int vt) {
+        qa[vt] = st.r.a;
+        qb[vt] = st.r.b;
+        qc[vt] = st.r.c;
+        qd[vt] = st.r.d;
+      };
+      t.team_barrier();
+      // L without x_first and the next x_first: a row in x_last only.
+      each([&](int vt, const RegPart& w) {
+        const bool has_hi = vt / S + 1 < Pt;
+        const Row<Real> F{st.a[0], Real(1), st.c[0], st.d[0]};
+        const Row<Real> L{st.a[M - 1], Real(1), st.c[M - 1], st.d[M - 1]};
+        const Row<Real> H =
+            has_hi ? Row<Real>{base[vt + S], Real(1), base[V + vt + S], base[2 * V + vt + S]}
+                   : Row<Real>{};
+        bool bad = false;
+        st.r = eliminate(L, F, true, H, has_hi, bad);
+        if (bad && w.on) flag_system(flag, w.m);
+        put(vt);
+      });
+      t.team_barrier();
+      for (int dist = 1; dist < Pt; dist *= 2) {  // PCR over the partitions
+        each([&](int vt, const RegPart& w) {
+          const int p = vt / S;
+          const bool has_lo = p >= dist, has_hi = p + dist < Pt;
+          bool bad = false;
+          st.r = eliminate(st.r, has_lo ? qrow(vt - dist * S) : Row<Real>{}, has_lo,
+                           has_hi ? qrow(vt + dist * S) : Row<Real>{}, has_hi, bad);
+          if (bad && w.on) flag_system(flag, w.m);
+        });
+        t.team_barrier();
+        each([&](int vt, const RegPart&) { put(vt); });
+        t.team_barrier();
+      }
+      each([&](int vt, const RegPart& w) {
+        if (bad_pivot(st.r.b) && w.on) flag_system(flag, w.m);
+        st.r.d /= st.r.b;
+        xl[vt] = st.r.d;
+      });
+      t.team_barrier();
+    }
+    // pass 3: every x of the partition from x_first and x_last
+    each([&](int vt, const RegPart& w) {
+      Real xf, xe;
+      if (mode == reg_solve) {
+        xe = st.r.d;
+        xf = st.d[0] - st.a[0] * (vt >= S ? xl[vt - S] : Real(0)) - st.c[0] * xe;
+      } else {
+        xf = w.on ? xr(w.m * 2 * P + 2 * w.gp) : Real(0);
+        xe = w.on ? xr(w.m * 2 * P + 2 * w.gp + 1) : Real(0);
+      }
+      const LocalRows<Real> la{st.a}, lc{st.c}, ld{st.d};
+      chunk_solution(la, lc, ld, 0, M - 1, xf, xe, IdMap{});
+      if (stage) {
+        for (int j = 0; j < M; ++j) base[vt * (M + 1) + j] = st.d[j];
+      } else if (w.on) {
+        for (int j = 0; j < M; ++j)
+          if (w.gp * M + j < n) x(w.f + (w.gp * M + j) * sh.stride) = st.d[j];
+      }
+    });
+    if (stage) {
+      t.team_barrier();
+      each([&](int vt, const RegPart&) {
+        for (int i = 0; i < M; ++i) {
+          long g;
+          bool in, lo, hi;
+          const int q = slot(vt + i * V, g, in, lo, hi);
+          if (in) x(g) = base[q];
+        }
+      });
+    }
+  };
+  if (!launch) {
+    if constexpr (gpu)
+      return policy.team_size_max(body, Kokkos::ParallelForTag());
+    else
+      return V;
+  }
+  Kokkos::parallel_for(mode == reg_solve    ? "kflow::linalg::tridiag::register_solve"
+                       : mode == reg_reduce ? "kflow::linalg::tridiag::register_reduce"
+                                            : "kflow::linalg::tridiag::register_finish",
+                       policy, body);
+  return team;
+}
+
 }  // namespace kernels
 
 // A reusable batched tridiagonal solver on one execution-space instance: it
@@ -818,15 +1163,35 @@ class Tridiag {
   }
   // Team size of pcr/hybrid (0: chosen from n and the backend).
   void team_size(int t) { team_size_ = t; }
+  // The register method: rows per thread M (8 or 16), most threads per team
+  // (0: 256; GPUs also cap it at what the kernel's registers allow), systems
+  // per team (0: as many as fill the team), staging through team scratch
+  // (-1: on GPUs when unknowns are adjacent (stride 1), 0: never, 1: always).
+  void register_rows(int m) {
+    if (m != 8 && m != 16) throw std::invalid_argument("tridiag: register_rows must be 8 or 16");
+    reg_rows_ = m;
+  }
+  void register_team(int v) {
+    if (v < 0) throw std::invalid_argument("tridiag: register_team must be >= 0");
+    reg_team_ = v;
+  }
+  void register_systems(int s) {
+    if (s < 0) throw std::invalid_argument("tridiag: register_systems must be >= 0");
+    reg_systems_ = s;
+  }
+  void register_stage(int s) {
+    if (s < -1 || s > 1) throw std::invalid_argument("tridiag: register_stage must be -1, 0 or 1");
+    reg_stage_ = s;
+  }
 
   // The method `automatic` resolves to for this shape on this backend.
   TridiagMethod choose(const TridiagShape& sh) const {
     if constexpr (!gpu) {
+      (void)sh;
       return TridiagMethod::thomas;
     } else {
-      if (sh.interleaved() && sh.systems() >= 4096) return TridiagMethod::thomas;
-      if (scratch_level(TridiagMethod::hybrid, sh) == 0) return TridiagMethod::hybrid;
-      return sh.systems() >= 4096 ? TridiagMethod::thomas : TridiagMethod::partitioned;
+      (void)sh;
+      return TridiagMethod::register_;
     }
   }
 
@@ -864,6 +1229,10 @@ class Tridiag {
     if (L != 0 && L < 8) throw std::invalid_argument("tridiag: segment_rows must be >= 8 (or 0)");
     segment_rows_ = L;
   }
+
+  // How the last register solve was run: per level, rows per thread, systems
+  // (or segments) x partitions per team, staging.
+  const std::string& register_plan() const { return plan_; }
 
   // Solves every system of `sh`; x may be the same View as d.  Returns the
   // method used.  Throws ZeroPivot (when checking) or std::invalid_argument.
@@ -953,17 +1322,94 @@ class Tridiag {
                                                    pick_team(chunks), chunks, r[0], r[1], r[2],
                                                    r[3], flag_);
         const auto rsh = contiguous_shape(2 * C, ns);
-        TridiagMethod next = choose(rsh);
-        if constexpr (!gpu)
-          next = rsh.n > Lmax ? TridiagMethod::partitioned : TridiagMethod::hybrid;
+        // GPUs: hybrid when the reduced system fits on-chip scratch, else thomas
+        // (many systems) or partitioned again; CPUs: hybrid or partitioned.
+        TridiagMethod next = rsh.n > Lmax ? TridiagMethod::partitioned : TridiagMethod::hybrid;
+        if (gpu)
+          next = scratch_level(TridiagMethod::hybrid, rsh) == 0 ? TridiagMethod::hybrid
+                 : ns >= 4096                                   ? TridiagMethod::thomas
+                                                                : TridiagMethod::partitioned;
         run(rsh, r[0], r[1], r[2], r[3], r[4], next, depth + 1);
         kernels::partition_solve<ExecSpace, Real>(space_, sh, a, b, c, d, x, int(C), len,
                                                   pick_team(chunks), chunks, r[4], flag_);
         break;
       }
+      case TridiagMethod::register_:
+        if (reg_rows_ == 16)
+          run_register<16>(sh, a, b, c, d, x, depth);
+        else
+          run_register<8>(sh, a, b, c, d, x, depth);
+        break;
       default:
         break;
     }
+  }
+
+  // The register method with M rows per thread: one launch when a system's
+  // P = ceil(n / M) partitions fit one team, else reduce, the reduced system
+  // (2 P rows per system) recursively, finish.
+  template <int M>
+  void run_register(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
+                    const ConstArray& c, const ConstArray& d, const Array& x, int depth) {
+    const long n = sh.n, ns = sh.systems(), P = (n + M - 1) / M;
+    const bool stage = reg_stage_ >= 0 ? reg_stage_ == 1 : gpu && sh.stride == 1 && n > 1;
+    long tmax = reg_team_ > 0 ? reg_team_ : 256;
+    if constexpr (gpu) tmax = std::min(tmax, long(register_team_max<M>()));
+    auto fits = [&](long S, long V) {  // GPUs: on-chip scratch
+      return !gpu || kernels::register_scratch<ExecSpace, Real, M>(int(S), int(V), stage, false) <=
+                         std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+    };
+    const Array none;
+    if (depth == 0) plan_.clear();
+    auto note = [&](long S, long Pt, const char* what) {
+      plan_ += (plan_.empty() ? "" : "; ") + std::string(what) + " M " + std::to_string(M) + ", " +
+               std::to_string(S) + " x " + std::to_string(Pt) + " per team" +
+               (stage ? ", staged" : "");
+    };
+    if (P <= tmax && fits(1, P)) {
+      long S = reg_systems_ > 0 ? reg_systems_ : std::max(1L, tmax / P);
+      S = std::max(1L, std::min(S, ns));
+      while (S > 1 && (S * P > tmax || !fits(S, S * P))) --S;
+      note(S, P, "solve");
+      kernels::register_pass<ExecSpace, Real, M>(space_, sh, a, b, c, d, x, kernels::reg_solve,
+                                                 int(S), int(P), stage, true, none, none, none,
+                                                 none, none, flag_);
+      return;
+    }
+    long S = reg_systems_ > 0 ? reg_systems_ : sh.stride == 1 ? 1 : 8;
+    S = std::max(1L, std::min({S, ns, tmax}));
+    long Pt = std::max(1L, tmax / S);
+    while (Pt > 1 && !fits(S, S * Pt)) Pt /= 2;
+    note(S, Pt, "reduce");
+    if (ns > LONG_MAX / 4 / P)
+      throw std::invalid_argument("tridiag: system too large for the register method");
+    if (int(red_.size()) <= depth) red_.resize(depth + 1);
+    for (auto& w : red_[depth]) grow(w, 2 * P * ns);
+    // a copy of the handles: the recursion below may resize red_
+    const std::array<Array, 5> r = red_[depth];
+    kernels::register_pass<ExecSpace, Real, M>(space_, sh, a, b, c, d, x, kernels::reg_reduce,
+                                               int(S), int(Pt), stage, true, r[0], r[1], r[2], r[3],
+                                               none, flag_);
+    run(contiguous_shape(2 * P, ns), r[0], r[1], r[2], r[3], r[4], TridiagMethod::register_,
+        depth + 1);
+    kernels::register_pass<ExecSpace, Real, M>(space_, sh, a, b, c, d, x, kernels::reg_finish,
+                                               int(S), int(Pt), stage, true, none, none, none, none,
+                                               r[4], flag_);
+  }
+
+  // Largest team the register kernel with M rows per thread can run with
+  // (its registers), asked once.
+  template <int M>
+  int register_team_max() {
+    int& t = reg_tmax_[M == 16];
+    if (t == 0) {
+      const Array none;
+      const ConstArray cnone;
+      t = kernels::register_pass<ExecSpace, Real, M>(
+          space_, contiguous_shape(1, 1), cnone, cnone, cnone, cnone, none, kernels::reg_solve, 1,
+          1, false, false, none, none, none, none, none, flag_);
+    }
+    return t;
   }
 
   void validate(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
@@ -1007,6 +1453,9 @@ class Tridiag {
   bool check_ = true;
   int rows_per_chunk_ = 8;
   int team_size_ = 0;
+  int reg_rows_ = 8, reg_team_ = 0, reg_systems_ = 0, reg_stage_ = -1;
+  int reg_tmax_[2] = {0, 0};
+  std::string plan_;
 };
 
 // One-off solve (allocates a workspace each call; keep a Tridiag for loops).
