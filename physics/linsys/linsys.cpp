@@ -11,9 +11,12 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "method=LIST of thomas,cr,pcr,hybrid,partitioned,register,auto,cusparse or all, "
     "rows_per_chunk=R (hybrid, partitioned: 8), team_size=T (pcr, hybrid, partitioned; 0 = from "
     "n), segment_rows=L (partitioned; 0 = the longest that fits team scratch); register (one row "
-    "per combination): register_rows=LIST of 8,16 (rows per thread; 8), register_team=LIST (most "
-    "threads per team; 0 = 256), register_systems=LIST (systems per team; 0 = fill the team), "
-    "register_stage=LIST of auto,on,off (loads through team scratch; auto: stride 1 on GPUs)"}))
+    "per combination): register_rows=LIST of 8,16 (rows per thread; 0 = by shape), "
+    "register_team=LIST (most "
+    "threads per team; 0 = 256, single systems 128), register_systems=LIST (systems per team; 0 = "
+    "fill the team), "
+    "register_stage=LIST of auto,on,off (loads through team scratch; auto: single systems on "
+    "GPUs)"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "sip",

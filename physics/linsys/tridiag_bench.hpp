@@ -13,8 +13,8 @@
 //   single   one system of n = 2^16, 2^22, 2^24, 2^25 (the paper's Table 3).
 // Bytes per solve: four coefficient arrays read and the solution written, once
 // each (5 n systems values): the figure the 70 % target refers to.
-// register: one row per combination of --set register_rows=8,16
-// register_team=LIST (0: 256) register_systems=LIST (0: fill the team)
+// register: one row per combination of --set register_rows=8,16 (0: chosen)
+// register_team=LIST (0: 256, single systems 128) register_systems=LIST (0: fill the team)
 // register_stage=auto,on,off; the label shows how each level ran.
 // Every timed solve is checked afterwards: the row's note gives
 // max |A x - d| / max |d| over all systems.
@@ -210,13 +210,14 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
     throw Error("bench tridiag: --set segment_rows=" + std::to_string(segment) +
                 ": expected 0 (automatic) or >= 8");
   // register: every combination of these lists is timed (one row each)
-  const auto reg_rows = P.get_ints("register_rows", {8}, 1);
+  const auto reg_rows = P.get_ints("register_rows", {0}, 0);
   const auto reg_team = P.get_ints("register_team", {0}, 0);
   const auto reg_systems = P.get_ints("register_systems", {0}, 0);
   const auto reg_stage = P.get_choices("register_stage", "auto", {"auto", "on", "off"});
   for (long r : reg_rows)
-    if (r != 8 && r != 16)
-      throw Error("bench tridiag: --set register_rows=" + std::to_string(r) + ": expected 8 or 16");
+    if (r != 0 && r != 8 && r != 16)
+      throw Error("bench tridiag: --set register_rows=" + std::to_string(r) +
+                  ": expected 8 or 16 (0: chosen by shape)");
   P.check_unknown("tridiag");
   const int repeat = std::max(1, o.repeat);
 

@@ -1163,12 +1163,14 @@ class Tridiag {
   }
   // Team size of pcr/hybrid (0: chosen from n and the backend).
   void team_size(int t) { team_size_ = t; }
-  // The register method: rows per thread M (8 or 16), most threads per team
-  // (0: 256; GPUs also cap it at what the kernel's registers allow), systems
-  // per team (0: as many as fill the team), staging through team scratch
-  // (-1: on GPUs when unknowns are adjacent (stride 1), 0: never, 1: always).
+  // The register method: rows per thread M (8 or 16; 0: chosen, see solve),
+  // most threads per team (0: 256, single systems 128; GPUs also cap it at
+  // what the kernel's registers allow), systems per team (0: as many as fill
+  // the team), staging through team scratch (-1: on GPUs for single systems
+  // (adjacent unknowns), 0: never, 1: always).
   void register_rows(int m) {
-    if (m != 8 && m != 16) throw std::invalid_argument("tridiag: register_rows must be 8 or 16");
+    if (m != 0 && m != 8 && m != 16)
+      throw std::invalid_argument("tridiag: register_rows must be 8 or 16 (or 0: chosen)");
     reg_rows_ = m;
   }
   void register_team(int v) {
@@ -1185,12 +1187,17 @@ class Tridiag {
   }
 
   // The method `automatic` resolves to for this shape on this backend.
+  // GPUs (H200, 512^2 systems of 512, kflow bench tridiag): register in
+  // double (interleaved 2.80 ms vs thomas 2.93; contiguous 3.45 vs hybrid
+  // 5.94) and for single systems (n = 2^25: 1.65 ms vs partitioned 3.42);
+  // in float the interleaved thomas is at 84 % of copy (1.91 ms, register
+  // 2.89), so it stays.
   TridiagMethod choose(const TridiagShape& sh) const {
     if constexpr (!gpu) {
       (void)sh;
       return TridiagMethod::thomas;
     } else {
-      (void)sh;
+      if (sizeof(Real) == 4 && sh.stride > 1 && sh.systems() > 1) return TridiagMethod::thomas;
       return TridiagMethod::register_;
     }
   }
@@ -1335,7 +1342,17 @@ class Tridiag {
         break;
       }
       case TridiagMethod::register_:
-        if (reg_rows_ == 16)
+        if (depth == 0) {
+          // Defaults measured on an H200 (see choose()): M = 16 for
+          // interleaved double batches and single systems (teams of 128,
+          // staged loads), M = 8 unstaged for contiguous batches; teams of 256.
+          const bool single = sh.systems() == 1;
+          rows_now_ = reg_rows_ > 0                                    ? reg_rows_
+                      : single || (sh.stride > 1 && sizeof(Real) == 8) ? 16
+                                                                       : 8;
+          single_now_ = single;
+        }
+        if (rows_now_ == 16)
           run_register<16>(sh, a, b, c, d, x, depth);
         else
           run_register<8>(sh, a, b, c, d, x, depth);
@@ -1352,8 +1369,9 @@ class Tridiag {
   void run_register(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
                     const ConstArray& c, const ConstArray& d, const Array& x, int depth) {
     const long n = sh.n, ns = sh.systems(), P = (n + M - 1) / M;
-    const bool stage = reg_stage_ >= 0 ? reg_stage_ == 1 : gpu && sh.stride == 1 && n > 1;
-    long tmax = reg_team_ > 0 ? reg_team_ : 256;
+    const bool stage =
+        reg_stage_ >= 0 ? reg_stage_ == 1 : gpu && sh.stride == 1 && n > 1 && single_now_;
+    long tmax = reg_team_ > 0 ? reg_team_ : single_now_ ? 128 : 256;
     if constexpr (gpu) tmax = std::min(tmax, long(register_team_max<M>()));
     auto fits = [&](long S, long V) {  // GPUs: on-chip scratch
       return !gpu || kernels::register_scratch<ExecSpace, Real, M>(int(S), int(V), stage, false) <=
@@ -1453,7 +1471,9 @@ class Tridiag {
   bool check_ = true;
   int rows_per_chunk_ = 8;
   int team_size_ = 0;
-  int reg_rows_ = 8, reg_team_ = 0, reg_systems_ = 0, reg_stage_ = -1;
+  int reg_rows_ = 0, reg_team_ = 0, reg_systems_ = 0, reg_stage_ = -1;
+  int rows_now_ = 8;         // M of the register solve under way (all levels)
+  bool single_now_ = false;  // ... and whether it began as one system
   int reg_tmax_[2] = {0, 0};
   std::string plan_;
 };
