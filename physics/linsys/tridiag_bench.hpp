@@ -227,11 +227,18 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   solver.rows_per_chunk(rows);
   solver.team_size(team);
   solver.segment_rows(segment);
-  solver.check_pivots(false);              // checked once per row below, outside the timing
-  solver.register_rows(int(reg_rows[0]));  // for auto (the register rows set their own)
-  solver.register_team(int(reg_team[0]));
-  solver.register_systems(int(reg_systems[0]));
-  solver.register_stage(reg_stage[0] == "auto" ? -1 : reg_stage[0] == "on" ? 1 : 0);
+  solver.check_pivots(false);  // checked once per row below, outside the timing
+  auto set_register = [&](long rr, long rt, long rs, const std::string& st) {
+    solver.register_rows(int(rr));
+    solver.register_team(int(rt));
+    solver.register_systems(int(rs));
+    solver.register_stage(st == "auto" ? -1 : st == "on" ? 1 : 0);
+  };
+  // the first of each list for auto (the register rows set their own)
+  auto set_register_default = [&] {
+    set_register(reg_rows[0], reg_team[0], reg_systems[0], reg_stage[0]);
+  };
+  set_register_default();
 
   auto timed = [&](auto&& fn) {
     double best = 1e300;
@@ -299,10 +306,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
           for (long rt : reg_team)
             for (long rs : reg_systems)
               for (const auto& st : reg_stage) {
-                solver.register_rows(int(rr));
-                solver.register_team(int(rt));
-                solver.register_systems(int(rs));
-                solver.register_stage(st == "auto" ? -1 : st == "on" ? 1 : 0);
+                set_register(rr, rt, rs, st);
                 KernelBenchRow rrow;
                 rrow.bytes = bytes;
                 rrow.seconds =
@@ -311,10 +315,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
                 rrow.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
                 rows_out.push_back(rrow);
               }
-        solver.register_rows(int(reg_rows[0]));
-        solver.register_team(int(reg_team[0]));
-        solver.register_systems(int(reg_systems[0]));
-        solver.register_stage(reg_stage[0] == "auto" ? -1 : reg_stage[0] == "on" ? 1 : 0);
+        set_register_default();
         continue;
       } else {
         const auto m = la::tridiag_method(mname);
