@@ -211,6 +211,7 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
   la::SipTiles tiles;  // 0: the defaults of sip.hpp
   tiles.cols = int(P.get_int("tile_cols", 0, 0));
   tiles.group = int(P.get_int("tile_group", 0, 0));
+  tiles.threads = int(P.get_int("tile_threads", 0, 0));
   const auto solvers = P.get_choices("solvers", "sip,rbsor", {"sip", "rbsor"});
   P.check_unknown("sip");
   if (dim > 3) throw Error("bench sip: --set dim=" + std::to_string(dim) + ": expected 2 or 3");
@@ -270,8 +271,11 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
         }
         la::Sip2<Space, Op> sip(space, p.op, alpha, ord, strip, tiles);
         if (ord == la::SipOrdering::tiles)
-          what += " " + std::to_string(sip.tiles().cols) + "x" + std::to_string(sip.tiles().rows) +
-                  (gpu ? " group " + std::to_string(sip.tiles().group) : std::string());
+          what += gpu ? " " + std::to_string(sip.tiles().rows) + " rows, group " +
+                            std::to_string(sip.tiles().group) + ", " +
+                            std::to_string(sip.tiles().threads) + " threads"
+                      : " " + std::to_string(sip.tiles().cols) + "x" +
+                            std::to_string(sip.tiles().rows);
         fr.label = what + ", factorization";
         rows.push_back(fr);
         la::SolveControl fixed;

@@ -191,10 +191,11 @@ TEST_CASE("SIP: every ordering gives the same iterates", "[unit][sip]") {
 }
 
 // The tiles ordering in both of its kernels (the host one: strips of rows
-// in tiles of columns, each tile lexicographic; the GPU one, run here on the
-// host with teams of 1 or 2 threads: the wavefront through team scratch
-// with groups of 4, 8 or 16 columns and the strip below's row read after
-// its published progress) against the one-thread lexicographic sweep: grids
+// in tiles of columns, each tile lexicographic; the team one, run here on the
+// host with one compute lane of 1 or 2 rows, groups of 8 or 16 steps,
+// and teams of one thread (compute and load) or two (a compute thread and a
+// loader): the two-group ring in team scratch and the strip below's row read
+// after its published progress) against the one-thread lexicographic sweep: grids
 // that are and are not multiples of the tile, tiny grids, and obstacle
 // cells (c.p == 0).
 TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][sip]") {
@@ -219,7 +220,8 @@ TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][s
         sip.solve(x, b, fixed);
         INFO(nx << "x" << ny << (obstacles ? " with obstacles" : "") << ": "
                 << (t.wavefront ? "wavefront" : "host") << " kernel, rows " << sip.tiles().rows
-                << ", cols " << sip.tiles().cols << ", group " << sip.tiles().group);
+                << ", cols " << sip.tiles().cols << ", group " << sip.tiles().group
+                << ", threads " << sip.tiles().threads);
         CHECK(max_diff(g, x, ref) <= 1e-12 * scale);
         int moved = 0;  // obstacle cells keep their value (0 here)
         for (int j = 1; j <= ny; ++j)
@@ -228,11 +230,10 @@ TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][s
       };
       for (int rows : {1, 3, 32})
         for (int cols : {1, 5, 128}) check(rows, {0, cols, 0, false});
-      for (int rows : {1, 2}) {
-        if (rows > threads) continue;
-        for (int group : {4, 8, 16})
-          for (int cols : {1, 4, 32}) check(rows, {0, cols, group, true});
-      }
+      for (int rows : {1, 2})
+        for (int group : {8, 16})
+          for (int team = 1; team <= std::min(threads, 2); ++team)
+            check(rows, {0, 0, group, team, true});
     }
   }
 }
@@ -350,12 +351,17 @@ TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zero pivot", "[un
   auto periodic = op;
   la::set_neighbours(periodic, g, true, false);
   CHECK_THROWS_AS((la::Sip2<Space, Op>(space, periodic, 0.5)), std::invalid_argument);
-  // tiles: a group the GPU kernel does not have; more rows per team than threads
-  CHECK_THROWS_AS((la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 0, {0, 0, 5})),
-                  std::invalid_argument);
+  // tiles, team kernel: a group it does not have, rows that are not 1 or 2
+  // per lane, more threads per team than the host has
+  CHECK_THROWS_AS(
+      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 0, {0, 0, 5, 0, true})),
+      std::invalid_argument);
+  CHECK_THROWS_AS(
+      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 3, {0, 0, 8, 0, true})),
+      std::invalid_argument);
   const int too_many = Space().concurrency() + 1;
   CHECK_THROWS_AS(
-      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, too_many, {0, 0, 8, true})),
+      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 2, {0, 0, 8, too_many, true})),
       std::invalid_argument);
   // A NaN diagonal is a bad pivot L_P: reported, not iterated on.
   F2 cp = field(g);
@@ -419,20 +425,26 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
         INFO(nx << "x" << ny << " " << sip.name() << " strip " << strip);
         CHECK(max_diff(g, F2(hx), ref) <= 1e-12 * (1 + max_diff(g, ref, field(g))));
       }
-    // tiles: strips of 1 to 64 rows, groups of 4, 8, 16 columns, progress
-    // published every 1 to 64 columns
-    for (int rows : {0, 1, 7, 32, 64})
-      for (int group : {4, 8, 16})
-        for (int cols : {1, 32, 64}) {
-          // 64 rows (also the GPU default, rows 0) with groups of 16 columns
-          // need more team scratch than Kokkos allows (rejected, tested above)
-          if ((rows == 64 || rows == 0) && group == 16) continue;
+    // tiles (team kernel): strips of 32 or 64 rows (1 or 2 per lane), groups
+    // of 8 or 16 steps, the default team and a larger one; shapes that need
+    // more team scratch than Kokkos allows are rejected
+    for (int rows : {0, 32, 64})
+      for (int group : {8, 16})
+        for (int threads : {0, 256}) {
+          la::SipTiles tiles{0, 0, group, threads};
+          if (la::kernels::sip_tiles_scratch<double>(rows ? rows : 32, group) >
+              Kokkos::TeamPolicy<Kokkos::Cuda>::scratch_size_max(0)) {
+            CHECK_THROWS_AS(
+                (la::Sip2<Kokkos::Cuda, COp>(cuda, cop, 0.9, la::SipOrdering::tiles, rows, tiles)),
+                std::invalid_argument);
+            continue;
+          }
           la::Field<double, 2, CMem> x("x", g.extent(0), g.extent(1));
-          la::Sip2<Kokkos::Cuda, COp> sip(cuda, cop, 0.9, la::SipOrdering::tiles, rows,
-                                          {0, cols, group});
+          la::Sip2<Kokkos::Cuda, COp> sip(cuda, cop, 0.9, la::SipOrdering::tiles, rows, tiles);
           sip.solve(x, cb, fixed);
           const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, x);
-          INFO(nx << "x" << ny << " tiles rows " << rows << " group " << group << " cols " << cols);
+          INFO(nx << "x" << ny << " tiles rows " << rows << " group " << group << " threads "
+                  << sip.tiles().threads);
           CHECK(max_diff(g, F2(hx), ref) <= 1e-12 * (1 + max_diff(g, ref, field(g))));
         }
   }

@@ -106,6 +106,8 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <cstdint>
+#include <type_traits>
 
 #include "kflow/linalg/solver.hpp"
 #include "kflow/linalg/stencil.hpp"
@@ -131,14 +133,18 @@ inline const char* name(SipOrdering o) {
 
 // Shape of the tiles ordering (0 = default).
 struct SipTiles {
-  int rows = 0;   // TY: rows per strip (the team size on GPUs); default 64 GPU, 32 CPU
-  int cols = 0;   // TX: columns per tile, the granularity at which a strip
-                  // publishes its progress; default 32 on GPUs, 128 on CPUs
-  int group = 0;  // GPU kernel: columns per coalesced load chunk, 4, 8 or 16
-                  // (default 4); the chunk after the current one is in flight
-                  // while the current one is computed
-  // Run the GPU kernel (team wavefront) on a host backend too (teams of
-  // `rows` <= concurrency threads): lets the tests check it without a GPU.
+  int rows = 0;   // rows per strip.  Host kernel: any (default 32).  Team kernel:
+                  // 1, 2 or 4 rows per compute lane, i.e. 32, 64 or 128 on CUDA
+                  // (default 64), 1, 2 or 4 on host backends (default 2)
+  int cols = 0;   // host kernel: columns per tile, the granularity at which a
+                  // strip publishes its progress (default 128)
+  int group = 0;  // team kernel: wavefront steps per group, 8, 16 or 32 (default
+                  // 16); a group's operands are loaded while the one before is
+                  // computed, and progress is published once per group
+  int threads = 0;  // team kernel: threads per team (0: the compute lanes and
+                    // enough loaders for one round per group; host: 2)
+  // Run the team kernel on a host backend too: lets the tests check it
+  // without a GPU.
   bool wavefront = false;
 };
 
@@ -148,6 +154,25 @@ struct SipFactors2 {
 };
 
 namespace kernels {
+
+// Loads and stores of the values strips hand to each other (progress
+// counters, the top row of a strip) while both run.  Not Kokkos::atomic_load /
+// atomic_store: desul implements those as compare-and-swap loops, so a team
+// spinning on a counter kept the L2 slot busy against its writer.  On the
+// device a volatile access is one plain load or store that bypasses the L1
+// cache (the writer fences its data before the counter, the reader fences
+// after seeing it); on the host the compiler's atomic builtins.
+template <class T>
+KOKKOS_INLINE_FUNCTION T relaxed_load(const T* p) {
+  KOKKOS_IF_ON_DEVICE((return *static_cast<const volatile T*>(p);))
+  KOKKOS_IF_ON_HOST((T v; __atomic_load(p, &v, __ATOMIC_ACQUIRE); return v;))
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void relaxed_store(T* p, T v) {
+  KOKKOS_IF_ON_DEVICE((*static_cast<volatile T*>(p) = v;))
+  KOKKOS_IF_ON_HOST((__atomic_store(p, &v, __ATOMIC_RELEASE);))
+}
 
 // Factorization at one point (W and S already done).
 template <class Op, class F, class Real>
@@ -279,10 +304,10 @@ void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, co
               if (strip == 0) {
                 yprev_row = 0;
               } else {
-                while (Kokkos::atomic_load(&progress(strip - 1)) < c + 1) {
+                while (relaxed_load(&progress(strip - 1)) < c + 1) {
                 }
                 Kokkos::memory_fence();
-                yprev_row = Kokkos::atomic_load(&r(i, jprev));
+                yprev_row = relaxed_load(&r(i, jprev));
               }
             } else {
               yprev_row = buf(((s - 1) & 1) * h + tr - 1);
@@ -299,7 +324,7 @@ void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, co
             yprev_col = y;
             if (tr == top) {
               Kokkos::memory_fence();
-              Kokkos::atomic_store(&progress(strip), c + 1);
+              relaxed_store(&progress(strip), c + 1);
             }
           }
           t.team_barrier();
@@ -320,13 +345,6 @@ void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, co
 #define KFLOW_SIP_UNROLL
 #endif
 
-// Slot of array `a` (0: r/y, 1: c1, 2: c2, 3: c3 or x), strip row `row`
-// (-1: the top row of the strip below) and ring position `pos` in the team
-// scratch of the GPU kernel.
-KOKKOS_INLINE_FUNCTION int sip_tile_slot(int a, int row, int pos, int rows1, int w) {
-  return (a * rows1 + row + 1) * w + pos;
-}
-
 // Host kernel (teams of one thread): a strip of ty rows, its tiles of tx
 // columns in sweep order, each one lexicographic (sip_forward_at /
 // sip_backward_at, the arithmetic of every other ordering); before a tile,
@@ -344,7 +362,7 @@ void sip_tiles_host(const ExecSpace& space, int nx, int ny, int ty, int tx, cons
         for (int a0 = 0; a0 < nx; a0 += tx) {
           const int a1 = Kokkos::min(nx, a0 + tx);
           if (strip > 0) {
-            while (Kokkos::atomic_load(&sync(strip - 1)) < a1) {
+            while (relaxed_load(&sync(strip - 1)) < a1) {
             }
             Kokkos::memory_fence();
           }
@@ -356,171 +374,243 @@ void sip_tiles_host(const ExecSpace& space, int nx, int ny, int ty, int tx, cons
               for (int a = a0; a < a1; ++a) sip_backward_at(f, r, x, nx - a, ny - b);
           }
           Kokkos::memory_fence();
-          Kokkos::atomic_store(&sync(strip), a1);
+          relaxed_store(&sync(strip), a1);
         }
       });
 }
 
-// Scratch bytes of the GPU kernel for strips of ty rows and chunks of Q
-// columns.
-template <class Real>
-std::size_t sip_tiles_scratch(int ty, int q) {
-  return 4 * std::size_t(ty + 1) * std::size_t(2 * q + 1) * sizeof(Real);
+
+// ---- the tiles ordering's team kernel (GPUs) ---------------------------------
+// Lanes of the compute group: a CUDA warp, whose lanes hand y(a, b - 1) to
+// each other through warp shuffles; 1 on other backends (one thread owns all
+// rows of its strip), which is how the unit tests run the kernel on the host.
+template <class ExecSpace>
+constexpr int sip_lanes() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return 32;
+#endif
+  return 1;
 }
 
-// GPU kernel: a team of ty threads owns a strip of ty rows; thread t owns
-// row t and handles column a = s - t at step s (a wavefront through the
-// whole strip, nx + ty - 1 steps, one team barrier each).  The steps come in
-// groups of Q: the team scratch holds, for each row, a ring of 2Q positions
-// indexed by step (group g in half g & 1), with the four input arrays of
-// the points the row handles in those steps; y replaces r in place, so
-// thread t reads y(a, b - 1) where thread t - 1 wrote it one step earlier.
-// Row -1 of the ring is the top row of the strip below (read from global
-// memory after that strip published it).  During group g every thread has
-// the loads of group g + 1 in flight in registers (coalesced: consecutive
-// threads read consecutive columns of a row); at the end of group g it
-// writes group g - 1's results back (coalesced, from the half about to be
-// reused; backward: x += d there) and stores group g + 1 into that half.
-// After every tx columns of its top row are written back the strip
-// publishes its progress (each thread fences its writes, team barrier, one
-// atomic store); the strip above spins on it (atomic loads, fence) before
-// loading its row -1.  Strips are taken in sweep order from a ticket
-// counter: a team only waits on a strip that is already running.
-template <int Q, class ExecSpace, class F, class R, class X, class Sync>
-void sip_tiles_team(const ExecSpace& space, int nx, int ny, int ty, int tx, const F& f, const R& r,
-                    const X& x, bool forward, const Sync& sync) {
+// v of lane `from` (W = 32: a warp shuffle; W = 1: v itself).
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION Real sip_lane_value(Real v, int from) {
+  if constexpr (W == 1) {
+    (void)from;
+    return v;
+  } else {
+#if defined(__CUDA_ARCH__)
+    return __shfl_sync(0xffffffffu, v, from, W);
+#else
+    (void)from;
+    return v;  // not reached: W > 1 only in CUDA device code
+#endif
+  }
+}
+
+// "Not written yet" in the buffer through which strips hand over their top
+// row: a signalling NaN, which no arithmetic produces (a NaN result is quiet),
+// so a computed y never looks unwritten.
+template <class Real>
+struct SipUnwritten {
+  using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
+  static constexpr Bits bits = sizeof(Real) == 8 ? Bits(0x7ff4b1d5c0de0001ull) : Bits(0x7fa5c0deu);
+  static Real value() { return Kokkos::bit_cast<Real>(bits); }
+  KOKKOS_INLINE_FUNCTION static bool is(Real v) { return Kokkos::bit_cast<Bits>(v) == bits; }
+};
+
+// Position of array c (0: r, then y; 1: c1; 2: c2; 3: c3 forward, x
+// backward), ring half h, strip row rho and step m of a group in the team
+// scratch (rows padded to an odd stride).
+template <int R, int Q>
+KOKKOS_INLINE_FUNCTION int sip_tile_slot(int c, int h, int rho, int m) {
+  return ((c * 2 + h) * R + rho) * (Q + 1) + m;
+}
+
+// Team scratch bytes of the team kernel: strips of `rows` rows, groups of q steps.
+template <class Real>
+std::size_t sip_tiles_scratch(int rows, int q) {
+  return 2 * 4 * std::size_t(rows) * std::size_t(q + 1) * sizeof(Real) + 64;
+}
+
+// Ring elements (row, step) per loader thread: one round per group on GPUs.
+template <class ExecSpace, int R, int Q>
+constexpr int sip_tiles_elements() {
+  return sip_lanes<ExecSpace>() > 1 ? 4 : R * Q;
+}
+
+// Team kernel: a team owns a strip of R = W K rows.  Its first W threads (the
+// compute group, lanes) run the wavefront: lane l owns rows l, W + l, ...,
+// (K - 1) W + l (K layers) and handles, at step s, column a = s - rho of each
+// row rho, so y(a, b - 1) was computed one step earlier by lane l - 1 (by
+// lane W - 1 one layer down for lane 0): one warp shuffle per layer and step,
+// no barrier.  Row -1 is the top row of the strip below, which that strip's
+// top lane stores into `hand` as soon as it computes it: at the start of each
+// group, lane m reads the value of step m, spinning while it is still the
+// "unwritten" sentinel (the value is its own flag: no fence, no counter).
+//
+// The steps come in groups of Q; the operands of each group sit in one half
+// of a two-group ring in team scratch.  The other threads (loaders; all
+// threads when the team has only W) feed the ring; each owns the same E
+// (row, step) elements of every group.  In the period in which group p is
+// computed, a loader writes group p - 1's results back (coalesced, backward
+// x += d there), stores group p + 1 into the half group p - 1 held (same
+// thread, same elements: no barrier between the two), and issues the loads
+// of group p + 3 into the registers it just emptied: loads are two periods
+// in flight, in two register sets that alternate (no register copy that
+// would wait on them).  One team barrier per group.  Strips are taken in
+// sweep order from a ticket counter, so a team only waits on a strip that is
+// already running: no deadlock.
+template <int K, int Q, class ExecSpace, class F, class R, class X, class Sync, class Hand>
+void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F& f, const R& r,
+                    const X& x, bool forward, const Sync& sync, const Hand& hand) {
   using Real = typename R::non_const_value_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<512, 1>>;
   using SV = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space,
                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using IV = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  constexpr int W = 2 * Q + 1;  // ring positions per row, padded to an odd stride
-  const int strips = (ny + ty - 1) / ty;
-  const int rows1 = ty + 1;
-  const int nsc = 4 * rows1 * W;
-  const int groups = (nx + ty - 1 + Q - 1) / Q;  // groups of steps 0 .. nx + ty - 2
+  using Unwritten = SipUnwritten<Real>;
+  constexpr int W = sip_lanes<ExecSpace>();
+  constexpr int RR = W * K;  // rows per strip
+  constexpr int E = sip_tiles_elements<ExecSpace, RR, Q>();
+  static_assert(Q <= 32 && (W == 1 || Q <= W), "a group's row -1 is one value per lane");
+  const int strips = (ny + RR - 1) / RR;
+  const int nsc = 8 * RR * (Q + 1);
+  const int groups = (nx + RR - 1 + Q - 1) / Q;  // steps 0 .. nx + RR - 2
   Kokkos::deep_copy(space, sync, 0);
-  Policy policy(space, strips, ty);
+  Kokkos::deep_copy(space, hand, Unwritten::value());
+  Policy policy(space, strips, threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(SV::shmem_size(nsc) + IV::shmem_size(1)));
   Kokkos::parallel_for(
       forward ? "kflow::linalg::sip::forward_tiles" : "kflow::linalg::sip::backward_tiles", policy,
       KOKKOS_LAMBDA(const typename Policy::member_type& t) {
         SV sc(t.team_scratch(0), nsc);
         IV id(t.team_scratch(0), 1);
-        const int k = t.team_rank();
-        if (k == 0) id(0) = Kokkos::atomic_fetch_add(&sync(strips), 1);
+        const int rank = t.team_rank(), size = t.team_size();
+        if (rank == 0) id(0) = Kokkos::atomic_fetch_add(&sync(strips), 1);
         t.team_barrier();
         const int strip = id(0);
-        const int b0 = strip * ty;
-        int seen = 0;  // progress of the strip below last observed by this thread
-        Real pre[4][Q];
-        Real pre_below[Q];  // row -1: element m = k + n ty < Q in pre_below[n]
-        // Issues the loads of group g into pre / pre_below.
-        auto load = [&](int g) {
+        const int b0 = strip * RR;
+        const int top = Kokkos::min(RR, ny - b0) - 1;  // the strip's last row
+        const bool handing = top == RR - 1 && strip + 1 < strips;  // a strip above reads it
+        const bool separate = size > W;                             // loaders of their own
+        const bool loads = !separate || rank >= W;
+        const int nl = separate ? size - W : size;  // loader threads
+        const int u = separate ? rank - W : rank;   // this loader
+        const int lane = rank % W;
+        auto slot = [&](int c, int h, int rho, int m) -> Real& {
+          return sc(sip_tile_slot<RR, Q>(c, h, rho, m));
+        };
+        // Global indices of the point of strip row rho at column step a.
+        auto ij = [&](int a, int rho, int& i, int& j) {
+          i = forward ? 1 + a : nx - a;
+          j = forward ? 1 + b0 + rho : ny - b0 - rho;
+        };
+        Real yw[K] = {};  // y of each layer's row at the previous step
+        Real va[E][4], vb[E][4];
+        // Issues the loads of group q into v (zeros outside the grid).
+        auto load = [&](int q, Real(&v)[E][4]) {
           KFLOW_SIP_UNROLL
-          for (int n = 0; n < Q; ++n) {
-            const int e = k + n * ty, row = e / Q, m = e % Q;
-            const int a = g * Q + m - row, b = b0 + row;
-            if (a >= 0 && a < nx && b < ny) {
-              const int i = forward ? 1 + a : nx - a, j = forward ? 1 + b : ny - b;
-              pre[0][n] = r(i, j);
-              pre[1][n] = forward ? f.ls(i, j) : f.un(i, j);
-              pre[2][n] = forward ? f.lw(i, j) : f.ue(i, j);
-              pre[3][n] = forward ? f.lpinv(i, j) : x(i, j);
-            } else {
-              pre[0][n] = pre[1][n] = pre[2][n] = pre[3][n] = Real(0);
-            }
-          }
-          KFLOW_SIP_UNROLL
-          for (int n = 0; n < Q; ++n) {
-            pre_below[n] = 0;
-            const int a = g * Q + k + n * ty;
-            if (k + n * ty < Q && strip > 0 && a < nx) {
-              if (seen < a + 1) {
-                while ((seen = Kokkos::atomic_load(&sync(strip - 1))) < a + 1) {
-                }
-                Kokkos::memory_fence();
-              }
-              const int i = forward ? 1 + a : nx - a, j = forward ? b0 : ny - b0 + 1;
-              pre_below[n] = Kokkos::atomic_load(&r(i, j));  // not through a stale L1 line
-            }
+          for (int n = 0; n < E; ++n) {
+            v[n][0] = v[n][1] = v[n][2] = v[n][3] = Real(0);
+            const int e = n * nl + u, rho = e / Q, a = q * Q + e % Q - rho;
+            if (q >= groups || e >= RR * Q || a < 0 || a >= nx || rho > top) continue;
+            int i, j;
+            ij(a, rho, i, j);
+            v[n][0] = r(i, j);
+            v[n][1] = forward ? f.ls(i, j) : f.un(i, j);
+            v[n][2] = forward ? f.lw(i, j) : f.ue(i, j);
+            v[n][3] = forward ? f.lpinv(i, j) : x(i, j);
           }
         };
-        // Stores pre / pre_below into ring half h.
-        auto store = [&](int h) {
-          KFLOW_SIP_UNROLL
-          for (int n = 0; n < Q; ++n) {
-            const int e = k + n * ty, row = e / Q, pos = h * Q + e % Q;
+        // Period p with register set v (holding group p + 1).
+        auto period = [&](int p, Real(&v)[E][4]) {
+          if (rank < W && p >= 0 && p < groups) {
+            const int h = p & 1;
+            // Row -1 of this group: lane m holds step m (spins until written).
+            Real below_row[W == 1 ? Q : 1];
             KFLOW_SIP_UNROLL
-            for (int c = 0; c < 4; ++c) sc(sip_tile_slot(c, row, pos, rows1, W)) = pre[c][n];
-          }
-          KFLOW_SIP_UNROLL
-          for (int n = 0; n < Q; ++n)
-            if (k + n * ty < Q)
-              sc(sip_tile_slot(0, -1, h * Q + k + n * ty, rows1, W)) = pre_below[n];
-        };
-        // Writes group g's results (ring half h) back to global memory.
-        auto write_back = [&](int g, int h) {
-          KFLOW_SIP_UNROLL
-          for (int n = 0; n < Q; ++n) {
-            const int e = k + n * ty, row = e / Q, m = e % Q;
-            const int a = g * Q + m - row, b = b0 + row;
-            if (a >= 0 && a < nx && b < ny) {
-              const int i = forward ? 1 + a : nx - a, j = forward ? 1 + b : ny - b;
-              const Real y = sc(sip_tile_slot(0, row, h * Q + m, rows1, W));
-              r(i, j) = y;
-              if (!forward) x(i, j) = sc(sip_tile_slot(3, row, h * Q + m, rows1, W)) + y;
+            for (int m = 0; m < (W == 1 ? Q : 1); ++m) {
+              const int a = p * Q + (W == 1 ? m : lane);
+              Real hv = Real(0);
+              if (strip > 0 && a < nx && (W == 1 || lane < Q)) {
+                do {
+                  hv = relaxed_load(&hand(strip - 1, a));
+                } while (Unwritten::is(hv));
+              }
+              below_row[m] = hv;
             }
-          }
-        };
-        load(0);
-        store(0);
-        t.team_barrier();
-        Real yw = 0;  // y at the previous column of this thread's row
-        int published = 0;
-        for (int g = 0; g <= groups; ++g) {
-          const int h = g & 1;
-          if (g + 1 < groups) load(g + 1);
-          if (g < groups) {
             KFLOW_SIP_UNROLL
             for (int m = 0; m < Q; ++m) {
-              const int pos = h * Q + m, prev = (pos + 2 * Q - 1) % (2 * Q);
-              const Real ys = k == 0 ? sc(sip_tile_slot(0, -1, pos, rows1, W))
-                                     : sc(sip_tile_slot(0, k - 1, prev, rows1, W));
-              const Real rv = sc(sip_tile_slot(0, k, pos, rows1, W));
-              const Real c1 = sc(sip_tile_slot(1, k, pos, rows1, W));
-              const Real c2 = sc(sip_tile_slot(2, k, pos, rows1, W));
-              Real y;
-              if (forward)
-                y = (rv - c1 * ys - c2 * yw) * sc(sip_tile_slot(3, k, pos, rows1, W));
-              else
-                y = rv - c1 * ys - c2 * yw;
-              sc(sip_tile_slot(0, k, pos, rows1, W)) = y;
-              yw = y;
-              t.team_barrier();
+              const Real row_m1 =
+                  W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
+              Real below[K];
+              KFLOW_SIP_UNROLL
+              for (int k = 0; k < K; ++k) below[k] = sip_lane_value<W>(yw[k], (lane + W - 1) % W);
+              KFLOW_SIP_UNROLL
+              for (int k = 0; k < K; ++k) {
+                const int rho = W * k + lane;
+                const Real ys = lane > 0 ? below[k] : k > 0 ? below[k - 1] : row_m1;
+                Real y = slot(0, h, rho, m) - slot(1, h, rho, m) * ys - slot(2, h, rho, m) * yw[k];
+                if (forward) y *= slot(3, h, rho, m);
+                slot(0, h, rho, m) = y;
+                yw[k] = y;
+              }
+              // The top row goes to the strip above at once.
+              const int a = p * Q + m - (RR - 1);
+              if (handing && rank == W - 1 && a >= 0 && a < nx) relaxed_store(&hand(strip, a), yw[K - 1]);
             }
           }
-          // Half 1 - h holds group g - 1: write it back, then reuse it.
-          if (g >= 1) write_back(g - 1, 1 - h);
-          if (g + 1 < groups) store(1 - h);
-          // Columns of the top row written back so far.
-          const int done = Kokkos::max(0, Kokkos::min(nx, g * Q - ty + 1));
-          if (done == nx || done - published >= tx) {
-            Kokkos::memory_fence();
-            t.team_barrier();
-            if (k == 0) Kokkos::atomic_store(&sync(strip), done);
-            published = done;
+          if (loads) {
+            KFLOW_SIP_UNROLL
+            for (int n = 0; n < E; ++n) {  // write group p - 1 back
+              const int e = n * nl + u, rho = e / Q, m = e % Q, a = (p - 1) * Q + m - rho;
+              if (p < 1 || e >= RR * Q || a < 0 || a >= nx || rho > top) continue;
+              int i, j;
+              ij(a, rho, i, j);
+              const Real y = slot(0, (p - 1) & 1, rho, m);
+              r(i, j) = y;
+              if (!forward) x(i, j) = slot(3, (p - 1) & 1, rho, m) + y;
+            }
+            KFLOW_SIP_UNROLL
+            for (int n = 0; n < E; ++n) {  // store group p + 1 where group p - 1 was
+              const int e = n * nl + u;
+              if (p + 1 >= groups || e >= RR * Q) continue;
+              KFLOW_SIP_UNROLL
+              for (int c = 0; c < 4; ++c) slot(c, (p + 1) & 1, e / Q, e % Q) = v[n][c];
+            }
+            load(p + 3, v);
           }
           t.team_barrier();
+        };
+        if (loads) {
+          load(0, va);
+          load(1, vb);
+        }
+        for (int p = -1; p <= groups; p += 2) {
+          period(p, va);
+          if (p + 1 <= groups) period(p + 1, vb);
         }
       });
 }
 
+// Threads per team of the team kernel: the compute lanes and enough loaders
+// for one round of E elements each (GPUs), or one compute thread and one
+// loader where the host has two threads (s.threads overrides).
+template <class ExecSpace>
+int sip_tiles_threads(const SipTiles& s) {
+  constexpr int W = sip_lanes<ExecSpace>();
+  if (s.threads > 0) return s.threads;
+  if (W == 1) return std::min(2, int(ExecSpace().concurrency()));
+  const int loaders = (s.rows * s.group + 3) / 4;  // E = 4 on GPUs
+  return W + (loaders + W - 1) / W * W;
+}
+
 // The tiles ordering's sweep (forward or backward).
-template <class ExecSpace, class F, class R, class X, class Sync>
+template <class ExecSpace, class F, class R, class X, class Sync, class Hand>
 void sip_tiles(const ExecSpace& space, int nx, int ny, const SipTiles& s, const F& f, const R& r,
-               const X& x, bool forward, const Sync& sync) {
+               const X& x, bool forward, const Sync& sync, const Hand& hand) {
   constexpr bool gpu = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
   if constexpr (!gpu) {
     if (!s.wavefront) {
@@ -528,14 +618,18 @@ void sip_tiles(const ExecSpace& space, int nx, int ny, const SipTiles& s, const 
       return;
     }
   }
-  switch (s.group) {
-    case 4:
-      return sip_tiles_team<4>(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
-    case 16:
-      return sip_tiles_team<16>(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
-    default:
-      return sip_tiles_team<8>(space, nx, ny, s.rows, s.cols, f, r, x, forward, sync);
-  }
+  constexpr int W = sip_lanes<ExecSpace>();
+  auto run = [&](auto kc) {
+    constexpr int KC = decltype(kc)::value;
+    if (s.group == 8)
+      sip_tiles_team<KC, 8>(space, nx, ny, s.threads, f, r, x, forward, sync, hand);
+    else
+      sip_tiles_team<KC, 16>(space, nx, ny, s.threads, f, r, x, forward, sync, hand);
+  };
+  if (s.rows == W)
+    run(std::integral_constant<int, 1>{});
+  else
+    run(std::integral_constant<int, 2>{});
 }
 
 template <class ExecSpace, class S, class D>
@@ -718,8 +812,8 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
         break;
       }
       case SipOrdering::tiles:
-        kernels::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, true, sync_);
-        kernels::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, false, sync_);
+        kernels::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, true, sync_, hand_);
+        kernels::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, false, sync_, hand_);
         break;
       default:
         kernels::sip_pipelined(space_, nx, ny, strip_rows_, f_, r_, x, true, progress_, counter_);
@@ -731,30 +825,41 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   // Shape of the tiles ordering, checked against the backend's limits.
   void set_tiles(int strip_rows, const SipTiles& s) {
     tiles_ = s;
-    // Defaults from a sweep on an H200 (1026^2, double, kflow bench sip):
-    // rows 64 x cols 32, group 4: 3.06 ms per iteration; 32 x 32, group 8:
-    // 4.05 ms; 16 or 64 columns and group 8 were slower.
-    tiles_.rows = s.rows > 0 ? s.rows : strip_rows > 0 ? strip_rows : gpu ? 64 : 32;
-    tiles_.cols = s.cols > 0 ? s.cols : (gpu ? 32 : 128);
-    tiles_.group = s.group > 0 ? s.group : 4;
     const bool team = gpu || tiles_.wavefront;
-    if (tiles_.group != 4 && tiles_.group != 8 && tiles_.group != 16)
+    constexpr int lanes = kernels::sip_lanes<ExecSpace>();
+    // GPU defaults from a sweep on an H200 (1026^2, double, kflow bench sip).
+    tiles_.rows = s.rows > 0 ? s.rows : strip_rows > 0 ? strip_rows : team ? lanes : 32;
+    tiles_.cols = s.cols > 0 ? s.cols : 128;
+    tiles_.group = s.group > 0 ? s.group : 16;
+    if (tiles_.group != 8 && tiles_.group != 16)
       throw std::invalid_argument("SIP tiles: group = " + std::to_string(tiles_.group) +
-                                  " columns; expected 4, 8 or 16");
+                                  " steps; expected 8 or 16");
     if (team) {
-      const int most = gpu ? 1024 : int(ExecSpace().concurrency());
-      if (tiles_.rows > most)
-        throw std::invalid_argument("SIP tiles: " + std::to_string(tiles_.rows) +
-                                    " rows per strip need as many threads per team; at most " +
-                                    std::to_string(most) + " here");
-      const std::size_t need = kernels::sip_tiles_scratch<Real>(tiles_.rows, tiles_.group) + 64;
+      const int r = tiles_.rows;
+      if (r != lanes && r != 2 * lanes)
+        throw std::invalid_argument("SIP tiles: " + std::to_string(r) +
+                                    " rows per strip; the team kernel takes " +
+                                    std::to_string(lanes) + " or " + std::to_string(2 * lanes) +
+                                    " here (1 or 2 rows per compute lane)");
+      tiles_.threads = kernels::sip_tiles_threads<ExecSpace>(tiles_);
+      // GPUs: the loaders must cover a group in one round of 4 elements each.
+      const int least = gpu ? lanes + (r * tiles_.group + 3) / 4 : 1;
+      const int most = gpu ? 512 : int(ExecSpace().concurrency());
+      if (tiles_.threads < least || tiles_.threads > most)
+        throw std::invalid_argument("SIP tiles: " + std::to_string(tiles_.threads) +
+                                    " threads per team; expected " + std::to_string(least) +
+                                    " to " + std::to_string(most) + " here");
+      const std::size_t need = kernels::sip_tiles_scratch<Real>(r, tiles_.group);
       const std::size_t most_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
       if (need > most_bytes)
         throw std::invalid_argument(
-            "SIP tiles: strips of " + std::to_string(tiles_.rows) + " rows with groups of " +
-            std::to_string(tiles_.group) + " columns need " + std::to_string(need) +
+            "SIP tiles: strips of " + std::to_string(r) + " rows with groups of " +
+            std::to_string(tiles_.group) + " steps need " + std::to_string(need) +
             " bytes of team scratch; at most " + std::to_string(most_bytes) +
             " here (fewer rows or a smaller group)");
+      hand_ = Kokkos::View<Real**, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kflow::sip::tile_hand"),
+          (op_.grid.cells[1] + r - 1) / r, op_.grid.cells[0]);
     }
     sync_ = Kokkos::View<int*, memory_space>(
         "kflow::sip::tile_progress", (op_.grid.cells[1] + tiles_.rows - 1) / tiles_.rows + 1);
@@ -770,8 +875,11 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   Kokkos::View<int*, memory_space> progress_;
   Kokkos::View<int, memory_space> counter_;
   SipTiles tiles_;
-  // tiles: progress of every strip (columns done), then the ticket counter
+  // tiles: progress of every strip (columns done; host kernel), then the
+  // ticket counter
   Kokkos::View<int*, memory_space> sync_;
+  // tiles, team kernel: the top row of every strip, handed to the strip above
+  Kokkos::View<Real**, memory_space> hand_;
 };
 
 }  // namespace kflow::linalg
