@@ -271,11 +271,11 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
         }
         la::Sip2<Space, Op> sip(space, p.op, alpha, ord, strip, tiles);
         if (ord == la::SipOrdering::tiles)
-          what += gpu ? " " + std::to_string(sip.tiles().rows) + " rows, group " +
-                            std::to_string(sip.tiles().group) + ", " +
-                            std::to_string(sip.tiles().threads) + " threads"
-                      : " " + std::to_string(sip.tiles().cols) + "x" +
-                            std::to_string(sip.tiles().rows);
+          what +=
+              gpu ? " " + std::to_string(sip.tiles().rows) + " rows, group " +
+                        std::to_string(sip.tiles().group) + ", " +
+                        std::to_string(sip.tiles().threads) + " threads"
+                  : " " + std::to_string(sip.tiles().cols) + "x" + std::to_string(sip.tiles().rows);
         fr.label = what + ", factorization";
         rows.push_back(fr);
         la::SolveControl fixed;

@@ -220,8 +220,8 @@ TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][s
         sip.solve(x, b, fixed);
         INFO(nx << "x" << ny << (obstacles ? " with obstacles" : "") << ": "
                 << (t.wavefront ? "wavefront" : "host") << " kernel, rows " << sip.tiles().rows
-                << ", cols " << sip.tiles().cols << ", group " << sip.tiles().group
-                << ", threads " << sip.tiles().threads);
+                << ", cols " << sip.tiles().cols << ", group " << sip.tiles().group << ", threads "
+                << sip.tiles().threads);
         CHECK(max_diff(g, x, ref) <= 1e-12 * scale);
         int moved = 0;  // obstacle cells keep their value (0 here)
         for (int j = 1; j <= ny; ++j)

@@ -104,9 +104,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <cstdint>
 #include <type_traits>
 
 #include "kflow/linalg/solver.hpp"
@@ -133,14 +133,14 @@ inline const char* name(SipOrdering o) {
 
 // Shape of the tiles ordering (0 = default).
 struct SipTiles {
-  int rows = 0;   // rows per strip.  Host kernel: any (default 32).  Team kernel:
-                  // 1, 2 or 4 rows per compute lane, i.e. 32, 64 or 128 on CUDA
-                  // (default 64), 1, 2 or 4 on host backends (default 2)
-  int cols = 0;   // host kernel: columns per tile, the granularity at which a
-                  // strip publishes its progress (default 128)
-  int group = 0;  // team kernel: wavefront steps per group, 8, 16 or 32 (default
-                  // 16); a group's operands are loaded while the one before is
-                  // computed, and progress is published once per group
+  int rows = 0;     // rows per strip.  Host kernel: any (default 32).  Team kernel:
+                    // 1, 2 or 4 rows per compute lane, i.e. 32, 64 or 128 on CUDA
+                    // (default 64), 1, 2 or 4 on host backends (default 2)
+  int cols = 0;     // host kernel: columns per tile, the granularity at which a
+                    // strip publishes its progress (default 128)
+  int group = 0;    // team kernel: wavefront steps per group, 8, 16 or 32 (default
+                    // 16); a group's operands are loaded while the one before is
+                    // computed, and progress is published once per group
   int threads = 0;  // team kernel: threads per team (0: the compute lanes and
                     // enough loaders for one round per group; host: 2)
   // Run the team kernel on a host backend too: lets the tests check it
@@ -379,7 +379,6 @@ void sip_tiles_host(const ExecSpace& space, int nx, int ny, int ty, int tx, cons
       });
 }
 
-
 // ---- the tiles ordering's team kernel (GPUs) ---------------------------------
 // Lanes of the compute group: a CUDA warp, whose lanes hand y(a, b - 1) to
 // each other through warp shuffles; 1 on other backends (one thread owns all
@@ -492,9 +491,9 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         t.team_barrier();
         const int strip = id(0);
         const int b0 = strip * RR;
-        const int top = Kokkos::min(RR, ny - b0) - 1;  // the strip's last row
+        const int top = Kokkos::min(RR, ny - b0) - 1;              // the strip's last row
         const bool handing = top == RR - 1 && strip + 1 < strips;  // a strip above reads it
-        const bool separate = size > W;                             // loaders of their own
+        const bool separate = size > W;                            // loaders of their own
         const bool loads = !separate || rank >= W;
         const int nl = separate ? size - W : size;  // loader threads
         const int u = separate ? rank - W : rank;   // this loader
@@ -559,7 +558,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
               }
               // The top row goes to the strip above at once.
               const int a = p * Q + m - (RR - 1);
-              if (handing && rank == W - 1 && a >= 0 && a < nx) relaxed_store(&hand(strip, a), yw[K - 1]);
+              if (handing && rank == W - 1 && a >= 0 && a < nx)
+                relaxed_store(&hand(strip, a), yw[K - 1]);
             }
           }
           if (loads) {
