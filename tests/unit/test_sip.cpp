@@ -433,7 +433,7 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
         for (int threads : {0, 256}) {
           la::SipTiles tiles{0, 0, group, threads};
           if (la::kernels::sip_tiles_scratch<double>(rows ? rows : 32, group) >
-              Kokkos::TeamPolicy<Kokkos::Cuda>::scratch_size_max(0)) {
+              std::size_t(Kokkos::TeamPolicy<Kokkos::Cuda>::scratch_size_max(0))) {
             CHECK_THROWS_AS(
                 (la::Sip2<Kokkos::Cuda, COp>(cuda, cop, 0.9, la::SipOrdering::tiles, rows, tiles)),
                 std::invalid_argument);

@@ -527,39 +527,60 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         auto period = [&](int p, Real(&v)[E][4]) {
           if (rank < W && p >= 0 && p < groups) {
             const int h = p & 1;
-            // Row -1 of this group: lane m holds step m (spins until written).
+            // Row -1 of this group: lane m reads step m's value without
+            // waiting; lane 0 waits at step m if that value was not written
+            // yet (the other lanes wait for it at the next shuffle).
             Real below_row[W == 1 ? Q : 1];
             KFLOW_SIP_UNROLL
             for (int m = 0; m < (W == 1 ? Q : 1); ++m) {
               const int a = p * Q + (W == 1 ? m : lane);
-              Real hv = Real(0);
-              if (strip > 0 && a < nx && (W == 1 || lane < Q)) {
-                do {
-                  hv = relaxed_load(&hand(strip - 1, a));
-                } while (Unwritten::is(hv));
-              }
-              below_row[m] = hv;
+              below_row[m] = strip > 0 && a < nx && (W == 1 || lane < Q)
+                                 ? relaxed_load(&hand(strip - 1, a))
+                                 : Real(0);
             }
+            // The operands of step m + 1 are read from scratch before step m's
+            // y is stored there.
+            Real op[K][4];
+            auto read = [&](int m, Real(&o)[K][4]) {
+              KFLOW_SIP_UNROLL
+              for (int k = 0; k < K; ++k) {
+                KFLOW_SIP_UNROLL
+                for (int c = 0; c < 4; ++c)
+                  o[k][c] = c < 3 || forward ? slot(c, h, W * k + lane, m) : Real(1);
+              }
+            };
+            read(0, op);
             KFLOW_SIP_UNROLL
             for (int m = 0; m < Q; ++m) {
-              const Real row_m1 =
-                  W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
+              Real row_m1 = W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
+              if (lane == 0 && Unwritten::is(row_m1)) {
+                do {
+                  row_m1 = relaxed_load(&hand(strip - 1, p * Q + m));
+                } while (Unwritten::is(row_m1));
+              }
               Real below[K];
               KFLOW_SIP_UNROLL
               for (int k = 0; k < K; ++k) below[k] = sip_lane_value<W>(yw[k], (lane + W - 1) % W);
+              Real next[K][4];
+              if (m + 1 < Q) read(m + 1, next);
               KFLOW_SIP_UNROLL
               for (int k = 0; k < K; ++k) {
-                const int rho = W * k + lane;
                 const Real ys = lane > 0 ? below[k] : k > 0 ? below[k - 1] : row_m1;
-                Real y = slot(0, h, rho, m) - slot(1, h, rho, m) * ys - slot(2, h, rho, m) * yw[k];
-                if (forward) y *= slot(3, h, rho, m);
-                slot(0, h, rho, m) = y;
+                const Real y = (op[k][0] - op[k][1] * ys - op[k][2] * yw[k]) * op[k][3];
+                slot(0, h, W * k + lane, m) = y;
                 yw[k] = y;
               }
               // The top row goes to the strip above at once.
               const int a = p * Q + m - (RR - 1);
               if (handing && rank == W - 1 && a >= 0 && a < nx)
                 relaxed_store(&hand(strip, a), yw[K - 1]);
+              if (m + 1 < Q) {
+                KFLOW_SIP_UNROLL
+                for (int k = 0; k < K; ++k) {
+                  KFLOW_SIP_UNROLL
+                  for (int c = 0; c < 4; ++c) op[k][c] = next[k][c];
+                }
+              }
             }
           }
           if (loads) {
