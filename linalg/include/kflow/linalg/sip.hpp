@@ -414,7 +414,7 @@ template <class Real>
 struct SipUnwritten {
   using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
   static constexpr Bits bits = sizeof(Real) == 8 ? Bits(0x7ff4b1d5c0de0001ull) : Bits(0x7fa5c0deu);
-  static Real value() { return Kokkos::bit_cast<Real>(bits); }
+  KOKKOS_INLINE_FUNCTION static Real value() { return Kokkos::bit_cast<Real>(bits); }
   KOKKOS_INLINE_FUNCTION static bool is(Real v) { return Kokkos::bit_cast<Bits>(v) == bits; }
 };
 
@@ -477,8 +477,6 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
   const int strips = (ny + RR - 1) / RR;
   const int nsc = 8 * RR * (Q + 1);
   const int groups = (nx + RR - 1 + Q - 1) / Q;  // steps 0 .. nx + RR - 2
-  Kokkos::deep_copy(space, sync, 0);
-  Kokkos::deep_copy(space, hand, Unwritten::value());
   Policy policy(space, strips, threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(SV::shmem_size(nsc) + IV::shmem_size(1)));
   Kokkos::parallel_for(
@@ -528,8 +526,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
           if (rank < W && p >= 0 && p < groups) {
             const int h = p & 1;
             // Row -1 of this group: lane m reads step m's value without
-            // waiting; lane 0 waits at step m if that value was not written
-            // yet (the other lanes wait for it at the next shuffle).
+            // waiting; at step m the warp waits only if that value was not
+            // written yet.
             Real below_row[W == 1 ? Q : 1];
             KFLOW_SIP_UNROLL
             for (int m = 0; m < (W == 1 ? Q : 1); ++m) {
@@ -552,11 +550,20 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             read(0, op);
             KFLOW_SIP_UNROLL
             for (int m = 0; m < Q; ++m) {
-              Real row_m1 = W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
-              if (lane == 0 && Unwritten::is(row_m1)) {
-                do {
-                  row_m1 = relaxed_load(&hand(strip - 1, p * Q + m));
-                } while (Unwritten::is(row_m1));
+              Real row_m1;
+              if constexpr (W == 1) {
+                row_m1 = below_row[m];
+                while (Unwritten::is(row_m1)) row_m1 = relaxed_load(&hand(strip - 1, p * Q + m));
+              } else {
+                // Every lane has the same row_m1: the loop is warp-uniform.
+                // Each poll re-reads the rest of the group, so the values
+                // after this one are fresh once it arrives.
+                row_m1 = sip_lane_value<W>(below_row[0], m);
+                while (Unwritten::is(row_m1)) {
+                  if (lane >= m && lane < Q && p * Q + lane < nx)
+                    below_row[0] = relaxed_load(&hand(strip - 1, p * Q + lane));
+                  row_m1 = sip_lane_value<W>(below_row[0], m);
+                }
               }
               Real below[K];
               KFLOW_SIP_UNROLL
@@ -613,6 +620,15 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
           period(p, va);
           if (p + 1 <= groups) period(p + 1, vb);
         }
+        // Ready for the next sweep without a fill kernel: the row this strip
+        // read back to "unwritten" (no one else reads it), and the last team
+        // to finish resets the ticket counters.
+        if (strip > 0)
+          for (int a = rank; a < nx; a += size) hand(strip - 1, a) = Unwritten::value();
+        if (rank == 0 && Kokkos::atomic_fetch_add(&sync(strips + 1), 1) == strips - 1) {
+          sync(strips) = 0;
+          sync(strips + 1) = 0;
+        }
       });
 }
 
@@ -640,12 +656,14 @@ void sip_tiles(const ExecSpace& space, int nx, int ny, const SipTiles& s, const 
     }
   }
   constexpr int W = sip_lanes<ExecSpace>();
+  // forward and backward sweeps hand over through buffers of their own
+  const auto h = Kokkos::subview(hand, forward ? 0 : 1, Kokkos::ALL, Kokkos::ALL);
   auto run = [&](auto kc) {
     constexpr int KC = decltype(kc)::value;
     if (s.group == 8)
-      sip_tiles_team<KC, 8>(space, nx, ny, s.threads, f, r, x, forward, sync, hand);
+      sip_tiles_team<KC, 8>(space, nx, ny, s.threads, f, r, x, forward, sync, h);
     else
-      sip_tiles_team<KC, 16>(space, nx, ny, s.threads, f, r, x, forward, sync, hand);
+      sip_tiles_team<KC, 16>(space, nx, ny, s.threads, f, r, x, forward, sync, h);
   };
   if (s.rows == W)
     run(std::integral_constant<int, 1>{});
@@ -878,12 +896,14 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
             std::to_string(tiles_.group) + " steps need " + std::to_string(need) +
             " bytes of team scratch; at most " + std::to_string(most_bytes) +
             " here (fewer rows or a smaller group)");
-      hand_ = Kokkos::View<Real**, memory_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kflow::sip::tile_hand"),
+      hand_ = Kokkos::View<Real***, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kflow::sip::tile_hand"), 2,
           (op_.grid.cells[1] + r - 1) / r, op_.grid.cells[0]);
+      Kokkos::deep_copy(space_, hand_, kernels::SipUnwritten<Real>::value());
     }
+    // progress per strip (host kernel), the ticket and the finished-team counters
     sync_ = Kokkos::View<int*, memory_space>(
-        "kflow::sip::tile_progress", (op_.grid.cells[1] + tiles_.rows - 1) / tiles_.rows + 1);
+        "kflow::sip::tile_progress", (op_.grid.cells[1] + tiles_.rows - 1) / tiles_.rows + 2);
   }
 
   ExecSpace space_;
@@ -900,7 +920,8 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
   // ticket counter
   Kokkos::View<int*, memory_space> sync_;
   // tiles, team kernel: the top row of every strip, handed to the strip above
-  Kokkos::View<Real**, memory_space> hand_;
+  // (one buffer for forward sweeps, one for backward sweeps)
+  Kokkos::View<Real***, memory_space> hand_;
 };
 
 }  // namespace kflow::linalg
