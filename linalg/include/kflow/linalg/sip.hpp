@@ -413,9 +413,11 @@ KOKKOS_INLINE_FUNCTION Real sip_lane_value(Real v, int from) {
 template <class Real>
 struct SipUnwritten {
   using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
-  static constexpr Bits bits = sizeof(Real) == 8 ? Bits(0x7ff4b1d5c0de0001ull) : Bits(0x7fa5c0deu);
-  KOKKOS_INLINE_FUNCTION static Real value() { return Kokkos::bit_cast<Real>(bits); }
-  KOKKOS_INLINE_FUNCTION static bool is(Real v) { return Kokkos::bit_cast<Bits>(v) == bits; }
+  KOKKOS_INLINE_FUNCTION static constexpr Bits bits() {
+    return sizeof(Real) == 8 ? Bits(0x7ff4b1d5c0de0001ull) : Bits(0x7fa5c0deu);
+  }
+  KOKKOS_INLINE_FUNCTION static Real value() { return Kokkos::bit_cast<Real>(bits()); }
+  KOKKOS_INLINE_FUNCTION static bool is(Real v) { return Kokkos::bit_cast<Bits>(v) == bits(); }
 };
 
 // Position of array c (0: r, then y; 1: c1; 2: c2; 3: c3 forward, x
