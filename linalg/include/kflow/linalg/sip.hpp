@@ -508,6 +508,19 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         };
         Real yw[K] = {};  // y of each layer's row at the previous step
         Real va[E][4], vb[E][4];
+        // Row -1 (the strip below's top row) of group q: lane m reads step m
+        // (W = 1: the one thread reads all of them) without waiting.
+        constexpr int NH = W == 1 ? Q : 1;
+        auto read_hand = [&](int q, Real(&hv)[NH]) {
+          KFLOW_SIP_UNROLL
+          for (int m = 0; m < NH; ++m) {
+            const int a = q * Q + (W == 1 ? m : lane);
+            hv[m] = strip > 0 && a < nx && (W == 1 || lane < Q) ? relaxed_load(&hand(strip - 1, a))
+                                                                : Real(0);
+          }
+        };
+        Real hand_next[NH];  // row -1 of the next group, read one group ahead
+        if (rank < W) read_hand(0, hand_next);
         // Issues the loads of group q into v (zeros outside the grid).
         auto load = [&](int q, Real(&v)[E][4]) {
           KFLOW_SIP_UNROLL
@@ -527,17 +540,13 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         auto period = [&](int p, Real(&v)[E][4]) {
           if (rank < W && p >= 0 && p < groups) {
             const int h = p & 1;
-            // Row -1 of this group: lane m reads step m's value without
-            // waiting; at step m the warp waits only if that value was not
-            // written yet.
-            Real below_row[W == 1 ? Q : 1];
+            // Row -1 of this group, read during the group before; the one of
+            // the next group is read now.  At step m the warp waits only if
+            // that value was still unwritten when it was read.
+            Real below_row[NH];
             KFLOW_SIP_UNROLL
-            for (int m = 0; m < (W == 1 ? Q : 1); ++m) {
-              const int a = p * Q + (W == 1 ? m : lane);
-              below_row[m] = strip > 0 && a < nx && (W == 1 || lane < Q)
-                                 ? relaxed_load(&hand(strip - 1, a))
-                                 : Real(0);
-            }
+            for (int m = 0; m < NH; ++m) below_row[m] = hand_next[m];
+            read_hand(p + 1, hand_next);
             // The operands of step m + 1 are read from scratch before step m's
             // y is stored there.
             Real op[K][4];
