@@ -407,6 +407,20 @@ KOKKOS_INLINE_FUNCTION Real sip_lane_value(Real v, int from) {
   }
 }
 
+// Whether b holds on every lane (W = 32: a warp vote).
+template <int W>
+KOKKOS_INLINE_FUNCTION bool sip_lanes_all(bool b) {
+  if constexpr (W == 1) {
+    return b;
+  } else {
+#if defined(__CUDA_ARCH__)
+    return __all_sync(0xffffffffu, b);
+#else
+    return b;  // not reached: W > 1 only in CUDA device code
+#endif
+  }
+}
+
 // "Not written yet" in the buffer through which strips hand over their top
 // row: a signalling NaN, which no arithmetic produces (a NaN result is quiet),
 // so a computed y never looks unwritten.
@@ -540,12 +554,17 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         auto period = [&](int p, Real(&v)[E][4]) {
           if (rank < W && p >= 0 && p < groups) {
             const int h = p & 1;
-            // Row -1 of this group, read during the group before; the one of
-            // the next group is read now.  At step m the warp waits only if
-            // that value was still unwritten when it was read.
+            // Row -1 of this group, read during the group before: lanes
+            // whose value was still unwritten read it again until the whole
+            // group has arrived (a warp vote), then the next group's is read.
             Real below_row[NH];
             KFLOW_SIP_UNROLL
-            for (int m = 0; m < NH; ++m) below_row[m] = hand_next[m];
+            for (int m = 0; m < NH; ++m) {
+              below_row[m] = hand_next[m];
+              const int a = p * Q + (W == 1 ? m : lane);
+              while (!sip_lanes_all<W>(!Unwritten::is(below_row[m])))
+                if (Unwritten::is(below_row[m])) below_row[m] = relaxed_load(&hand(strip - 1, a));
+            }
             read_hand(p + 1, hand_next);
             // The operands of step m + 1 are read from scratch before step m's
             // y is stored there.
@@ -561,21 +580,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             read(0, op);
             KFLOW_SIP_UNROLL
             for (int m = 0; m < Q; ++m) {
-              Real row_m1;
-              if constexpr (W == 1) {
-                row_m1 = below_row[m];
-                while (Unwritten::is(row_m1)) row_m1 = relaxed_load(&hand(strip - 1, p * Q + m));
-              } else {
-                // Every lane has the same row_m1: the loop is warp-uniform.
-                // Each poll re-reads the rest of the group, so the values
-                // after this one are fresh once it arrives.
-                row_m1 = sip_lane_value<W>(below_row[0], m);
-                while (Unwritten::is(row_m1)) {
-                  if (lane >= m && lane < Q && p * Q + lane < nx)
-                    below_row[0] = relaxed_load(&hand(strip - 1, p * Q + lane));
-                  row_m1 = sip_lane_value<W>(below_row[0], m);
-                }
-              }
+              const Real row_m1 =
+                  W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
               Real below[K];
               KFLOW_SIP_UNROLL
               for (int k = 0; k < K; ++k) below[k] = sip_lane_value<W>(yw[k], (lane + W - 1) % W);
