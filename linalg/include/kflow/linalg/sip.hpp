@@ -407,6 +407,20 @@ KOKKOS_INLINE_FUNCTION Real sip_lane_value(Real v, int from) {
   }
 }
 
+// Whether b holds on every lane (W = 32: a warp vote).
+template <int W>
+KOKKOS_INLINE_FUNCTION bool sip_lanes_all(bool b) {
+  if constexpr (W == 1) {
+    return b;
+  } else {
+#if defined(__CUDA_ARCH__)
+    return __all_sync(0xffffffffu, b);
+#else
+    return b;  // not reached: W > 1 only in CUDA device code
+#endif
+  }
+}
+
 // "Not written yet" in the buffer through which strips hand over their top
 // row: a signalling NaN, which no arithmetic produces (a NaN result is quiet),
 // so a computed y never looks unwritten.
@@ -421,23 +435,23 @@ struct SipUnwritten {
 };
 
 // Position of array c (0: r, then y; 1: c1; 2: c2; 3: c3 forward, x
-// backward), ring half h, strip row rho (-1: the top row of the strip below)
-// and step m of a group in the team scratch (rows padded to an odd stride).
+// backward), ring half h, strip row rho and step m of a group in the team
+// scratch (rows padded to an odd stride).
 template <int R, int Q>
 KOKKOS_INLINE_FUNCTION int sip_tile_slot(int c, int h, int rho, int m) {
-  return ((c * 2 + h) * (R + 1) + rho + 1) * (Q + 1) + m;
+  return ((c * 2 + h) * R + rho) * (Q + 1) + m;
 }
 
 // Team scratch bytes of the team kernel: strips of `rows` rows, groups of q steps.
 template <class Real>
 std::size_t sip_tiles_scratch(int rows, int q) {
-  return 2 * 4 * std::size_t(rows + 1) * std::size_t(q + 1) * sizeof(Real) + 64;
+  return 2 * 4 * std::size_t(rows) * std::size_t(q + 1) * sizeof(Real) + 64;
 }
 
 // Ring elements (row, step) per loader thread: one round per group on GPUs.
 template <class ExecSpace, int R, int Q>
 constexpr int sip_tiles_elements() {
-  return sip_lanes<ExecSpace>() > 1 ? 4 : (R + 1) * Q;
+  return sip_lanes<ExecSpace>() > 1 ? 4 : R * Q;
 }
 
 // Team kernel: a team owns a strip of R = W K rows.  Its first W threads (the
@@ -477,8 +491,7 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
   constexpr int E = sip_tiles_elements<ExecSpace, RR, Q>();
   static_assert(Q <= 32 && (W == 1 || Q <= W), "a group's row -1 is one value per lane");
   const int strips = (ny + RR - 1) / RR;
-  const int nsc = 8 * (RR + 1) * (Q + 1);
-  constexpr int elems = (RR + 1) * Q;            // (row, step) pairs of a group, row -1 last
+  const int nsc = 8 * RR * (Q + 1);
   const int groups = (nx + RR - 1 + Q - 1) / Q;  // steps 0 .. nx + RR - 2
   Policy policy(space, strips, threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(SV::shmem_size(nsc) + IV::shmem_size(1)));
@@ -509,21 +522,26 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         };
         Real yw[K] = {};  // y of each layer's row at the previous step
         Real va[E][4], vb[E][4];
-        // Issues the loads of group q into v (zeros outside the grid).  Row
-        // -1 comes from `hand` and may still be unwritten: checked when stored.
+        // Row -1 (the strip below's top row) of group q: lane m reads step m
+        // (W = 1: the one thread reads all of them) without waiting.
+        constexpr int NH = W == 1 ? Q : 1;
+        auto read_hand = [&](int q, Real(&hv)[NH]) {
+          KFLOW_SIP_UNROLL
+          for (int m = 0; m < NH; ++m) {
+            const int a = q * Q + (W == 1 ? m : lane);
+            hv[m] = strip > 0 && a < nx && (W == 1 || lane < Q) ? relaxed_load(&hand(strip - 1, a))
+                                                                : Real(0);
+          }
+        };
+        Real hand_next[NH];  // row -1 of the next group, read one group ahead
+        if (rank < W) read_hand(0, hand_next);
+        // Issues the loads of group q into v (zeros outside the grid).
         auto load = [&](int q, Real(&v)[E][4]) {
           KFLOW_SIP_UNROLL
           for (int n = 0; n < E; ++n) {
             v[n][0] = v[n][1] = v[n][2] = v[n][3] = Real(0);
-            const int e = n * nl + u;
-            if (q >= groups || e >= elems) continue;
-            if (e >= RR * Q) {  // row -1: column = step
-              const int a = q * Q + e - RR * Q;
-              if (strip > 0 && a < nx) v[n][0] = relaxed_load(&hand(strip - 1, a));
-              continue;
-            }
-            const int rho = e / Q, a = q * Q + e % Q - rho;
-            if (a < 0 || a >= nx || rho > top) continue;
+            const int e = n * nl + u, rho = e / Q, a = q * Q + e % Q - rho;
+            if (q >= groups || e >= RR * Q || a < 0 || a >= nx || rho > top) continue;
             int i, j;
             ij(a, rho, i, j);
             v[n][0] = r(i, j);
@@ -536,6 +554,18 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
         auto period = [&](int p, Real(&v)[E][4]) {
           if (rank < W && p >= 0 && p < groups) {
             const int h = p & 1;
+            // Row -1 of this group, read during the group before: lanes
+            // whose value was still unwritten read it again until the whole
+            // group has arrived (a warp vote), then the next group's is read.
+            Real below_row[NH];
+            KFLOW_SIP_UNROLL
+            for (int m = 0; m < NH; ++m) {
+              below_row[m] = hand_next[m];
+              const int a = p * Q + (W == 1 ? m : lane);
+              while (!sip_lanes_all<W>(!Unwritten::is(below_row[m])))
+                if (Unwritten::is(below_row[m])) below_row[m] = relaxed_load(&hand(strip - 1, a));
+            }
+            read_hand(p + 1, hand_next);
             // The operands of step m + 1 are read from scratch before step m's
             // y is stored there.
             Real op[K][4];
@@ -550,6 +580,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             read(0, op);
             KFLOW_SIP_UNROLL
             for (int m = 0; m < Q; ++m) {
+              const Real row_m1 =
+                  W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
               Real below[K];
               KFLOW_SIP_UNROLL
               for (int k = 0; k < K; ++k) below[k] = sip_lane_value<W>(yw[k], (lane + W - 1) % W);
@@ -557,7 +589,7 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
               if (m + 1 < Q) read(m + 1, next);
               KFLOW_SIP_UNROLL
               for (int k = 0; k < K; ++k) {
-                const Real ys = lane > 0 ? below[k] : k > 0 ? below[k - 1] : slot(0, h, -1, m);
+                const Real ys = lane > 0 ? below[k] : k > 0 ? below[k - 1] : row_m1;
                 const Real y = (op[k][0] - op[k][1] * ys - op[k][2] * yw[k]) * op[k][3];
                 slot(0, h, W * k + lane, m) = y;
                 yw[k] = y;
@@ -589,13 +621,7 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             KFLOW_SIP_UNROLL
             for (int n = 0; n < E; ++n) {  // store group p + 1 where group p - 1 was
               const int e = n * nl + u;
-              if (p + 1 >= groups || e >= elems) continue;
-              if (e >= RR * Q) {  // row -1: wait until the strip below has written it
-                const int a = (p + 1) * Q + e - RR * Q;
-                while (Unwritten::is(v[n][0])) v[n][0] = relaxed_load(&hand(strip - 1, a));
-                slot(0, (p + 1) & 1, -1, e - RR * Q) = v[n][0];
-                continue;
-              }
+              if (p + 1 >= groups || e >= RR * Q) continue;
               KFLOW_SIP_UNROLL
               for (int c = 0; c < 4; ++c) slot(c, (p + 1) & 1, e / Q, e % Q) = v[n][c];
             }
@@ -623,16 +649,18 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
       });
 }
 
-// Threads per team of the team kernel: the compute lanes and enough loaders
-// for one round of E elements each (GPUs), or one compute thread and one
+// Threads per team of the team kernel: the compute lanes, enough loaders for
+// one round of E = 4 elements each and one spare warp of loaders (GPUs; an
+// H200 at 1026^2, 32 rows, group 8: 96 threads 0.599 ms per iteration, 128
+// threads 0.584, 160 0.625, 256 0.609), or one compute thread and one
 // loader where the host has two threads (s.threads overrides).
 template <class ExecSpace>
 int sip_tiles_threads(const SipTiles& s) {
   constexpr int W = sip_lanes<ExecSpace>();
   if (s.threads > 0) return s.threads;
   if (W == 1) return std::min(2, int(ExecSpace().concurrency()));
-  const int loaders = ((s.rows + 1) * s.group + 3) / 4;  // E = 4 on GPUs
-  return W + (loaders + W - 1) / W * W;
+  const int loaders = (s.rows * s.group + 3) / 4;
+  return std::min(512, 2 * W + (loaders + W - 1) / W * W);
 }
 
 // The tiles ordering's sweep (forward or backward).
@@ -873,7 +901,7 @@ class Sip2 : public Solver2<ExecSpace, typename Op::real_type> {
                                     " here (1 or 2 rows per compute lane)");
       tiles_.threads = kernels::sip_tiles_threads<ExecSpace>(tiles_);
       // GPUs: the loaders must cover a group in one round of 4 elements each.
-      const int least = gpu ? lanes + ((r + 1) * tiles_.group + 3) / 4 : 1;
+      const int least = gpu ? lanes + (r * tiles_.group + 3) / 4 : 1;
       const int most = gpu ? 512 : int(ExecSpace().concurrency());
       if (tiles_.threads < least || tiles_.threads > most)
         throw std::invalid_argument("SIP tiles: " + std::to_string(tiles_.threads) +
