@@ -28,10 +28,10 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "alpha=A (0.92), tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), "
     "check_every=N (5), max_iterations=N (100000), to_tolerance=LIST of orderings or none (GPU "
     "tiles, CPU none), sweeps=N (10, for the per-iteration time), "
-    "strip_rows=H (pipelined: 32 GPU, 1 CPU; tiles: 64 GPU (32, 64 or 128), 32 CPU), "
+    "strip_rows=H (pipelined: 32 GPU, 1 CPU; tiles: 32 GPU (32 or 64), 32 CPU), "
     "tile_cols=W (tiles on CPUs: progress every W columns; 128), tile_group=G (tiles on GPUs: "
-    "8, 16 or 32 wavefront steps per group; 16), tile_threads=T (tiles on GPUs: threads per "
-    "team; 0 = one warp computing and enough loaders), "
+    "8 or 16 wavefront steps per group; 8), tile_threads=T (tiles on GPUs: threads per "
+    "team; 0 = one warp computing and enough loaders plus one warp, 128 at the defaults), "
     "solvers=sip,rbsor"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{

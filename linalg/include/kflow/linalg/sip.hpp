@@ -64,38 +64,27 @@
 //                  compute, so each of the ~nx + ny steps pays a memory
 //                  latency, and every column is handed over between strips
 //                  through global memory.
-//   tiles          (GPU default) the grid is cut into strips of TY rows
-//                  (SipTiles::rows, default 32) and tiles of TX columns
-//                  (SipTiles::cols); strips are taken in sweep order from an
-//                  atomic ticket counter and publish their progress (a
-//                  per-strip counter, after a memory fence) once per tile;
-//                  a strip waits for the strip below only before reading
-//                  that strip's top row.  The ticket order means a strip
-//                  only ever waits on one that is already running: no
-//                  deadlock on any backend.
-//                  GPU kernel: one team of TY threads per strip, thread t
-//                  owns row t and trails thread t - 1 by one column (a
-//                  wavefront through the whole strip, nx + TY - 1 steps of
-//                  one team barrier each), all operands in team scratch:
-//                  the steps come in groups of G columns (SipTiles::group,
-//                  4, 8 or 16, default 8); while group g is computed, the
-//                  loads of group g + 1 (r and three factors forward; r, U_N,
-//                  U_E and x backward) are in flight in registers, issued
-//                  coalesced (consecutive threads read consecutive columns
-//                  of a row), and group g - 1's results are written back
-//                  coalesced (backward: x += d there) before its half of the
-//                  ring is refilled.  So a step waits only on a scratch
-//                  load and a barrier, never on global memory, and strips
-//                  synchronise through global memory once per tile instead
-//                  of once per column.  The strip below's top row is read
-//                  with atomic loads (no stale L1 line).
-//                  Host kernel (OpenMP: teams are threads): each tile of a
-//                  strip lexicographic, the OpenMP-parallel SIP (default
-//                  tiles of 128 x 32; not the host default, which stays the
-//                  one-thread lexicographic sweep).  The GPU kernel also
-//                  runs on host backends with teams of <= concurrency
-//                  threads (SipTiles::wavefront), which is how the unit
-//                  tests check it without a GPU.
+//   tiles          (GPU default) the grid is cut into strips of rows
+//                  (SipTiles::rows), taken in sweep order from an atomic
+//                  ticket counter, so a strip only ever waits on one that is
+//                  already running: no deadlock on any backend.
+//                  GPU (team) kernel, see sip_tiles_team: a team per strip of
+//                  32 or 64 rows; one warp computes (lane l owns rows l and
+//                  32 + l and trails lane l - 1 by one column: y(i, j - 1)
+//                  arrives by a shuffle, no barrier per step), the other
+//                  threads load the operands coalesced into a two-group ring
+//                  in team scratch, two groups ahead, and write results back;
+//                  one team barrier per group of SipTiles::group steps.  The
+//                  top row of a strip reaches the strip above through a
+//                  buffer whose "unwritten" value is a signalling NaN.
+//                  Host kernel (OpenMP: teams are threads): strips cut into
+//                  tiles of SipTiles::cols columns, each lexicographic, with
+//                  a progress counter per strip (default tiles of 128 x 32;
+//                  the OpenMP-parallel SIP, not the host default, which
+//                  stays the one-thread lexicographic sweep).  The team
+//                  kernel also runs on host backends with one compute thread
+//                  (SipTiles::wavefront), which is how the unit tests check
+//                  its ring, hand-over and edges without a GPU.
 //                  The factorization (once) uses diagonals on GPUs and the
 //                  lexicographic sweep on host backends.
 
