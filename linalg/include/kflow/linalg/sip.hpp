@@ -546,6 +546,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             // Row -1 of this group, read during the group before: lanes
             // whose value was still unwritten read it again until the whole
             // group has arrived (a warp vote), then the next group's is read.
+            // (H200, 1026^2: reading it in the same group 0.678 ms per
+            // iteration, one group ahead 0.584, two groups ahead 0.648.)
             Real below_row[NH];
             KFLOW_SIP_UNROLL
             for (int m = 0; m < NH; ++m) {
