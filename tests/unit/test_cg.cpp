@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "kflow/linalg/cg.hpp"
+#include "linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
 using Space = Kokkos::DefaultHostExecutionSpace;
@@ -23,50 +24,13 @@ using Mask = Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem>;
 
 namespace {
 
-la::Grid grid2(int nx, int ny) {
-  la::Grid g;
-  g.dim = 2;
-  g.cells = {nx, ny, 1};
-  g.length = {1.0, double(ny) / nx, 1.0};
-  return g;
-}
+using kflow::test::error;
+using kflow::test::grid2;
+using kflow::test::random_field;
+using kflow::test::rhs_of;
 
 F2 f2(const la::Grid& g) {
   return F2("f", g.extent(0), g.extent(1));
-}
-
-F2 random_field(const la::Grid& g, unsigned seed) {
-  F2 x = f2(g);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int j = 1; j <= g.cells[1]; ++j)
-    for (int i = 1; i <= g.cells[0]; ++i) x(i, j) = u(gen);
-  return x;
-}
-
-template <class Op>
-F2 rhs_of(const Op& op, const F2& x) {
-  F2 b("b", x.extent(0), x.extent(1));
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i)
-      b(i, j) = op.coeffs(i, j).p != 0 ? la::apply_at(op, x, i, j) : 0;
-  return b;
-}
-
-// max |x - y| (minus the mean difference if up_to_constant) over the system.
-template <class Op>
-double error(const Op& op, const F2& x, const F2& y, bool up_to_constant) {
-  double mean = 0;
-  int n = 0;
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i)
-      if (op.coeffs(i, j).p != 0) mean += x(i, j) - y(i, j), ++n;
-  mean = up_to_constant ? mean / n : 0;
-  double e = 0;
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i)
-      if (op.coeffs(i, j).p != 0) e = std::max(e, std::fabs(x(i, j) - y(i, j) - mean));
-  return e;
 }
 
 // A symmetric diffusion operator with face coefficients k(face) (times

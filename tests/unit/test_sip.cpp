@@ -13,6 +13,7 @@
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
 #include "kflow/linalg/sip3.hpp"
+#include "linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
 using Space = Kokkos::DefaultHostExecutionSpace;
@@ -22,13 +23,9 @@ using Op = la::Stencil5<double, Mem>;
 
 namespace {
 
-la::Grid grid2(int nx, int ny) {
-  la::Grid g;
-  g.dim = 2;
-  g.cells = {nx, ny, 1};
-  g.length = {1.0, double(ny) / nx, 1.0};
-  return g;
-}
+using kflow::test::grid2;
+using kflow::test::random_field;
+using kflow::test::rhs_of;
 
 F2 field(const la::Grid& g) {
   return F2("f", g.extent(0), g.extent(1));
@@ -78,22 +75,6 @@ Op poisson_op(const la::Grid& g) {
   op.grid = g;
   la::set_neighbours(op, g, false, false);
   return op;
-}
-
-F2 random_field(const la::Grid& g, unsigned seed) {
-  F2 x = field(g);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int j = 1; j <= g.cells[1]; ++j)
-    for (int i = 1; i <= g.cells[0]; ++i) x(i, j) = u(gen);
-  return x;
-}
-
-F2 rhs_of(const Op& op, const F2& x) {
-  F2 b = field(op.grid);
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i) b(i, j) = la::apply_at(op, x, i, j);
-  return b;
 }
 
 double max_diff(const la::Grid& g, const F2& x, const F2& y) {
@@ -194,8 +175,8 @@ TEST_CASE("SIP: every ordering gives the same iterates", "[unit][sip]") {
 // in tiles of columns, each tile lexicographic; the team one, run here on the
 // host with one compute lane of 1 or 2 rows, groups of 8 or 16 steps,
 // and teams of one thread (compute and load) or two (a compute thread and a
-// loader): the two-group ring in team scratch and the strip below's row read
-// after its published progress) against the one-thread lexicographic sweep: grids
+// loader): the two-group ring in team scratch and the strip below's row handed
+// over through the sentinel buffer) against the one-thread lexicographic sweep: grids
 // that are and are not multiples of the tile, tiny grids, and obstacle
 // cells (c.p == 0).
 TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][sip]") {

@@ -10,6 +10,7 @@
 
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
 using Space = Kokkos::DefaultHostExecutionSpace;
@@ -18,48 +19,10 @@ using F2 = la::Field<double, 2, Mem>;
 
 namespace {
 
-la::Grid grid2(int nx, int ny) {
-  la::Grid g;
-  g.dim = 2;
-  g.cells = {nx, ny, 1};
-  g.length = {1.0, double(ny) / nx, 1.0};
-  return g;
-}
-
-F2 random_field(const la::Grid& g, unsigned seed) {
-  F2 x("x", g.extent(0), g.extent(1));
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int j = 1; j <= g.cells[1]; ++j)
-    for (int i = 1; i <= g.cells[0]; ++i) x(i, j) = u(gen);
-  return x;
-}
-
-// b = A x at every cell of the system.
-template <class Op>
-F2 rhs_of(const Op& op, const F2& x) {
-  F2 b("b", x.extent(0), x.extent(1));
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i)
-      b(i, j) = op.coeffs(i, j).p != 0 ? la::apply_at(op, x, i, j) : 0;
-  return b;
-}
-
-// max |x - y - mean(x - y)| (or without the mean) over cells in the system.
-template <class Op>
-double error(const Op& op, const F2& x, const F2& y, bool up_to_constant) {
-  double mean = 0;
-  int n = 0;
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i)
-      if (op.coeffs(i, j).p != 0) mean += x(i, j) - y(i, j), ++n;
-  mean = up_to_constant ? mean / n : 0;
-  double e = 0;
-  for (int j = 1; j <= op.grid.cells[1]; ++j)
-    for (int i = 1; i <= op.grid.cells[0]; ++i)
-      if (op.coeffs(i, j).p != 0) e = std::max(e, std::fabs(x(i, j) - y(i, j) - mean));
-  return e;
-}
+using kflow::test::error;
+using kflow::test::grid2;
+using kflow::test::random_field;
+using kflow::test::rhs_of;
 
 // A Laplacian with zero-Dirichlet folding: boundary neighbours drop out but
 // the diagonal keeps its full value (non-singular, symmetric negative definite),

@@ -449,9 +449,10 @@ constexpr int sip_tiles_elements() {
 // row rho, so y(a, b - 1) was computed one step earlier by lane l - 1 (by
 // lane W - 1 one layer down for lane 0): one warp shuffle per layer and step,
 // no barrier.  Row -1 is the top row of the strip below, which that strip's
-// top lane stores into `hand` as soon as it computes it: at the start of each
-// group, lane m reads the value of step m, spinning while it is still the
-// "unwritten" sentinel (the value is its own flag: no fence, no counter).
+// top lane stores into `hand` as soon as it computes it; lane m reads the
+// value of step m one group ahead, and at the start of the group the lanes
+// whose value was still the "unwritten" sentinel read it again until every
+// lane has it (a warp vote).  The value is its own flag: no fence, no counter.
 //
 // The steps come in groups of Q; the operands of each group sit in one half
 // of a two-group ring in team scratch.  The other threads (loaders; all
@@ -571,8 +572,7 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             read(0, op);
             KFLOW_SIP_UNROLL
             for (int m = 0; m < Q; ++m) {
-              const Real row_m1 =
-                  W == 1 ? below_row[W == 1 ? m : 0] : sip_lane_value<W>(below_row[0], m);
+              const Real row_m1 = sip_lane_value<W>(below_row[W == 1 ? m : 0], m);
               Real below[K];
               KFLOW_SIP_UNROLL
               for (int k = 0; k < K; ++k) below[k] = sip_lane_value<W>(yw[k], (lane + W - 1) % W);
