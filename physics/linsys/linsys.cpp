@@ -13,10 +13,10 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "n), segment_rows=L (partitioned; 0 = the longest that fits team scratch); register (one row "
     "per combination): register_rows=LIST of 8,16 (rows per thread; 0 = by shape), "
     "register_team=LIST (most "
-    "threads per team; 0 = 256, single systems 128), register_systems=LIST (systems per team; 0 = "
-    "fill the team), "
+    "threads per team; 0 = 256, single systems 128, GPUs' streamed kernel 512), "
+    "register_systems=LIST (systems per team; 0 = fill the team), "
     "register_stage=LIST of auto,on,off (loads through team scratch; auto: single systems on "
-    "GPUs)"}))
+    "GPUs), register_groups=LIST (GPUs' streamed kernel: groups of systems per team; 0 = chosen)"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "sip",

@@ -14,8 +14,10 @@
 // Bytes per solve: four coefficient arrays read and the solution written, once
 // each (5 n systems values): the figure the 70 % target refers to.
 // register: one row per combination of --set register_rows=8,16 (0: chosen)
-// register_team=LIST (0: 256, single systems 128) register_systems=LIST (0: fill the team)
-// register_stage=auto,on,off; the label shows how each level ran.
+// register_team=LIST (0: 256, single systems 128, GPUs' streamed kernel 512)
+// register_systems=LIST (0: fill the team) register_stage=auto,on,off
+// register_groups=LIST (GPUs' streamed kernel, groups of systems per team; 0:
+// chosen); the label shows how each level ran.
 // Every timed solve is checked afterwards: the row's note gives
 // max |A x - d| / max |d| over all systems.
 
@@ -214,6 +216,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   const auto reg_team = P.get_ints("register_team", {0}, 0);
   const auto reg_systems = P.get_ints("register_systems", {0}, 0);
   const auto reg_stage = P.get_choices("register_stage", "auto", {"auto", "on", "off"});
+  const auto reg_groups = P.get_ints("register_groups", {0}, 0);
   for (long r : reg_rows)
     if (r != 0 && r != 8 && r != 16)
       throw Error("bench tridiag: --set register_rows=" + std::to_string(r) +
@@ -228,7 +231,8 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   solver.team_size(team);
   solver.segment_rows(segment);
   solver.check_pivots(false);  // checked once per row below, outside the timing
-  auto set_register = [&](long rr, long rt, long rs, const std::string& st) {
+  auto set_register = [&](long rr, long rt, long rs, const std::string& st, long rg) {
+    solver.register_groups(int(rg));
     solver.register_rows(int(rr));
     solver.register_team(int(rt));
     solver.register_systems(int(rs));
@@ -236,7 +240,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   };
   // the first of each list for auto (the register rows set their own)
   auto set_register_default = [&] {
-    set_register(reg_rows[0], reg_team[0], reg_systems[0], reg_stage[0]);
+    set_register(reg_rows[0], reg_team[0], reg_systems[0], reg_stage[0], reg_groups[0]);
   };
   set_register_default();
 
@@ -305,16 +309,18 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
         for (long rr : reg_rows)
           for (long rt : reg_team)
             for (long rs : reg_systems)
-              for (const auto& st : reg_stage) {
-                set_register(rr, rt, rs, st);
-                KernelBenchRow rrow;
-                rrow.bytes = bytes;
-                rrow.seconds =
-                    timed([&] { solver.solve(sh, a, b, c, d, x, la::TridiagMethod::register_); });
-                rrow.label = what + ", register (" + solver.register_plan() + ")";
-                rrow.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
-                rows_out.push_back(rrow);
-              }
+              for (const auto& st : reg_stage)
+                for (long rg : reg_groups) {
+                  set_register(rr, rt, rs, st, rg);
+                  KernelBenchRow rrow;
+                  rrow.bytes = bytes;
+                  rrow.seconds =
+                      timed([&] { solver.solve(sh, a, b, c, d, x, la::TridiagMethod::register_); });
+                  rrow.label = what + ", register (" + solver.register_plan() + ")";
+                  rrow.note =
+                      "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
+                  rows_out.push_back(rrow);
+                }
         set_register_default();
         continue;
       } else {

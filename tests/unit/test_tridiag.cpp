@@ -145,7 +145,7 @@ double max_rel_error(const Problem& p, const std::vector<double>& x) {
 // Settings of the register method (rows per thread, threads per team,
 // systems per team, staging).
 struct RegSettings {
-  int rows = 8, team = 0, systems = 0, stage = -1;
+  int rows = 8, team = 0, systems = 0, stage = -1, groups = 0;
 };
 
 // Runs `method` on `Space` in precision Real; returns x (as double, over the span).
@@ -173,6 +173,7 @@ std::vector<double> run(const Problem& p, la::TridiagMethod method, bool in_plac
   solver.register_team(reg.team);
   solver.register_systems(reg.systems);
   solver.register_stage(reg.stage);
+  solver.register_groups(reg.groups);
   const auto m = solver.solve(p.shape, a, b, c, d, in_place ? d : x, method);
   if (used) *used = m;
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, in_place ? d : x);
@@ -320,6 +321,7 @@ TEST_CASE("tridiag: register, rows per thread, team sizes, staging, one team or 
   la::Tridiag<Host, double> t(Host{});
   CHECK_THROWS_AS(t.register_rows(4), std::invalid_argument);
   CHECK_THROWS_AS(t.register_stage(2), std::invalid_argument);
+  CHECK_THROWS_AS(t.register_groups(-1), std::invalid_argument);
   CHECK(la::tridiag_method("register") == la::TridiagMethod::register_);
   CHECK(std::string(la::name(la::TridiagMethod::register_)) == "register");
 }
@@ -420,6 +422,52 @@ TEST_CASE("tridiag: CUDA agrees with the reference and with OpenMP", "[gpu][trid
         CHECK(diff < 1e-12);
       }
     }
+  // The streamed register kernel (unstaged batches): M 8 and 16, several
+  // systems per team and a partial last group, groups per team 1 and 3,
+  // capped teams; against the reference and the host's register method.
+  for (long n : {1L, 5L, 16L, 17L, 100L, 512L, 600L})
+    for (int layout = 0; layout < 3; ++layout) {
+      const auto sh = layout == 2   ? field_lines(9, 11, n > 64 ? 64 : n, 2)
+                      : layout == 1 ? la::interleaved_shape(n, 1001)
+                                    : la::contiguous_shape(n, 1001);
+      const auto p = random_problem(sh, seed++);
+      const auto xh = run<Host, double>(p, la::TridiagMethod::register_, layout == 2);
+      for (int rows : {8, 16})
+        for (int systems : {0, 3})
+          for (int groups : {1, 3})
+            for (int team : {0, 96}) {
+              const RegSettings reg{rows, team, systems, 0, groups};
+              INFO("n = " << sh.n << ", layout " << layout << ", M " << rows << ", systems "
+                          << systems << ", groups " << groups << ", team " << team);
+              const auto xg = run<Kokkos::Cuda, double>(p, la::TridiagMethod::register_,
+                                                        layout == 2, 8, 0, nullptr, 0, reg);
+              CHECK(max_rel_error(p, xg) < 1e-13);
+              double diff = 0;
+              for (std::size_t i = 0; i < xg.size(); ++i)
+                diff = std::max(diff, std::fabs(xg[i] - xh[i]));
+              CHECK(diff < 1e-12);
+              if (groups == 3 && team == 0)
+                CHECK(max_rel_error(p, run<Kokkos::Cuda, float>(p, la::TridiagMethod::register_,
+                                                                false, 8, 0, nullptr, 0, reg)) <
+                      2e-5);
+            }
+    }
+  // A NaN pivot in system 12 only, found by the streamed kernel (3 groups).
+  {
+    const auto sh = la::interleaved_shape(40, 700);
+    auto p = random_problem(sh, 3200);
+    p.b[sh.first(12) + 20 * sh.stride] = std::nan("");
+    for (int groups : {1, 3}) {
+      INFO("groups " << groups);
+      try {
+        run<Kokkos::Cuda, double>(p, la::TridiagMethod::register_, false, 8, 0, nullptr, 0,
+                                  RegSettings{16, 0, 2, 0, groups});
+        FAIL("no exception");
+      } catch (const la::ZeroPivot& e) {
+        CHECK(e.system() == 12);
+      }
+    }
+  }
   const auto p = random_problem(la::contiguous_shape((1L << 22) + 1, 1), 99);
   for (auto method :
        {la::TridiagMethod::cr, la::TridiagMethod::partitioned, la::TridiagMethod::automatic}) {
