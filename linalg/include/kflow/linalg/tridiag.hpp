@@ -81,8 +81,11 @@
 //           Systems longer than a team (the single large system) write two
 //           equations per partition to a reduced system, solve it
 //           recursively by the same method and re-read their rows once.
-//           See register_pass.  Supersedes thomas, hybrid and partitioned on
-//           GPUs (auto picks it there); they stay for comparison.
+//           See register_pass; on GPUs, batches whose systems fit a team
+//           and need no staging run register_stream (the same method, cut
+//           down to 128 registers, streaming groups of systems through each
+//           team).  Supersedes thomas, hybrid and partitioned on GPUs (auto
+//           picks it there); they stay for comparison.
 //   automatic  CPU backends: thomas.  GPUs: register.
 //
 // Open question 8 of digest 003 (CR indexing, termination, non-power-of-two
@@ -1399,19 +1402,14 @@ class Tridiag {
   }
 
   // The method `automatic` resolves to for this shape on this backend.
-  // GPUs (H200, 512^2 systems of 512, kflow bench tridiag): register in
-  // double (interleaved 2.80 ms vs thomas 2.93; contiguous 3.45 vs hybrid
-  // 5.94) and for single systems (n = 2^25: 1.65 ms vs partitioned 3.42);
-  // in float the interleaved thomas is at 84 % of copy (1.91 ms, register
-  // 2.89), so it stays.
+  // GPUs: register (H200, 512^2 systems of 512, kflow bench tridiag, its
+  // streamed kernel: interleaved double 1.97 ms, 83 % of copy, against
+  // cuSPARSE's 2.91; float 1.81 ms, 89 %, against thomas 1.91 and cuSPARSE
+  // 1.92; contiguous double 3.04 ms against hybrid 5.94) and for single
+  // systems (n = 2^25: 1.65 ms vs partitioned 3.42).
   TridiagMethod choose(const TridiagShape& sh) const {
-    if constexpr (!gpu) {
-      (void)sh;
-      return TridiagMethod::thomas;
-    } else {
-      if (sizeof(Real) == 4 && sh.stride > 1 && sh.systems() > 1) return TridiagMethod::thomas;
-      return TridiagMethod::register_;
-    }
+    (void)sh;
+    return gpu ? TridiagMethod::register_ : TridiagMethod::thomas;
   }
 
   // The team-scratch level a method uses for one system of this shape: 0
@@ -1555,13 +1553,11 @@ class Tridiag {
       }
       case TridiagMethod::register_:
         if (depth == 0) {
-          // Defaults measured on an H200 (see choose()): M = 16 for
-          // interleaved double batches and single systems (teams of 128,
-          // staged loads), M = 8 unstaged for contiguous batches; teams of 256.
+          // Defaults measured on an H200 (see choose()): M = 16 for strided
+          // (interleaved) batches and single systems (teams of 128, staged
+          // loads), M = 8 for contiguous batches.
           const bool single = sh.systems() == 1;
-          rows_now_ = reg_rows_ > 0                                    ? reg_rows_
-                      : single || (sh.stride > 1 && sizeof(Real) == 8) ? 16
-                                                                       : 8;
+          rows_now_ = reg_rows_ > 0 ? reg_rows_ : single || sh.stride > 1 ? 16 : 8;
           single_now_ = single;
         }
         if (rows_now_ == 16)
@@ -1598,15 +1594,16 @@ class Tridiag {
     };
     if constexpr (gpu) {
       // Unstaged and a system fits a team of 512: register_stream.  Groups
-      // per team: 8 while that leaves ~8 teams per multiprocessor (one
-      // resident team each), fewer for smaller batches.
+      // per team: up to 8 while that leaves ~4 teams per multiprocessor (one
+      // resident team each); H200, 256^2 interleaved double systems of 256:
+      // 1 / 2 / 4 groups 69 / 74 / 77 % of copy.
       const long vmax = reg_team_ > 0 ? std::min(reg_team_, 512) : 512;
       if (!stage && P <= vmax) {
         long S = reg_systems_ > 0 ? reg_systems_ : vmax / P;
         S = std::max(1L, std::min({S, ns, vmax / P}));
         const long groups = (ns + S - 1) / S;
         const long sms = std::max(1L, long(space_.concurrency()) / 2048);
-        const long G = reg_groups_ > 0 ? reg_groups_ : std::clamp(groups / (8 * sms), 1L, 8L);
+        const long G = reg_groups_ > 0 ? reg_groups_ : std::clamp(groups / (4 * sms), 1L, 8L);
         note(S, P, "stream");
         plan_ += ", " + std::to_string(G) + (G == 1 ? " group" : " groups");
         kernels::register_stream<ExecSpace, Real, M>(space_, sh, a, b, c, d, x, int(S), int(G),
