@@ -552,15 +552,6 @@ KOKKOS_INLINE_FUNCTION int chunk_start(int k, int n, int P) {
   return int((long(k) * n) / P);
 }
 
-// Reduces the rows s..e (e > s) of (sa, sb, sc, sd) -- slot of row i: map(i) --
-// to the form
-//   aa_s x_{s-1} + x_s + cc_s x_e     = dd_s
-//   aa_i x_s     + x_i + cc_i x_e     = dd_i   (s < i < e)
-//   aa_e x_s     + x_e + cc_e x_{e+1} = dd_e
-// in place (aa in sa, cc in sc, dd in sd; sb is left as it was): a forward
-// elimination of x_{i-1} with normalised rows, then a backward one of x_{i+1}
-// (the "modified Thomas" step of the partition method).  Returns whether a
-// pivot was bad.
 // The row steps of reduce_chunk, on values (the register kernels run them on
 // rows as they arrive).  (qa, qc, qd): the neighbour row already reduced.
 // Rows s and s + 1: divided by their diagonal b.
@@ -605,6 +596,15 @@ KOKKOS_INLINE_FUNCTION void chunk_first(Real qa, Real qc, Real qd, Real& a, Real
   d = (d - cs * qd) * r;
 }
 
+// Reduces the rows s..e (e > s) of (sa, sb, sc, sd) -- slot of row i: map(i) --
+// to the form
+//   aa_s x_{s-1} + x_s + cc_s x_e     = dd_s
+//   aa_i x_s     + x_i + cc_i x_e     = dd_i   (s < i < e)
+//   aa_e x_s     + x_e + cc_e x_{e+1} = dd_e
+// in place (aa in sa, cc in sc, dd in sd; sb is left as it was): a forward
+// elimination of x_{i-1} with normalised rows, then a backward one of x_{i+1}
+// (the "modified Thomas" step of the partition method).  Returns whether a
+// pivot was bad.
 template <class S, class Map>
 KOKKOS_INLINE_FUNCTION bool reduce_chunk(const S& sa, const S& sb, const S& sc, const S& sd, int s,
                                          int e, Map map) {
@@ -1182,13 +1182,14 @@ int register_pass(const ExecSpace& space, const TridiagShape& sh, const A& a, co
 //     implicit): 3 values per row in scratch, one division per step.
 //   - The kernel is bounded to 128 registers (LaunchBounds<512, 1>): a team
 //     of up to 512 threads, one per SM, with no spills (ptxas, CUDA 13,
-//     M = 16 double: 127 registers).
+//     M = 16 double: 128 registers).
 //   - A team solves G groups of S systems one after the other and, once a
 //     group's loads are in, hints the first M / 2 rows of its partition in
 //     the next group into L2 (prefetch.global.L2; nothing on other
 //     backends), so that group's first loads hit L2 while this group's PCR
-//     runs.  Prefetching whole partitions, or more than one group ahead,
-//     evicts lines before their use (DRAM reads grew from 4.3 to 5.3 GB).
+//     runs.  Hinting whole next partitions evicted lines before their use
+//     (DRAM reads grew from 4.3 to 5.3 GB); hinting the current group's
+//     rows before loading them was slower too.
 // Measured on an H200 (CUDA 13.0, double, 512^2 interleaved systems of 512,
 // kflow bench tridiag): register_pass's solve 2.74 ms (59 % of copy); this
 // kernel without the group loop 2.27 ms (72 %), with G = 8 groups and the
