@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kflow/linalg/grid.hpp"
+#include "kflow/linalg/space.hpp"
 
 namespace kflow::linalg {
 
@@ -65,9 +66,6 @@ Field<Real, Dim, typename ExecSpace::memory_space> make_field(const ExecSpace& s
 // bandwidth on an H200; {64, 4} reached 90 % (double, 8192^2, kflow bench
 // diffusion).  In 3D the tile mattered little (47 % default, 49-53 % for the
 // shapes tried; {32, 2, 2} best).  CPU backends keep Kokkos' default tiling.
-template <class ExecSpace>
-inline constexpr bool on_gpu =
-    !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 
 // Policy over the interior cells of `grid`, in stored (ghost-including) indices.
 template <int Dim, class ExecSpace>
