@@ -1,6 +1,6 @@
 #pragma once
 // `kflow bench tridiag`: the batched and single-system tridiagonal solvers of
-// linalg/tridiag.hpp (seed 003, issue #4), and cuSPARSE's on the same data in
+// linalg/tridiag.hpp and tridiag_variants.hpp (seed 003), and cuSPARSE's on the same data in
 // CUDA builds.
 //
 // Cases (--set case=...):
@@ -31,6 +31,7 @@
 #include "kflow/core/bench.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/tridiag.hpp"
+#include "tridiag_variants.hpp"
 
 #if defined(KFLOW_HAVE_CUSPARSE) && defined(KOKKOS_ENABLE_CUDA)
 #include <cusparse.h>
@@ -226,23 +227,26 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
 
   Space space;
   std::vector<KernelBenchRow> rows_out;
-  la::Tridiag<Space, Real> solver(space);
-  solver.rows_per_chunk(rows);
-  solver.team_size(team);
-  solver.segment_rows(segment);
-  solver.check_pivots(false);  // checked once per row below, outside the timing
-  auto set_register = [&](long rr, long rt, long rs, const std::string& st, long rg) {
-    solver.register_groups(int(rg));
-    solver.register_rows(int(rr));
-    solver.register_team(int(rt));
-    solver.register_systems(int(rs));
-    solver.register_stage(st == "auto" ? -1 : st == "on" ? 1 : 0);
+  // Pivots are checked once per row below, outside the timing.
+  auto register_options = [&](long rr, long rt, long rs, const std::string& st, long rg) {
+    la::TridiagOptions opt;
+    opt.check_pivots = false;
+    opt.register_groups = int(rg);
+    opt.register_rows = int(rr);
+    opt.register_team = int(rt);
+    opt.register_systems = int(rs);
+    opt.register_stage = st == "auto" ? -1 : st == "on" ? 1 : 0;
+    return opt;
   };
   // the first of each list for auto (the register rows set their own)
-  auto set_register_default = [&] {
-    set_register(reg_rows[0], reg_team[0], reg_systems[0], reg_stage[0], reg_groups[0]);
-  };
-  set_register_default();
+  la::Tridiag<Space, Real> solver(space, register_options(reg_rows[0], reg_team[0], reg_systems[0],
+                                                          reg_stage[0], reg_groups[0]));
+  TridiagVariantOptions vopt;
+  vopt.check_pivots = false;
+  vopt.rows_per_chunk = rows;
+  vopt.team_size = team;
+  vopt.segment_rows = segment;
+  TridiagVariants<Space, Real> variants(space, vopt);
 
   auto timed = [&](auto&& fn) {
     double best = 1e300;
@@ -311,25 +315,29 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
             for (long rs : reg_systems)
               for (const auto& st : reg_stage)
                 for (long rg : reg_groups) {
-                  set_register(rr, rt, rs, st, rg);
+                  la::Tridiag<Space, Real> reg(space, register_options(rr, rt, rs, st, rg));
                   KernelBenchRow rrow;
                   rrow.bytes = bytes;
                   rrow.seconds =
-                      timed([&] { solver.solve(sh, a, b, c, d, x, la::TridiagMethod::register_); });
-                  rrow.label = what + ", register (" + solver.register_plan() + ")";
+                      timed([&] { reg.solve(sh, a, b, c, d, x, la::TridiagMethod::register_); });
+                  rrow.label = what + ", register (" + reg.register_plan() + ")";
                   rrow.note =
                       "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
                   rows_out.push_back(rrow);
                 }
-        set_register_default();
         continue;
-      } else {
-        const auto m = la::tridiag_method(mname);
-        if (!solver.fits(m, sh)) {
+      } else if (mname != "thomas" && mname != "auto") {  // the seed-003 variants
+        const auto m = la::parse<TridiagVariant>(mname);
+        if (!variants.fits(m, sh)) {
           log << "tridiag: " << mname << " skipped for " << what
               << " (does not fit team scratch)\n";
           continue;
         }
+        row.seconds = timed([&] { variants.solve(sh, a, b, c, d, x, m); });
+        row.label = what + ", " + mname;
+        if (variants.scratch_level(m, sh) == 1) row.label += " [scratch in global memory]";
+      } else {
+        const auto m = la::parse<la::TridiagMethod>(mname);
         if (gpu && m == la::TridiagMethod::thomas && sh.systems() < 1024 && sh.n > (1 << 20)) {
           log << "tridiag: thomas skipped for " << what << " on the GPU (one thread)\n";
           continue;
@@ -341,7 +349,6 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
                                                        : std::string());
         if (m == la::TridiagMethod::automatic && used == la::TridiagMethod::register_)
           row.label += " [" + solver.register_plan() + "]";
-        if (solver.scratch_level(used, sh) == 1) row.label += " [scratch in global memory]";
       }
       row.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
       rows_out.push_back(row);

@@ -1,0 +1,133 @@
+#pragma once
+// The Thomas algorithm (Gaussian elimination without pivoting), one thread
+// per system; on CPUs a thread takes 8 neighbouring systems side by side.
+
+#include <Kokkos_Core.hpp>
+
+#include "kflow/linalg/detail/tridiag_rows.hpp"
+#include "kflow/linalg/space.hpp"
+
+namespace kflow::linalg::detail {
+
+// ---- Thomas: one thread per system ----------------------------------------
+
+template <class ExecSpace, class Real, class A, class X, class W, class Flag>
+void thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b, const A& c,
+            const A& d, const X& x, const W& ws, bool interleaved_ws, const Flag& flag) {
+  const long n = sh.n, ns = sh.systems(), st = sh.stride;
+  Kokkos::parallel_for(
+      "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace>(space, 0, ns),
+      KOKKOS_LAMBDA(long m) {
+        const long f = sh.first(m);
+        // workspace index of row k
+        const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
+        bool bad = false;
+        Real p = b(f);
+        bad |= bad_pivot(p);
+        Real cp = n > 1 ? c(f) / p : Real(0);
+        Real dp = d(f) / p;
+        ws(w0) = cp;
+        x(f) = dp;
+        for (long k = 1; k < n; ++k) {
+          const long i = f + k * st;
+          const Real ak = a(i);
+          p = b(i) - ak * cp;
+          bad |= bad_pivot(p);
+          const Real r = Real(1) / p;
+          cp = k + 1 < n ? c(i) * r : Real(0);
+          dp = (d(i) - ak * dp) * r;
+          ws(w0 + k * ws_st) = cp;
+          x(i) = dp;
+        }
+        for (long k = n - 2; k >= 0; --k) {
+          const long i = f + k * st;
+          dp = x(i) - ws(w0 + k * ws_st) * dp;
+          x(i) = dp;
+        }
+        if (bad) flag_system(flag, m);
+      });
+}
+
+// Thomas on CPUs: one work item takes up to 8 neighbouring systems (m0 .. m0+7
+// of one m1) and runs their eliminations side by side: 8 independent division
+// chains instead of one, and in the interleaved layout every row touches
+// whole cache lines.  Same arithmetic per system as `thomas`.
+template <class ExecSpace, class Real, class A, class X, class W, class Flag>
+void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
+                    const A& c, const A& d, const X& x, const W& ws, const Flag& flag) {
+  constexpr int B = 8;
+  const long n = sh.n, st = sh.stride, c0 = sh.count[0];
+  const long blocks0 = (c0 + B - 1) / B;
+  Kokkos::parallel_for(
+      "kflow::linalg::tridiag::thomas_blocked",
+      Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1]), KOKKOS_LAMBDA(long item) {
+        const long m1 = item / blocks0, m0 = (item % blocks0) * B;
+        const int w = int(c0 - m0 < B ? c0 - m0 : B);
+        long f[B];
+        for (int l = 0; l < B; ++l)
+          f[l] = sh.offset + (m0 + l) * sh.system_stride[0] + m1 * sh.system_stride[1];
+        const long w0 = item * B * n;
+        Real cp[B], dp[B];
+        bool bad = false;
+        for (int l = 0; l < w; ++l) {
+          const Real p = b(f[l]);
+          bad |= bad_pivot(p);
+          cp[l] = n > 1 ? c(f[l]) / p : Real(0);
+          dp[l] = d(f[l]) / p;
+          ws(w0 + l) = cp[l];
+          x(f[l]) = dp[l];
+        }
+        for (long k = 1; k < n; ++k) {
+          const bool last = k + 1 == n;
+          for (int l = 0; l < w; ++l) {
+            const long i = f[l] + k * st;
+            const Real ak = a(i), p = b(i) - ak * cp[l];
+            bad |= bad_pivot(p);
+            const Real r = Real(1) / p;
+            cp[l] = last ? Real(0) : c(i) * r;
+            dp[l] = (d(i) - ak * dp[l]) * r;
+            ws(w0 + k * B + l) = cp[l];
+            x(i) = dp[l];
+          }
+        }
+        for (long k = n - 2; k >= 0; --k)
+          for (int l = 0; l < w; ++l) {
+            const long i = f[l] + k * st;
+            dp[l] = x(i) - ws(w0 + k * B + l) * dp[l];
+            x(i) = dp[l];
+          }
+        if (bad)  // the first system of the block that failed
+          for (int l = 0; l < w; ++l) {
+            bool bl = bad_pivot(b(f[l]));
+            Real q = n > 1 ? c(f[l]) / b(f[l]) : Real(0);
+            for (long k = 1; k < n && !bl; ++k) {
+              const long i = f[l] + k * st;
+              const Real p = b(i) - a(i) * q;
+              bl = bad_pivot(p);
+              q = k + 1 < n ? c(i) / p : Real(0);
+            }
+            if (bl) {
+              flag_system(flag, m0 + l + c0 * m1);
+              break;
+            }
+          }
+      });
+}
+
+// Thomas on any batch: CPUs take 8 systems per thread once there are enough
+// to keep every thread busy, one per thread otherwise (and for one system:
+// the plain Thomas loop, the paper's CPU baseline).  ws grows as needed.
+template <class ExecSpace, class Real, class A, class X, class W, class Flag>
+void run_thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b, const A& c,
+                const A& d, const X& x, W& ws, const Flag& flag) {
+  const long n = sh.n, ns = sh.systems();
+  if (!on_gpu<ExecSpace> && ns >= 8L * space.concurrency()) {
+    grow(space, ws, n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1]);
+    thomas_blocked<ExecSpace, Real>(space, sh, a, b, c, d, x, ws, flag);
+  } else {
+    grow(space, ws, n * ns);
+    thomas<ExecSpace, Real>(space, sh, a, b, c, d, x, ws, on_gpu<ExecSpace>, flag);
+  }
+}
+
+}  // namespace kflow::linalg::detail

@@ -1,0 +1,302 @@
+// linalg's batched tridiagonal solver (tridiag.hpp) on every execution space
+// compiled in, against the pivoting long-double reference
+// (tridiag_reference.hpp): random diagonally dominant systems of many sizes
+// (1, 2, 3, odd, powers of two and their neighbours), many systems, every
+// layout (contiguous, interleaved, the lines of a 3D field with ghost layers
+// in x, y and z), every method, float and double, the solution separate and
+// in place; zero pivots must be reported.  On a GPU space every result is
+// also compared with the host's.
+
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include "kflow/linalg/tridiag.hpp"
+#include "linalg/backends.hpp"
+#include "linalg/tridiag_reference.hpp"
+
+namespace la = kflow::linalg;
+using namespace kflow::test;
+
+namespace {
+
+using Host = Kokkos::DefaultHostExecutionSpace;
+
+const la::TridiagMethod all_methods[] = {la::TridiagMethod::thomas, la::TridiagMethod::register_,
+                                         la::TridiagMethod::automatic};
+
+// Solves p by `method` on Space in precision Real with `opt`; returns x.
+template <class Space, class Real>
+std::vector<double> run(const Problem& p, la::TridiagMethod method, bool in_place,
+                        la::TridiagOptions opt = {}, la::TridiagMethod* used = nullptr) {
+  return solve_on<Space, Real>(p, in_place,
+                               [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
+                                 la::Tridiag<Space, Real> solver(Space{}, opt);
+                                 const auto m = solver.solve(sh, a, b, c, d, x, method);
+                                 if (used) *used = m;
+                               });
+}
+
+la::TridiagOptions register_options(int rows, int team, int systems, int stage, int groups = 0) {
+  la::TridiagOptions o;
+  o.register_rows = rows;
+  o.register_team = team;
+  o.register_systems = systems;
+  o.register_stage = stage;
+  o.register_groups = groups;
+  return o;
+}
+
+// On a GPU space, x must also agree with the host's solution to rounding.
+template <class Space>
+void check_against_host(const Problem& p, la::TridiagMethod method, bool in_place,
+                        const std::vector<double>& x) {
+  if constexpr (la::on_gpu<Space>)
+    CHECK(max_diff(x, run<Host, double>(p, method, in_place)) < 1e-12);
+}
+
+}  // namespace
+
+TEST_CASE("tridiag: the pivoting reference agrees with a dense LU", "[unit][tridiag]") {
+  for (long n : {1L, 2L, 3L, 6L, 17L, 40L}) {
+    const auto p = random_problem(la::contiguous_shape(n, 1), 100 + unsigned(n), -0.5);
+    std::vector<LD> a(n), b(n), c(n), d(n);
+    for (long k = 0; k < n; ++k)
+      a[k] = k ? p.a[k] : 0, b[k] = p.b[k], c[k] = k + 1 < n ? p.c[k] : 0, d[k] = p.d[k];
+    const auto x1 = gtsv_reference(a, b, c, d), x2 = dense_reference(a, b, c, d);
+    for (long k = 0; k < n; ++k)
+      REQUIRE(std::fabs(x1[k] - x2[k]) <= 1e-14L * (1 + std::fabs(x2[k])));
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag: every method, size and layout against the reference",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  const long sizes[] = {1,  2,  3,  4,   5,   7,   8,   9,   15,  16,  17,  31,   33,
+                        63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 511, 1000, 1025};
+  unsigned seed = 1;
+  for (long n : sizes)
+    for (int layout = 0; layout < 2; ++layout) {
+      const long systems = n > 300 ? 3 : 7;
+      const auto sh = layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
+      const auto p = random_problem(sh, seed++);
+      for (auto method : all_methods) {
+        // the solution in place (x = d) for odd n, separate for even n
+        const bool in_place = n % 2 == 1;
+        INFO("n = " << n << ", layout " << (layout ? "interleaved" : "contiguous") << ", "
+                    << la::name(method) << (in_place ? ", in place" : ""));
+        const auto x = run<TestType, double>(p, method, in_place);
+        CHECK(max_rel_error(p, x) < 1e-13);
+        check_against_host<TestType>(p, method, in_place, x);
+        CHECK(max_rel_error(p, run<TestType, float>(p, method, !in_place)) < 2e-5);
+      }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag: lines of a 3D field with ghost layers, in x, y and z, in place",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  unsigned seed = 500;
+  for (int dir = 0; dir < 3; ++dir) {
+    const auto sh = field_lines(13, 6, 9, dir);
+    CHECK(sh.systems() == (dir == 0 ? 54 : dir == 1 ? 117 : 78));
+    const auto p = random_problem(sh, seed++);
+    for (auto method : all_methods) {
+      INFO("direction " << dir << ", " << la::name(method));
+      const auto x = run<TestType, double>(p, method, true);
+      CHECK(max_rel_error(p, x) < 1e-13);
+      check_against_host<TestType>(p, method, true, x);
+      // ghost cells (never part of a system) are untouched
+      const long e[3] = {15, 8, 11};
+      long untouched = 0, ghosts = 0;
+      for (long k = 0; k < e[2]; ++k)
+        for (long j = 0; j < e[1]; ++j)
+          for (long i = 0; i < e[0]; ++i) {
+            const bool ghost =
+                i == 0 || j == 0 || k == 0 || i == e[0] - 1 || j == e[1] - 1 || k == e[2] - 1;
+            const long idx = i + e[0] * (j + e[1] * k);
+            if (ghost && idx < long(x.size())) ++ghosts, untouched += x[idx] == 7.5;
+          }
+      CHECK(untouched == ghosts);
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE(
+    "tridiag: register, rows per thread, team sizes, staging, one team or "
+    "recursive",
+    "[unit][tridiag]", ExecutionSpaces) {
+  // team 0: 256 threads (one team holds a system of up to 256 M rows); small
+  // teams force the reduce / recursive / finish path (n = 1000, M = 8, team 4:
+  // 125 -> 32 -> 8 -> 2 partitions, 3 levels).
+  unsigned seed = 1600;
+  for (long n : {1L, 2L, 3L, 7L, 8L, 9L, 15L, 16L, 17L, 33L, 100L, 257L, 1000L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const auto sh = layout ? la::interleaved_shape(n, 13) : la::contiguous_shape(n, 13);
+      const auto p = random_problem(sh, seed++);
+      for (int rows : {8, 16})
+        for (int team : {0, 1, 4, 24})
+          for (int systems : {0, 1, 5})
+            for (int stage : {0, 1}) {
+              const auto reg = register_options(rows, team, systems, stage);
+              INFO("n = " << n << ", layout " << layout << ", M " << rows << ", team " << team
+                          << ", systems " << systems << ", stage " << stage);
+              const bool in_place = (n + team + systems) % 2 == 1;
+              CHECK(max_rel_error(p, run<TestType, double>(p, la::TridiagMethod::register_,
+                                                           in_place, reg)) < 1e-13);
+              if (team != 1) continue;  // float once per size and layout
+              CHECK(max_rel_error(p, run<TestType, float>(p, la::TridiagMethod::register_,
+                                                          !in_place, reg)) < 2e-5);
+            }
+    }
+  for (auto bad : {register_options(4, 0, 0, -1), register_options(8, 0, 0, 2),
+                   register_options(8, 0, 0, -1, -1), register_options(8, -1, 0, -1)})
+    CHECK_THROWS_AS((la::Tridiag<TestType, double>(TestType{}, bad)), std::invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE(
+    "tridiag: GPUs' streamed register kernel: groups, partial groups, capped "
+    "teams",
+    "[unit][tridiag]", ExecutionSpaces) {
+  if constexpr (!la::on_gpu<TestType>) {
+    SUCCEED("the streamed kernel runs on GPU spaces only");
+  } else {
+    // Unstaged batches: M 8 and 16, several systems per team and a partial
+    // last group, groups per team 1 and 3, capped teams; against the
+    // reference and the host's register method.
+    unsigned seed = 7100;
+    for (long n : {1L, 5L, 16L, 17L, 100L, 512L, 600L})
+      for (int layout = 0; layout < 3; ++layout) {
+        const auto sh = layout == 2   ? field_lines(9, 11, n > 64 ? 64 : n, 2)
+                        : layout == 1 ? la::interleaved_shape(n, 1001)
+                                      : la::contiguous_shape(n, 1001);
+        const auto p = random_problem(sh, seed++);
+        const auto xh = run<Host, double>(p, la::TridiagMethod::register_, layout == 2);
+        for (int rows : {8, 16})
+          for (int systems : {0, 3})
+            for (int groups : {1, 3})
+              for (int team : {0, 96}) {
+                const auto reg = register_options(rows, team, systems, 0, groups);
+                INFO("n = " << sh.n << ", layout " << layout << ", M " << rows << ", systems "
+                            << systems << ", groups " << groups << ", team " << team);
+                const auto xg =
+                    run<TestType, double>(p, la::TridiagMethod::register_, layout == 2, reg);
+                CHECK(max_rel_error(p, xg) < 1e-13);
+                CHECK(max_diff(xg, xh) < 1e-12);
+                if (groups == 3 && team == 0)
+                  CHECK(max_rel_error(p, run<TestType, float>(p, la::TridiagMethod::register_,
+                                                              false, reg)) < 2e-5);
+              }
+      }
+    // A NaN pivot in system 12 only, found by the streamed kernel.
+    const auto sh = la::interleaved_shape(40, 700);
+    auto p = random_problem(sh, 3200);
+    p.b[sh.first(12) + 20 * sh.stride] = std::nan("");
+    for (int groups : {1, 3}) {
+      INFO("groups " << groups);
+      try {
+        run<TestType, double>(p, la::TridiagMethod::register_, false,
+                              register_options(16, 0, 2, 0, groups));
+        FAIL("no exception");
+      } catch (const la::ZeroPivot& e) {
+        CHECK(e.system() == 12);
+      }
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag: GPU spaces agree with the host on wide batches",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  if constexpr (!la::on_gpu<TestType>) {
+    SUCCEED("compared on GPU spaces only");
+  } else {
+    unsigned seed = 7000;
+    for (long n : {1L, 2L, 3L, 17L, 64L, 100L, 257L, 512L, 1025L, 4096L})
+      for (int layout = 0; layout < 3; ++layout) {
+        const auto sh = layout == 2   ? field_lines(n > 64 ? 64 : n, 5, 7, 1)
+                        : layout == 1 ? la::interleaved_shape(n, 300)
+                                      : la::contiguous_shape(n, 300);
+        const auto p = random_problem(sh, seed++);
+        for (auto method : all_methods) {
+          INFO("n = " << sh.n << ", layout " << layout << ", " << la::name(method));
+          const auto x = run<TestType, double>(p, method, layout == 2);
+          CHECK(max_rel_error(p, x) < 1e-13);
+          check_against_host<TestType>(p, method, layout == 2, x);
+          CHECK(max_rel_error(p, run<TestType, float>(p, method, false)) < 2e-5);
+        }
+      }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag: a large single system (Thomas, register, auto)",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  const long n = la::on_gpu<TestType> ? (1L << 22) + 1 : (1L << 18) + 3;
+  const auto p = random_problem(la::contiguous_shape(n, 1), 77);
+  for (auto method : all_methods) {
+    if (la::on_gpu<TestType> && method == la::TridiagMethod::thomas) continue;  // one GPU thread
+    INFO(la::name(method));
+    CHECK(max_rel_error(p, run<TestType, double>(p, method, false)) < 1e-13);
+    CHECK(max_rel_error(p, run<TestType, float>(p, method, false)) < 2e-5);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag: a zero pivot is reported, naming the system", "[unit][tridiag]",
+                        ExecutionSpaces) {
+  for (long n : {1L, 2L, 5L, 64L, 129L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const auto sh = layout ? la::interleaved_shape(n, 19) : la::contiguous_shape(n, 19);
+      auto p = random_problem(sh, 3000 + unsigned(n));
+      // System 6: b_0 = 0 (a zero first pivot for every method); system 4: a
+      // NaN on the diagonal, which every method meets in some pivot; system 12
+      // (in another block of 8 for the CPU's blocked Thomas): b_0 = 0 too.
+      p.b[sh.first(6)] = 0;
+      p.b[sh.first(12)] = 0;
+      p.b[sh.first(4) + (n / 2) * sh.stride] = std::nan("");
+      for (auto method : all_methods) {
+        INFO("n = " << n << ", layout " << layout << ", " << la::name(method));
+        try {
+          run<TestType, double>(p, method, false);
+          FAIL("no exception");
+        } catch (const la::ZeroPivot& e) {
+          CHECK(e.system() == 4);
+          CHECK(std::string(e.what()).find("diagonally dominant") != std::string::npos);
+        }
+      }
+    }
+  // Only system 12 bad (interleaved, the second block of 8 on CPUs).
+  {
+    const auto sh = la::interleaved_shape(33, 19);
+    auto p = random_problem(sh, 3100);
+    p.b[sh.first(12) + 20 * sh.stride] = std::nan("");
+    for (auto method : all_methods) {
+      INFO(la::name(method));
+      try {
+        run<TestType, double>(p, method, false);
+        FAIL("no exception");
+      } catch (const la::ZeroPivot& e) {
+        CHECK(e.system() == 12);
+      }
+    }
+  }
+  // Singular 2x2 [[1, 1], [1, 1]]: the second pivot is 0.
+  Problem p;
+  p.shape = la::contiguous_shape(2, 1);
+  p.a = {0, 1};
+  p.b = {1, 1};
+  p.c = {1, 0};
+  p.d = {1, 2};
+  for (auto method : all_methods) {
+    INFO(la::name(method));
+    CHECK_THROWS_AS((run<TestType, double>(p, method, false)), la::ZeroPivot);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag: bad shapes and names are rejected", "[unit][tridiag]",
+                        ExecutionSpaces) {
+  using V = Kokkos::View<double*, typename TestType::memory_space>;
+  V a("a", 10);
+  la::Tridiag<TestType, double> t(TestType{});
+  CHECK_THROWS_AS(t.solve(la::contiguous_shape(4, 3), a, a, a, a, a), std::invalid_argument);
+  CHECK_THROWS_AS(t.solve(la::contiguous_shape(0, 1), a, a, a, a, a), std::invalid_argument);
+  CHECK_THROWS_AS(la::parse<la::TridiagMethod>("thomson"), std::invalid_argument);
+  CHECK(la::parse<la::TridiagMethod>("register") == la::TridiagMethod::register_);
+  CHECK(std::string(la::name(la::TridiagMethod::register_)) == "register");
+  CHECK(la::parse<la::TridiagMethod>("auto") == la::TridiagMethod::automatic);
+}
