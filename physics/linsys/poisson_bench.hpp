@@ -94,10 +94,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     throw Error("bench poisson: --set alpha=" + std::to_string(alpha) +
                 ": expected 0 <= alpha < 1");
   const int kind = rhs == "random" ? 0 : rhs == "peak" ? 1 : 2;
-  const auto sip_order = ordering == "lexicographic" ? la::SipOrdering::lexicographic
-                         : ordering == "diagonals"   ? la::SipOrdering::diagonals
-                         : ordering == "tiles"       ? la::SipOrdering::tiles
-                                                     : la::SipOrdering::pipelined;
+  const auto sip_order = la::parse<la::SipOrdering>(ordering);
   const int repeat = std::max(1, o.repeat);
   Space space;
   std::vector<KernelBenchRow> rows;
@@ -134,7 +131,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     fixed.max_iterations = sweeps;
     const double cells = double(n) * n;
     // One solver: set-up row (if any), one iteration, to tolerance.
-    auto measure = [&](la::Solver2<Space, Real>& s, const std::string& what, double values) {
+    auto measure = [&](la::Solver<Space, Real, 2>& s, const std::string& what, double values) {
       KernelBenchRow it;
       it.seconds = best_of([&] { s.solve(p.x, p.b, fixed); }) / sweeps;
       it.bytes = values * cells * sizeof(Real);
@@ -157,9 +154,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
       if (name == "sip") {
         const std::string what = std::string("sip ") + la::name(sip_order);
         KernelBenchRow fr;
-        std::unique_ptr<la::Sip2<Space, Op>> sip;
-        fr.seconds = timed(
-            [&] { sip = std::make_unique<la::Sip2<Space, Op>>(space, p.op, alpha, sip_order); });
+        std::unique_ptr<la::Sip<Space, Op>> sip;
+        fr.seconds = timed([&] {
+          sip = std::make_unique<la::Sip<Space, Op>>(space, p.op, la::SipOptions{alpha, sip_order});
+        });
         fr.label = size + ", " + what + ", factorization";
         rows.push_back(fr);
         // residual (7 values: 5 coefficients, x, b; r written) + sweeps
@@ -167,16 +165,17 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         measure(*sip, what, 19.0);
       } else if (name == "rbsor") {
         const double omega = 2 / (1 + std::sin(std::acos(-1.0) / n));
-        la::RedBlackSOR<Space, Op> sor(space, p.op, omega);
+        la::RedBlackSOR<Space, Op> sor(space, p.op, la::SorOptions{omega});
         // x read and written, b and 5 coefficients read.
         measure(sor, "rbsor omega " + fmt("%.4f", omega), 8.0);
       } else {
         const bool jac = name == "cg_jacobi";
         KernelBenchRow fr;
-        std::unique_ptr<la::Cg2<Space, Op>> cg;
+        std::unique_ptr<la::ConjugateGradient<Space, Op>> cg;
         fr.seconds = timed([&] {
-          cg = std::make_unique<la::Cg2<Space, Op>>(
-              space, p.op, jac ? la::CgPreconditioner::jacobi : la::CgPreconditioner::none);
+          cg = std::make_unique<la::ConjugateGradient<Space, Op>>(
+              space, p.op,
+              la::CgOptions{jac ? la::CgPreconditioner::jacobi : la::CgPreconditioner::none});
         });
         fr.label = size + ", " + cg->name() + ", set-up";
         rows.push_back(fr);

@@ -40,7 +40,6 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
-#include "kflow/linalg/sip3.hpp"
 
 namespace kflow::linsys {
 
@@ -124,7 +123,7 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
               int every, int max_its, int repeat, std::vector<KernelBenchRow>& rows) {
   using Mem = typename Space::memory_space;
   using Op = la::Stencil7<Real, Mem>;
-  constexpr bool gpu = la::Sip3<Space, Op>::gpu;
+  constexpr bool gpu = la::on_gpu<Space>;
   auto best_of = [&](auto&& fn) {
     double best = 1e300;
     for (int r = 0; r < repeat; ++r) {
@@ -153,10 +152,10 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
     const std::string what =
         std::to_string(n) + "^3 cells, sip3d " + (gpu ? "hyperplanes" : "lexicographic");
     KernelBenchRow fr;
-    fr.seconds = best_of([&] { la::Sip3<Space, Op> s(space, op, alpha, ord); });
+    fr.seconds = best_of([&] { la::Sip<Space, Op> s(space, op, la::SipOptions{alpha, ord}); });
     fr.label = what + ", factorization";
     rows.push_back(fr);
-    la::Sip3<Space, Op> sip(space, op, alpha, ord);
+    la::Sip<Space, Op> sip(space, op, la::SipOptions{alpha, ord});
     la::SolveControl fixed;
     fixed.tolerance = 0;
     fixed.max_iterations = sweeps;
@@ -186,7 +185,7 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
 
 template <class Space, class Real>
 std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& log) {
-  constexpr bool gpu = la::Sip2<Space, la::Stencil5<Real, typename Space::memory_space>>::gpu;
+  constexpr bool gpu = la::on_gpu<Space>;
   const auto& P = o.params;
   const int dim = int(P.get_int("dim", 2, 2));
   const auto ks =
@@ -257,19 +256,17 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
     to_tol.criterion = la::Criterion::residual;
     if (std::find(solvers.begin(), solvers.end(), "sip") != solvers.end())
       for (const auto& oname : ords) {
-        const auto ord = oname == "lexicographic" ? la::SipOrdering::lexicographic
-                         : oname == "diagonals"   ? la::SipOrdering::diagonals
-                         : oname == "tiles"       ? la::SipOrdering::tiles
-                                                  : la::SipOrdering::pipelined;
+        const auto ord = la::parse<la::SipOrdering>(oname);
         std::string what = size + ", sip " + oname;
         KernelBenchRow fr;
         try {
-          fr.seconds =
-              best_of([&] { la::Sip2<Space, Op> s(space, p.op, alpha, ord, strip, tiles); });
+          fr.seconds = best_of([&] {
+            la::Sip<Space, Op> s(space, p.op, la::SipOptions{alpha, ord, strip, tiles});
+          });
         } catch (const std::invalid_argument& e) {
           throw Error(std::string("bench sip: ") + e.what());
         }
-        la::Sip2<Space, Op> sip(space, p.op, alpha, ord, strip, tiles);
+        la::Sip<Space, Op> sip(space, p.op, la::SipOptions{alpha, ord, strip, tiles});
         if (ord == la::SipOrdering::tiles)
           what +=
               gpu ? " " + std::to_string(sip.tiles().rows) + " rows, group " +
@@ -303,7 +300,7 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
       }
     if (std::find(solvers.begin(), solvers.end(), "rbsor") != solvers.end()) {
       const double omega = 2 / (1 + std::sin(std::acos(-1.0) / n));
-      la::RedBlackSOR<Space, Op> sor(space, p.op, omega);
+      la::RedBlackSOR<Space, Op> sor(space, p.op, la::SorOptions{omega});
       la::SolveStats st;
       KernelBenchRow tt;
       tt.seconds = best_of([&] {

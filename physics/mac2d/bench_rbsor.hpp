@@ -15,8 +15,8 @@
 
 #include "kflow/core/bench.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/rbsor.hpp"
-#include "kflow/linalg/stencil.hpp"
 
 namespace kflow::mac2d {
 
@@ -53,13 +53,12 @@ std::vector<KernelBenchRow> bench_rbsor(const KernelBenchOptions& o, std::ostrea
   op.cx = op.cy = Real(double(n) * double(n));
   op.grid = g;
   linalg::set_neighbours(op, g, false, false);
-  linalg::RedBlackSOR<ExecSpace, decltype(op)> sor(space, op, omega);
   linalg::SolveControl c;
   c.tolerance = 0;  // fixed count, no host synchronisation
   c.max_iterations = iterations;
   std::vector<KernelBenchRow> rows;
   for (bool fused : {true, false}) {
-    sor.set_fused(fused);
+    linalg::RedBlackSOR<ExecSpace, decltype(op)> sor(space, op, linalg::SorOptions{omega, fused});
     if (fused && !sor.fused()) continue;  // CPUs: the per-colour sweeps only
     sor.solve(x, b, c);                   // warm-up
     space.fence("kflow::bench::rbsor");

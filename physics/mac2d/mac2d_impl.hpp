@@ -17,10 +17,10 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
+#include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/sip.hpp"
-#include "kflow/linalg/stencil.hpp"
 #include "mac2d.hpp"
 
 namespace kflow::mac2d {
@@ -459,14 +459,15 @@ class Model final : public kflow::Model {
     op_.grid = g;
     linalg::set_neighbours(op_, g, s_.periodic_x, s_.periodic_y);
     if (s_.method == "sip")
-      solver_ = std::make_unique<linalg::Sip2<ExecSpace, Op>>(space_, op_, s_.alpha);
+      solver_ =
+          std::make_unique<linalg::Sip<ExecSpace, Op>>(space_, op_, linalg::SipOptions{s_.alpha});
     else if (s_.method == "cg")
-      solver_ = std::make_unique<linalg::Cg2<ExecSpace, Op>>(
+      solver_ = std::make_unique<linalg::ConjugateGradient<ExecSpace, Op>>(
           space_, op_,
-          s_.preconditioner == "none" ? linalg::CgPreconditioner::none
-                                      : linalg::CgPreconditioner::jacobi);
+          linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner)});
     else
-      solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_, s_.omega);
+      solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_,
+                                                                     linalg::SorOptions{s_.omega});
     initialise();
     apply_bc();
   }
@@ -664,7 +665,7 @@ class Model final : public kflow::Model {
   Kokkos::View<Real**, Kokkos::LayoutLeft, Mem> inflow_;
   SideParams<Real> sides_{};
   Op op_;
-  std::unique_ptr<linalg::Solver2<ExecSpace, Real>> solver_;
+  std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> solver_;
   linalg::SolveStats last_;
   long steps_ = 0, iterations_total_ = 0;
   kernels::VelocityMax<Real, Mem> vmax_dev_{"kflow::mac2d::velocity_max"};

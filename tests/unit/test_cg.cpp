@@ -119,7 +119,7 @@ TEST_CASE("CG solves 5-point systems with a known discrete solution", "[cg][unit
     for (auto pre : both)
       for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
         F2 x = f2(g);
-        la::Cg2<Space, Op5> cg(space, op, pre);
+        la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{pre});
         CHECK(cg.sign() == -1);
         CHECK_FALSE(cg.singular());
         const auto s = cg.solve(x, b, control(1e-12, 3, crit));
@@ -151,7 +151,7 @@ TEST_CASE("CG: exactly max_iterations without checks; a positive definite operat
   fixed.tolerance = 0;
   fixed.max_iterations = 13;
   F2 x = f2(g);
-  la::Cg2<Space, Op5> cg(space, op, la::CgPreconditioner::jacobi);
+  la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{la::CgPreconditioner::jacobi});
   const auto s = cg.solve(x, b, fixed);
   CHECK(s.iterations == 13);
   CHECK_FALSE(s.converged);
@@ -166,7 +166,7 @@ TEST_CASE("CG: exactly max_iterations without checks; a positive definite operat
   Op5 neg = op;
   neg.cp = cp, neg.cw = cw, neg.ce = ce, neg.cs = cs, neg.cn = cn;
   F2 y = f2(g);
-  la::Cg2<Space, Op5> cg2(space, neg, la::CgPreconditioner::jacobi);
+  la::ConjugateGradient<Space, Op5> cg2(space, neg, la::CgOptions{la::CgPreconditioner::jacobi});
   CHECK(cg2.sign() == 1);
   cg2.solve(y, mb, fixed);
   CHECK(error(op, x, y, false) == 0);
@@ -186,7 +186,7 @@ TEST_CASE("CG iterations grow about linearly with n for the Laplacian", "[cg][un
     const F2 exact = random_field(g, 5);
     const F2 b = rhs_of(op, exact);
     F2 x = f2(g);
-    la::Cg2<Space, Op5> cg(space, op, la::CgPreconditioner::none);
+    la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{la::CgPreconditioner::none});
     const auto s = cg.solve(x, b, control(1e-8));
     REQUIRE(s.converged);
     its[m] = s.iterations;
@@ -217,7 +217,7 @@ TEST_CASE("CG: Jacobi pays off with strongly varying coefficients", "[cg][unit]"
   int its[2];
   for (int m = 0; m < 2; ++m) {
     F2 x = f2(g);
-    la::Cg2<Space, Op5> cg(space, op, both[m]);
+    la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{both[m]});
     const auto s = cg.solve(x, b, control(1e-10, 5));
     REQUIRE(s.converged);
     its[m] = s.iterations;
@@ -241,7 +241,7 @@ TEST_CASE("CG on singular Neumann and periodic Laplacians with an obstacle", "[c
       for (const F2& rhs : {b, b2}) {
         F2 x = f2(g);
         x(7, 6) = 123.0;  // an obstacle value: must stay untouched
-        la::Cg2<Space, decltype(op)> cg(space, op, pre);
+        la::ConjugateGradient<Space, decltype(op)> cg(space, op, la::CgOptions{pre});
         CHECK(cg.singular());
         const auto s = cg.solve(x, rhs, control(1e-11, 2));
         INFO((periodic ? "periodic " : "walls ") << cg.name() << ": " << s.iterations << " its");
@@ -290,7 +290,7 @@ TEST_CASE("CG solves a 7-point system with a known discrete solution", "[cg][uni
       for (int i = 1; i <= nx; ++i) b(i, j, k) = la::apply_at(op, exact, i, j, k);
   for (auto pre : both) {
     F3 x = f3();
-    la::Cg3<Space, decltype(op)> cg(space, op, pre);
+    la::ConjugateGradient<Space, decltype(op)> cg(space, op, la::CgOptions{pre});
     CHECK_FALSE(cg.singular());
     const auto s = cg.solve(x, b, control(1e-12, 4));
     INFO(cg.name() << ": " << s.iterations << " iterations");
@@ -317,7 +317,8 @@ TEST_CASE("CG in single precision", "[cg][unit]") {
   la::Field<float, 2, Mem> x("x", g.extent(0), g.extent(1)), b("b", g.extent(0), g.extent(1));
   for (int j = 1; j <= 40; ++j)
     for (int i = 1; i <= 40; ++i) b(i, j) = float(bd(i, j));
-  la::Cg2<Space, decltype(op)> cg(space, op, la::CgPreconditioner::jacobi);
+  la::ConjugateGradient<Space, decltype(op)> cg(space, op,
+                                                la::CgOptions{la::CgPreconditioner::jacobi});
   CHECK(cg.singular());
   const auto s = cg.solve(x, b, control(1e-5, 5));
   CHECK(s.converged);
@@ -341,7 +342,7 @@ TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]") 
     F2 ce = copy(op.ce);
     ce(3, 3) *= 1.5;
     bad.ce = ce;
-    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
   }
   {  // a coefficient to a cell outside the system (an obstacle)
     Op5 bad = op;
@@ -349,24 +350,24 @@ TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]") 
     cp(4, 4) = cw(4, 4) = ce(4, 4) = cs(4, 4) = cn(4, 4) = 0;
     ce(3, 4) = cs(4, 5) = cn(4, 3) = 0;  // but cw(5, 4) still points at it
     bad.cp = cp, bad.cw = cw, bad.ce = ce, bad.cs = cs, bad.cn = cn;
-    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
     cw(5, 4) = 0;  // now consistent: accepted
     bad.cw = cw;
-    CHECK_NOTHROW((la::Cg2<Space, Op5>(space, bad)));
+    CHECK_NOTHROW((la::ConjugateGradient<Space, Op5>(space, bad)));
   }
   {  // diagonal of both signs
     Op5 bad = op;
     F2 cp = copy(op.cp);
     cp(2, 2) = -cp(2, 2);
     bad.cp = cp;
-    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
   }
   {  // NaN coefficient
     Op5 bad = op;
     F2 ce = copy(op.ce);
     ce(2, 2) = std::nan("");
     bad.ce = ce;
-    CHECK_THROWS_AS((la::Cg2<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
   }
 }
 
@@ -376,7 +377,7 @@ TEST_CASE("CG stops with converged = false on a NaN right-hand side", "[cg][unit
   const auto op = diffusion_op(g, unit_k);
   F2 b = random_field(g, 1), x = f2(g);
   b(5, 5) = std::nan("");
-  la::Cg2<Space, Op5> cg(space, op);
+  la::ConjugateGradient<Space, Op5> cg(space, op);
   const auto s = cg.solve(x, b, control(1e-8, 2));
   CHECK_FALSE(s.converged);
   CHECK(s.iterations <= 2);

@@ -247,14 +247,13 @@ TEST_CASE("red-black SOR: the fused GPU iteration gives the bits of the two swee
   op.cx = op.cy = 100.0;
   op.grid = g;
   la::set_neighbours(op, g, false, false);
-  la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.7);
+  la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.7});
   la::SolveControl c;
   c.tolerance = 0;
   c.max_iterations = 25;
   REQUIRE(sor.fused());
   sor.solve(x1, b, c);
-  sor.set_fused(false);
-  sor.solve(x2, b, c);
+  la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{1.7, false}).solve(x2, b, c);
   auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x1);
   auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x2);
   long differ = 0;
@@ -319,14 +318,14 @@ std::vector<double> cg_run(bool singular, bool jacobi, int iterations, int& its)
     op.cx = op.cy = 100.0;
     op.grid = g;
     la::set_neighbours(op, g, false, false);
-    la::Cg2<Space, decltype(op)> cg(space, op, pre);
+    la::ConjugateGradient<Space, decltype(op)> cg(space, op, la::CgOptions{pre});
     st = cg.solve(x, bd, c);
   } else {
     la::Stencil5<double, Mem> op;
     op.cp = dev(cp), op.cw = dev(cw), op.ce = dev(ce), op.cs = dev(cs), op.cn = dev(cn);
     op.grid = g;
     la::set_neighbours(op, g, false, false);
-    la::Cg2<Space, decltype(op)> cg(space, op, pre);
+    la::ConjugateGradient<Space, decltype(op)> cg(space, op, la::CgOptions{pre});
     st = cg.solve(x, bd, c);
   }
   its = st.iterations;

@@ -12,7 +12,6 @@
 
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
-#include "kflow/linalg/sip3.hpp"
 #include "linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
@@ -133,7 +132,7 @@ TEST_CASE("SIP solves a variable-coefficient 5-point system in every ordering", 
         if (!all && ord != la::SipOrdering::lexicographic) continue;
         for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
           F2 x = field(g);
-          la::Sip2<Space, Op> sip(space, op, 0.92, ord, strip);
+          la::Sip<Space, Op> sip(space, op, la::SipOptions{0.92, ord, strip});
           la::SolveControl c;
           c.tolerance = 1e-10;
           c.criterion = crit;
@@ -157,12 +156,13 @@ TEST_CASE("SIP: every ordering gives the same iterates", "[unit][sip]") {
   fixed.tolerance = 0;
   fixed.max_iterations = 4;
   F2 ref = field(g);
-  la::Sip2<Space, Op>(space, op, 0.8, la::SipOrdering::lexicographic).solve(ref, b, fixed);
+  la::Sip<Space, Op>(space, op, la::SipOptions{0.8, la::SipOrdering::lexicographic})
+      .solve(ref, b, fixed);
   for (auto ord : orderings)
     for (int strip : {1, 2}) {
       if (strip > Space().concurrency()) continue;
       F2 x = field(g);
-      la::Sip2<Space, Op> sip(space, op, 0.8, ord, strip);
+      la::Sip<Space, Op> sip(space, op, la::SipOptions{0.8, ord, strip});
       const auto s = sip.solve(x, b, fixed);
       CHECK(s.iterations == 4);
       CHECK(s.criterion == -1);
@@ -193,11 +193,12 @@ TEST_CASE("SIP tiles gives the lexicographic iterates in every shape", "[unit][s
       fixed.tolerance = 0;
       fixed.max_iterations = 3;
       F2 ref = field(g);
-      la::Sip2<Space, Op>(space, op, 0.9, la::SipOrdering::lexicographic).solve(ref, b, fixed);
+      la::Sip<Space, Op>(space, op, la::SipOptions{0.9, la::SipOrdering::lexicographic})
+          .solve(ref, b, fixed);
       const double scale = 1 + max_diff(g, ref, field(g));
       auto check = [&](int rows, la::SipTiles t) {
         F2 x = field(g);
-        la::Sip2<Space, Op> sip(space, op, 0.9, la::SipOrdering::tiles, rows, t);
+        la::Sip<Space, Op> sip(space, op, la::SipOptions{0.9, la::SipOrdering::tiles, rows, t});
         sip.solve(x, b, fixed);
         INFO(nx << "x" << ny << (obstacles ? " with obstacles" : "") << ": "
                 << (t.wavefront ? "wavefront" : "host") << " kernel, rows " << sip.tiles().rows
@@ -224,7 +225,7 @@ TEST_CASE("SIP at alpha = 0 is ILU(0): L U matches A on its five diagonals", "[u
   const auto g = grid2(12, 9);
   const auto op = variable_op(g);
   for (double alpha : {0.0, 0.9}) {
-    la::Sip2<Space, Op> sip(space, op, alpha, la::SipOrdering::diagonals);
+    la::Sip<Space, Op> sip(space, op, la::SipOptions{alpha, la::SipOrdering::diagonals});
     const auto& f = sip.factors();
     double worst = 0, fill_nw = 0;
     for (int j = 1; j <= 9; ++j)
@@ -253,7 +254,7 @@ TEST_CASE("SIP as a preconditioner: L U z = r", "[unit][sip]") {
   const auto g = grid2(15, 11);
   const auto op = variable_op(g);
   for (auto ord : orderings) {
-    la::Sip2<Space, Op> sip(space, op, 0.92, ord);
+    la::Sip<Space, Op> sip(space, op, la::SipOptions{0.92, ord});
     const F2 r = random_field(g, 21);
     F2 z = field(g);
     sip.precondition(r, z);
@@ -299,7 +300,7 @@ TEST_CASE("SIP converges on the Poisson problem with a known solution; alpha mat
     const double alphas[3] = {0.0, 0.5, 0.92};
     for (int a = 0; a < 3; ++a) {
       F2 x = field(g);
-      la::Sip2<Space, Op> sip(space, op, alphas[a]);
+      la::Sip<Space, Op> sip(space, op, la::SipOptions{alphas[a]});
       la::SolveControl c;
       c.tolerance = 1e-8;  // relative to max |b|
       c.check_every = 1;
@@ -328,21 +329,25 @@ TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zero pivot", "[un
   const auto g = grid2(8, 6);
   auto op = variable_op(g);
   for (double alpha : {-0.1, 1.0, 1.5, std::nan("")})
-    CHECK_THROWS_AS((la::Sip2<Space, Op>(space, op, alpha)), std::invalid_argument);
+    CHECK_THROWS_AS((la::Sip<Space, Op>(space, op, la::SipOptions{alpha})), std::invalid_argument);
   auto periodic = op;
   la::set_neighbours(periodic, g, true, false);
-  CHECK_THROWS_AS((la::Sip2<Space, Op>(space, periodic, 0.5)), std::invalid_argument);
+  CHECK_THROWS_AS((la::Sip<Space, Op>(space, periodic, la::SipOptions{0.5})),
+                  std::invalid_argument);
   // tiles, team kernel: a group it does not have, rows that are not 1 or 2
   // per lane, more threads per team than the host has
   CHECK_THROWS_AS(
-      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 0, {0, 0, 5, 0, true})),
+      (la::Sip<Space, Op>(space, op,
+                          la::SipOptions{0.5, la::SipOrdering::tiles, 0, {0, 0, 5, 0, true}})),
       std::invalid_argument);
   CHECK_THROWS_AS(
-      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 3, {0, 0, 8, 0, true})),
+      (la::Sip<Space, Op>(space, op,
+                          la::SipOptions{0.5, la::SipOrdering::tiles, 3, {0, 0, 8, 0, true}})),
       std::invalid_argument);
   const int too_many = Space().concurrency() + 1;
   CHECK_THROWS_AS(
-      (la::Sip2<Space, Op>(space, op, 0.5, la::SipOrdering::tiles, 2, {0, 0, 8, too_many, true})),
+      (la::Sip<Space, Op>(
+          space, op, la::SipOptions{0.5, la::SipOrdering::tiles, 2, {0, 0, 8, too_many, true}})),
       std::invalid_argument);
   // A NaN diagonal is a bad pivot L_P: reported, not iterated on.
   F2 cp = field(g);
@@ -350,8 +355,8 @@ TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zero pivot", "[un
   cp(3, 2) = std::nan("");
   auto bad = op;
   bad.cp = cp;
-  CHECK_THROWS_AS((la::Sip2<Space, Op>(space, bad, 0.5)), std::runtime_error);
-  CHECK_THROWS_AS((la::Sip2<Space, Op>(space, bad, 0.5, la::SipOrdering::diagonals)),
+  CHECK_THROWS_AS((la::Sip<Space, Op>(space, bad, la::SipOptions{0.5})), std::runtime_error);
+  CHECK_THROWS_AS((la::Sip<Space, Op>(space, bad, la::SipOptions{0.5, la::SipOrdering::diagonals})),
                   std::runtime_error);  // A NaN right-hand side: the solve stops at the first
                                         // check, not converged.
   F2 b = rhs_of(op, random_field(g, 4));
@@ -361,7 +366,7 @@ TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zero pivot", "[un
     la::SolveControl c;
     c.criterion = crit;
     c.check_every = 2;
-    const auto s = la::Sip2<Space, Op>(space, op, 0.9).solve(x, b, c);
+    const auto s = la::Sip<Space, Op>(space, op, la::SipOptions{0.9}).solve(x, b, c);
     CHECK(!s.converged);
     CHECK(s.iterations == 2);
     CHECK(s.criterion == HUGE_VAL);
@@ -386,7 +391,8 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
     fixed.tolerance = 0;
     fixed.max_iterations = 6;
     F2 ref = field(g);
-    la::Sip2<Space, Op>(space, op, 0.9, la::SipOrdering::lexicographic).solve(ref, b, fixed);
+    la::Sip<Space, Op>(space, op, la::SipOptions{0.9, la::SipOrdering::lexicographic})
+        .solve(ref, b, fixed);
     auto dev = [&](const auto& h) {
       return Kokkos::create_mirror_view_and_copy(CMem{}, h);
     };
@@ -400,7 +406,7 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
       for (int strip : {0, 7, 32, 64}) {
         if (ord == la::SipOrdering::diagonals && strip) continue;
         la::Field<double, 2, CMem> x("x", g.extent(0), g.extent(1));
-        la::Sip2<Kokkos::Cuda, COp> sip(cuda, cop, 0.9, ord, strip);
+        la::Sip<Kokkos::Cuda, COp> sip(cuda, cop, la::SipOptions{0.9, ord, strip});
         sip.solve(x, cb, fixed);
         const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, x);
         INFO(nx << "x" << ny << " " << sip.name() << " strip " << strip);
@@ -413,15 +419,17 @@ TEST_CASE("SIP on CUDA gives the host's iterates", "[gpu][sip]") {
       for (int group : {8, 16})
         for (int threads : {0, 256}) {
           la::SipTiles tiles{0, 0, group, threads};
-          if (la::kernels::sip_tiles_scratch<double>(rows ? rows : 32, group) >
+          if (la::detail::sip_tiles_scratch<double>(rows ? rows : 32, group) >
               std::size_t(Kokkos::TeamPolicy<Kokkos::Cuda>::scratch_size_max(0))) {
             CHECK_THROWS_AS(
-                (la::Sip2<Kokkos::Cuda, COp>(cuda, cop, 0.9, la::SipOrdering::tiles, rows, tiles)),
+                (la::Sip<Kokkos::Cuda, COp>(
+                    cuda, cop, la::SipOptions{0.9, la::SipOrdering::tiles, rows, tiles})),
                 std::invalid_argument);
             continue;
           }
           la::Field<double, 2, CMem> x("x", g.extent(0), g.extent(1));
-          la::Sip2<Kokkos::Cuda, COp> sip(cuda, cop, 0.9, la::SipOrdering::tiles, rows, tiles);
+          la::Sip<Kokkos::Cuda, COp> sip(cuda, cop,
+                                         la::SipOptions{0.9, la::SipOrdering::tiles, rows, tiles});
           sip.solve(x, cb, fixed);
           const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, x);
           INFO(nx << "x" << ny << " tiles rows " << rows << " group " << group << " threads "
@@ -507,7 +515,7 @@ TEST_CASE("SIP 3D solves a variable-coefficient 7-point system; orderings agree"
   const F3 b = rhs3(op, exact);
   for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
     F3 x = field3(g);
-    la::Sip3<Space, Op3> sip(space, op, 0.9);
+    la::Sip<Space, Op3> sip(space, op, la::SipOptions{0.9});
     la::SolveControl c;
     c.tolerance = 1e-10;
     c.criterion = crit;
@@ -521,8 +529,10 @@ TEST_CASE("SIP 3D solves a variable-coefficient 7-point system; orderings agree"
   fixed.tolerance = 0;
   fixed.max_iterations = 3;
   F3 x1 = field3(g), x2 = field3(g);
-  la::Sip3<Space, Op3>(space, op, 0.9, la::SipOrdering::lexicographic).solve(x1, b, fixed);
-  la::Sip3<Space, Op3>(space, op, 0.9, la::SipOrdering::diagonals).solve(x2, b, fixed);
+  la::Sip<Space, Op3>(space, op, la::SipOptions{0.9, la::SipOrdering::lexicographic})
+      .solve(x1, b, fixed);
+  la::Sip<Space, Op3>(space, op, la::SipOptions{0.9, la::SipOrdering::diagonals})
+      .solve(x2, b, fixed);
   CHECK(max_diff3(g, x1, x2) < 1e-12);
 }
 
@@ -530,7 +540,7 @@ TEST_CASE("SIP 3D at alpha = 0 is ILU(0); the preconditioner inverts L U", "[uni
   Space space;
   const auto g = grid3(7, 6, 5);
   const auto op = op7(g, false);
-  la::Sip3<Space, Op3> ilu(space, op, 0.0);
+  la::Sip<Space, Op3> ilu(space, op, la::SipOptions{0.0});
   const auto& f = ilu.factors();
   double worst = 0;
   for (int k = 1; k <= 5; ++k)
@@ -548,7 +558,7 @@ TEST_CASE("SIP 3D at alpha = 0 is ILU(0); the preconditioner inverts L U", "[uni
       }
   CHECK(worst < 1e-12);
   for (double alpha : {0.0, 0.92}) {
-    la::Sip3<Space, Op3> sip(space, op, alpha);
+    la::Sip<Space, Op3> sip(space, op, la::SipOptions{alpha});
     const auto& h = sip.factors();
     F3 r = field3(g), z = field3(g), y = field3(g);
     for (int k = 1; k <= 5; ++k)
@@ -594,7 +604,7 @@ TEST_CASE("SIP 3D converges on the Poisson problem with a known solution", "[uni
     const double alphas[2] = {0.0, 0.92};
     for (int a = 0; a < 2; ++a) {
       F3 x = field3(g);
-      la::Sip3<Space, Op3> sip(space, op, alphas[a]);
+      la::Sip<Space, Op3> sip(space, op, la::SipOptions{alphas[a]});
       la::SolveControl c;
       c.tolerance = 1e-9;
       c.check_every = 1;
@@ -616,12 +626,13 @@ TEST_CASE("SIP 3D converges on the Poisson problem with a known solution", "[uni
   const auto g = grid3(4, 4, 4);
   const auto op = op7(g, true);
   for (double alpha : {-0.5, 1.0})
-    CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, op, alpha)), std::invalid_argument);
-  CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, op, 0.5, la::SipOrdering::pipelined)),
+    CHECK_THROWS_AS((la::Sip<Space, Op3>(space, op, la::SipOptions{alpha})), std::invalid_argument);
+  CHECK_THROWS_AS((la::Sip<Space, Op3>(space, op, la::SipOptions{0.5, la::SipOrdering::pipelined})),
                   std::invalid_argument);
-  CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, op, 0.5, la::SipOrdering::tiles)),
+  CHECK_THROWS_AS((la::Sip<Space, Op3>(space, op, la::SipOptions{0.5, la::SipOrdering::tiles})),
                   std::invalid_argument);
   auto periodic = op;
   periodic.pz = true;
-  CHECK_THROWS_AS((la::Sip3<Space, Op3>(space, periodic, 0.5)), std::invalid_argument);
+  CHECK_THROWS_AS((la::Sip<Space, Op3>(space, periodic, la::SipOptions{0.5})),
+                  std::invalid_argument);
 }

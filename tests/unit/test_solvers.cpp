@@ -63,7 +63,7 @@ TEST_CASE("red-black SOR solves a variable-coefficient 5-point system", "[unit]"
     const F2 b = rhs_of(op, exact);
     for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
       F2 x("x", g.extent(0), g.extent(1));
-      la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.5);
+      la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.5});
       la::SolveControl c;
       c.tolerance = 1e-11;
       c.criterion = crit;
@@ -102,7 +102,7 @@ TEST_CASE("red-black SOR on a masked Neumann Laplacian with an obstacle", "[unit
   const F2 b = rhs_of(op, exact);  // compatible by construction
   F2 x("x", g.extent(0), g.extent(1));
   x(7, 6) = 123.0;  // an obstacle value: must stay untouched
-  la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.8);
+  la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.8});
   la::SolveControl c;
   c.tolerance = 1e-9;
   const auto s = sor.solve(x, b, c);
@@ -125,7 +125,7 @@ TEST_CASE("red-black SOR with periodic directions", "[unit]") {
   const F2 exact = random_field(g, 11);
   const F2 b = rhs_of(op, exact);
   F2 x("x", g.extent(0), g.extent(1));
-  la::RedBlackSOR<Space, decltype(op)> sor(space, op, 1.6);
+  la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.6});
   la::SolveControl c;
   c.tolerance = 1e-11;
   const auto s = sor.solve(x, b, c);
@@ -144,8 +144,11 @@ TEST_CASE("red-black SOR rejects omega outside (0, 2) and odd periodic sizes", "
   Space space;
   const auto g = grid2(15, 10);
   auto op = dirichlet_stencil(g);
-  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, 2.0)), std::invalid_argument);
-  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, 0.0)), std::invalid_argument);
+  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{2.0})),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{0.0})),
+                  std::invalid_argument);
   la::set_neighbours(op, g, true, false);
-  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, 1.5)), std::invalid_argument);
+  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{1.5})),
+                  std::invalid_argument);
 }

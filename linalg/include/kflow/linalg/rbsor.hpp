@@ -1,5 +1,5 @@
 #pragma once
-// Red-black SOR for a 5-point operator (stencil.hpp), as in the seed-000
+// Red-black SOR for a 5-point operator (stencil.hpp, operator.hpp), as in the seed-000
 // paper (eqs. (10)-(11), with its typo in (11) corrected: the relaxation
 // term uses the old value of the black cell):
 //
@@ -21,8 +21,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/solver.hpp"
-#include "kflow/linalg/stencil.hpp"
+#include "kflow/linalg/stationary.hpp"
 
 namespace kflow::linalg {
 
@@ -171,69 +172,58 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
 
 }  // namespace kernels
 
+struct SorOptions {
+  double omega = 1.0;  // relaxation factor, in (0, 2)
+  // GPUs: one fused kernel per iteration (both colours; not with periodic
+  // directions).  Off runs one kernel per colour, for comparisons.
+  bool fused = true;
+};
+
 template <class ExecSpace, class Op>
-class RedBlackSOR : public Solver2<ExecSpace, typename Op::real_type> {
+class RedBlackSOR : public Solver<ExecSpace, typename Op::real_type, 2> {
  public:
   using Real = typename Op::real_type;
-  using Base = Solver2<ExecSpace, Real>;
+  using Base = Solver<ExecSpace, Real, 2>;
 
-  RedBlackSOR(const ExecSpace& space, const Op& op, double omega)
-      : space_(space), op_(op), omega_(omega) {
-    if (!(omega > 0 && omega < 2))
-      throw std::invalid_argument("red-black SOR: omega = " + std::to_string(omega) +
+  RedBlackSOR(const ExecSpace& space, const Op& op, const SorOptions& options)
+      : space_(space), op_(op), omega_(options.omega) {
+    if (!(omega_ > 0 && omega_ < 2))
+      throw std::invalid_argument("red-black SOR: omega = " + std::to_string(omega_) +
                                   " is outside (0, 2), where SOR converges");
     if ((op.px && op.grid.cells[0] % 2) || (op.py && op.grid.cells[1] % 2))
       throw std::invalid_argument(
           "red-black SOR: a periodic direction needs an even number of cells (" +
           op.grid.cells_text() + ")");
+    fused_ = options.fused && on_gpu<ExecSpace> && !op_.px && !op_.py;
   }
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
-    SolveStats s;
     const Real w = Real(omega_);
-    const int every = std::max(1, c.check_every);
-    double scale = 1;
-    if (c.tolerance > 0 && c.criterion == Criterion::residual) {
-      scale = system_max_norm(space_, op_, b);
-      if (!(scale > 0)) scale = 1;
-    }
-    for (int k = 1; k <= c.max_iterations; ++k) {
-      const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
-      if (check && c.criterion == Criterion::change) {
+    return stationary_solve(space_, op_, x, b, c, [&](bool change) {
+      if (change) {  // red, then black
         const double red = kernels::rb_sweep_change(space_, op_, x, b, w, 0);
-        const double black = kernels::rb_sweep_change(space_, op_, x, b, w, 1);
-        s.criterion = std::max(red, black);
+        return std::max(red, kernels::rb_sweep_change(space_, op_, x, b, w, 1));
+      }
+      if (fused_) {
+        kernels::rb_iteration_fused(space_, op_, x, b, w);
       } else {
-        if (fused_) {
-          kernels::rb_iteration_fused(space_, op_, x, b, w);
-        } else {
-          kernels::rb_sweep(space_, op_, x, b, w, 0);
-          kernels::rb_sweep(space_, op_, x, b, w, 1);
-        }
-        if (check) s.criterion = residual_max_norm(space_, op_, x, b) / scale;
+        kernels::rb_sweep(space_, op_, x, b, w, 0);
+        kernels::rb_sweep(space_, op_, x, b, w, 1);
       }
-      s.iterations = k;
-      if (check && s.criterion <= c.tolerance) {
-        s.converged = true;
-        break;
-      }
-    }
-    return s;
+      return 0.0;
+    });
   }
 
   std::string name() const override { return "rbsor"; }
-  // The fused one-kernel iteration (GPUs without periodic directions); off
-  // for comparisons.
-  bool fused() const { return fused_; }
-  void set_fused(bool on) { fused_ = on && on_gpu<ExecSpace> && !op_.px && !op_.py; }
+  bool fused() const { return fused_; }  // the fused kernel runs (GPUs, no periodic direction)
   double omega() const { return omega_; }
 
  private:
   ExecSpace space_;
   Op op_;
   double omega_;
-  bool fused_ = on_gpu<ExecSpace> && !op_.px && !op_.py;
+  bool fused_ = false;
 };
 
 }  // namespace kflow::linalg

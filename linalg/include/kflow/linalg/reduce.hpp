@@ -12,6 +12,13 @@
 
 namespace kflow::linalg {
 
+// A max-norm must not lose a NaN (Max reductions drop it: NaN > a is
+// false), or a diverged solve would look converged: count it as +inf.
+template <class T>
+KOKKOS_INLINE_FUNCTION T nan_as_inf(T v) {
+  return Kokkos::isnan(v) ? Kokkos::Experimental::infinity_v<T> : v;
+}
+
 namespace detail {
 // f(i, j[, k], acc...) called from one flat index, i fastest.
 template <class F, class... V>
@@ -86,13 +93,14 @@ void reduce_interior(const ExecSpace& space, const char* label, const Grid& grid
 }
 }  // namespace detail
 
+// max |v| over the interior; NaN counts as +inf.
 template <class ExecSpace, class View>
 double max_norm(const ExecSpace& space, const Grid& grid, const View& v) {
   double r = 0;
   detail::reduce_interior(
       space, "kflow::linalg::max_norm", grid, v,
       KOKKOS_LAMBDA(double x, double& acc) {
-        const double a = Kokkos::fabs(x);
+        const double a = nan_as_inf(Kokkos::fabs(x));
         acc = a > acc ? a : acc;
       },
       Kokkos::Max<double>(r));

@@ -1,8 +1,9 @@
 #pragma once
-// The interface of iterative solvers for A x = b with a 5-point operator
-// (stencil.hpp): red-black SOR (rbsor.hpp), SIP (sip.hpp), CG (cg.hpp), and
-// multigrid behind the same interface later.  A solver is built once for an operator on an
-// execution-space instance and then called every time step.
+// The interface of the iterative solvers for A x = b on a structured grid
+// (operator.hpp), in 2D and 3D alike: red-black SOR (rbsor.hpp), SIP
+// (sip.hpp), CG (cg.hpp).  A solver is built once for an operator on an
+// execution-space instance, with its options, and then called every time
+// step.
 
 #include <string>
 
@@ -18,8 +19,8 @@ enum class Criterion {
 
 struct SolveControl {
   // Tolerance on the criterion (absolute for "change", relative to max |b|
-  // for "residual"); 0 runs exactly
-  // max_iterations with no convergence check (no host synchronisation).
+  // for "residual"); 0 runs exactly max_iterations with no convergence check
+  // (no host synchronisation).
   double tolerance = 1e-6;
   int max_iterations = 10000;
   // The criterion is evaluated every `check_every` iterations (and after the
@@ -34,30 +35,16 @@ struct SolveStats {
   bool converged = false;
 };
 
-template <class ExecSpace, class Real>
-class Solver2 {
+template <class ExecSpace, class Real, int Dim>
+class Solver {
  public:
+  static_assert(Dim == 2 || Dim == 3);
   using memory_space = typename ExecSpace::memory_space;
-  using X = Field<Real, 2, memory_space>;
-  using B = Field<const Real, 2, memory_space>;
-  virtual ~Solver2() = default;
+  using X = Field<Real, Dim, memory_space>;
+  using B = Field<const Real, Dim, memory_space>;
+  static constexpr int dim = Dim;
+  virtual ~Solver() = default;
   // Improves x (initial guess in, solution out) for right-hand side b.
-  virtual SolveStats solve(const X& x, const B& b, const SolveControl& control) = 0;
-  virtual std::string name() const = 0;
-};
-
-}  // namespace kflow::linalg
-
-namespace kflow::linalg {
-
-// The same interface for 3D operators (stencil7.hpp): SIP 3D now.
-template <class ExecSpace, class Real>
-class Solver3 {
- public:
-  using memory_space = typename ExecSpace::memory_space;
-  using X = Field<Real, 3, memory_space>;
-  using B = Field<const Real, 3, memory_space>;
-  virtual ~Solver3() = default;
   virtual SolveStats solve(const X& x, const B& b, const SolveControl& control) = 0;
   virtual std::string name() const = 0;
 };

@@ -15,8 +15,8 @@
 // An operator is a small copyable struct, usable on the device, with
 //   KOKKOS_FUNCTION Coeffs5<Real> coeffs(int i, int j) const;   // stored indices
 //   KOKKOS_FUNCTION int west(int i) const, east(i), south(j), north(j);
-// (the neighbour indices wrap around in periodic directions), and the host
-// members `grid` and `periodic[2]`.
+// (the neighbour indices wrap around in periodic directions), `dim` = 2 and
+// the host members `grid`, px, py.  operator.hpp has what works on any of them.
 
 #include <Kokkos_Core.hpp>
 
@@ -24,7 +24,6 @@
 
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/grid.hpp"
-#include "kflow/linalg/reduce.hpp"
 
 namespace kflow::linalg {
 
@@ -56,6 +55,7 @@ inline constexpr std::uint8_t west = 1, east = 2, south = 4, north = 8, self = 1
 template <class Real, class MemSpace>
 struct Laplace5 : Neighbours2 {
   using real_type = Real;
+  static constexpr int dim = 2;
   Kokkos::View<const std::uint8_t**, Kokkos::LayoutLeft, MemSpace> mask;
   Real cx = 1, cy = 1;
   Grid grid;
@@ -75,6 +75,7 @@ struct Laplace5 : Neighbours2 {
 template <class Real, class MemSpace>
 struct Stencil5 : Neighbours2 {
   using real_type = Real;
+  static constexpr int dim = 2;
   Field<const Real, 2, MemSpace> cp, cw, ce, cs, cn;
   Grid grid;
 
@@ -91,60 +92,12 @@ inline void set_neighbours(Neighbours2& n, const Grid& g, bool periodic_x, bool 
   n.py = periodic_y;
 }
 
-// A max-norm must not lose a NaN (Max reductions drop it: NaN > a is
-// false), or a diverged solve would look converged: count it as +inf.
-template <class T>
-KOKKOS_INLINE_FUNCTION T nan_as_inf(T v) {
-  return Kokkos::isnan(v) ? Kokkos::Experimental::infinity_v<T> : v;
-}
-
 // (A x)_P at one cell.
 template <class Op, class X>
 KOKKOS_INLINE_FUNCTION auto apply_at(const Op& op, const X& x, int i, int j) {
   const auto c = op.coeffs(i, j);
   return c.p * x(i, j) + c.w * x(op.west(i), j) + c.e * x(op.east(i), j) + c.s * x(i, op.south(j)) +
          c.n * x(i, op.north(j));
-}
-
-// r = b - A x on every cell in the system (0 elsewhere).
-template <class ExecSpace, class Op, class X, class B, class R>
-void residual(const ExecSpace& space, const Op& op, const X& x, const B& b, const R& r) {
-  Kokkos::parallel_for(
-      "kflow::linalg::residual", interior_policy<2>(space, op.grid), KOKKOS_LAMBDA(int i, int j) {
-        r(i, j) = op.coeffs(i, j).p != 0 ? b(i, j) - apply_at(op, x, i, j) : 0;
-      });
-}
-
-// max |b - A x| over the cells in the system (one value to the host).
-template <class ExecSpace, class Op, class X, class B>
-double residual_max_norm(const ExecSpace& space, const Op& op, const X& x, const B& b) {
-  double r = 0;
-  grid_reduce<2>(
-      space, "kflow::linalg::residual_max_norm", op.grid, false,
-      KOKKOS_LAMBDA(int i, int j, double& acc) {
-        if (op.coeffs(i, j).p == 0) return;
-        const double d = nan_as_inf(Kokkos::fabs(double(b(i, j) - apply_at(op, x, i, j))));
-        acc = d > acc ? d : acc;
-      },
-      Kokkos::Max<double>(r));
-  space.fence("kflow::linalg::residual_max_norm");
-  return r;
-}
-
-// max |b| over the cells in the system (one value to the host).
-template <class ExecSpace, class Op, class B>
-double system_max_norm(const ExecSpace& space, const Op& op, const B& b) {
-  double r = 0;
-  grid_reduce<2>(
-      space, "kflow::linalg::system_max_norm", op.grid, false,
-      KOKKOS_LAMBDA(int i, int j, double& acc) {
-        if (op.coeffs(i, j).p == 0) return;
-        const double d = nan_as_inf(Kokkos::fabs(double(b(i, j))));
-        acc = d > acc ? d : acc;
-      },
-      Kokkos::Max<double>(r));
-  space.fence("kflow::linalg::system_max_norm");
-  return r;
 }
 
 }  // namespace kflow::linalg
