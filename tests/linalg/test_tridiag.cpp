@@ -168,7 +168,8 @@ TEMPLATE_LIST_TEST_CASE(
                         : layout == 1 ? la::interleaved_shape(n, 1001)
                                       : la::contiguous_shape(n, 1001);
         const auto p = random_problem(sh, seed++);
-        const auto xh = run<Host, double>(p, la::TridiagMethod::register_, layout == 2);
+        const auto xh = run<Host, double>(p, la::TridiagMethod::register_, layout == 2,
+                                          register_options(8, 0, 0, -1));
         for (int rows : {8, 16})
           for (int systems : {0, 3})
             for (int groups : {1, 3})

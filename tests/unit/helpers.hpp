@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -79,6 +80,32 @@ inline std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A literature table from cases/reference/<file> (the one copy of every
+// table the tests compare with): rows "coordinate,value" after the '#'
+// comment lines and the column header.  Fails unless it read exactly `rows`
+// rows, so a missing, empty or truncated table cannot pass.
+inline std::vector<std::pair<double, double>> reference_table(const std::string& file,
+                                                              std::size_t rows) {
+  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/" + file);
+  INFO("reference table cases/reference/" << file);
+  REQUIRE(in);
+  std::vector<std::pair<double, double>> r;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    const auto comma = line.find(',');
+    REQUIRE(comma != std::string::npos);
+    r.emplace_back(std::stod(line.substr(0, comma)), std::stod(line.substr(comma + 1)));
+  }
+  REQUIRE(r.size() == rows);
+  return r;
 }
 
 }  // namespace kflow::test

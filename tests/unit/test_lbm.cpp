@@ -345,26 +345,6 @@ TEST_CASE("lbm set-up checks: unstable set-ups are errors with the numbers, doub
 
 namespace {
 
-// Ghia et al. (1982) centreline table: rows (coordinate, value), from
-// cases/lbm/reference (copied with their header comments).
-std::vector<std::pair<double, double>> ghia(const std::string& file) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/lbm/reference/" + file);
-  REQUIRE(in);
-  std::vector<std::pair<double, double>> rows;
-  std::string line;
-  bool header = false;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (!header) {
-      header = true;
-      continue;
-    }
-    const auto comma = line.find(',');
-    rows.emplace_back(std::stod(line.substr(0, comma)), std::stod(line.substr(comma + 1)));
-  }
-  return rows;
-}
-
 // Linear interpolation of cell-centre values v[0..n) at s in [0, 1], with
 // the wall value at s = 0 and s = 1.
 double interp(const std::vector<double>& v, double s, double lo, double hi) {
@@ -398,9 +378,9 @@ TEST_CASE("lbm 2D cavity Re = 100 on 256^2 within 0.02 of Ghia et al. (1982)",
     vc[k] = 0.5 * (v.values[k + n * 127] + v.values[k + n * 128]);  // y = 0.5
   }
   double dev = 0;
-  for (const auto& [y, ref] : ghia("ghia1982_re100_u.csv"))
+  for (const auto& [y, ref] : kflow::test::reference_table("ghia1982_re100_u.csv", 17))
     dev = std::max(dev, std::fabs(interp(uc, y, 0.0, 1.0) - ref));
-  for (const auto& [x, ref] : ghia("ghia1982_re100_v.csv"))
+  for (const auto& [x, ref] : kflow::test::reference_table("ghia1982_re100_v.csv", 17))
     dev = std::max(dev, std::fabs(interp(vc, x, 0.0, 0.0) - ref));
   // WARN: the figure is reported (README) even when the test passes.
   WARN("largest deviation from Ghia et al. (1982), Tables I and II, Re = 100: " << dev);

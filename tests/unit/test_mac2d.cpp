@@ -19,28 +19,6 @@ using kflow::test::TempDir;
 
 namespace {
 
-// Reference table (x, value) from cases/, '#' lines are comments.
-std::vector<std::pair<double, double>> reference(const std::string& file) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/mac2d/reference/" + file);
-  REQUIRE(in);
-  std::vector<std::pair<double, double>> r;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::stringstream s(line);
-    double a, b;
-    char comma;
-    s >> a >> comma >> b;
-    r.emplace_back(a, b);
-  }
-  return r;
-}
-
 // Taylor-Green vortex u = sin x cos y, v = -cos x sin y on [0, 2 pi]^2,
 // decaying as exp(-2 t / Re).  Re = 10 so that the diffusive limit sets dt
 // (dt ~ h^2: the first-order time error falls as fast as the spatial one);
@@ -130,7 +108,8 @@ TEST_CASE("mac2d Taylor-Green vortex: second-order convergence in space", "[vali
   CHECK(e[2] < 5e-3);
 }
 
-TEST_CASE("mac2d Poiseuille channel: developed profile matches the parabola", "[validation]") {
+TEST_CASE("mac2d Poiseuille channel: developed profile matches the parabola",
+          "[validation][long]") {
   const auto r = run_text(poiseuille, "", {}, "", true);
   const auto u = field(r, "u");
   // Column at x = 3 (cell 48 of 64), well past the entrance length
@@ -210,9 +189,9 @@ TEST_CASE("mac2d device-chosen time steps give the same run as host-chosen ones"
   }
 }
 
-TEST_CASE("mac2d lid-driven cavity at Re = 100 against Ghia et al. (1982)", "[validation]") {
+TEST_CASE("mac2d lid-driven cavity at Re = 100 against Ghia et al. (1982)", "[validation][long]") {
   // Ghia, Ghia & Shin, J. Comput. Phys. 48 (1982) 387-411, Tables I and II
-  // (cases/mac2d/reference).  128^2 cells, gamma = 0.5, t = 20 (steady).
+  // (cases/reference).  128^2 cells, gamma = 0.5, t = 20 (steady).
   // Issue #3: largest deviation at the tabulated interior points <= 0.01.
   std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/mac2d/cavity-re100.toml");
   std::stringstream text;
@@ -224,7 +203,7 @@ TEST_CASE("mac2d lid-driven cavity at Re = 100 against Ghia et al. (1982)", "[va
   double worst = 0;
   for (const auto& [which, file] :
        {std::pair{"u", "ghia1982_re100_u.csv"}, std::pair{"v", "ghia1982_re100_v.csv"}}) {
-    for (const auto& [s, value] : reference(file)) {
+    for (const auto& [s, value] : kflow::test::reference_table(file, 17)) {
       if (s <= 0 || s >= 1) continue;  // wall values hold by construction
       kflow::LineSpec l;
       l.points = 2;
@@ -300,10 +279,10 @@ std::string case_text(const std::string& name) {
   return text.str();
 }
 
-// Published numbers are read from cases/mac2d/reference/<file> (CSV rows
+// Published numbers are read from cases/reference/<file> (CSV rows
 // "case,quantity,lower,upper,reference,source" or "quantity,value,...").
 double reference_value(const std::string& file, const std::string& key, int column) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/mac2d/reference/" + file);
+  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/" + file);
   REQUIRE(in);
   std::string line;
   while (std::getline(in, line)) {
@@ -335,7 +314,7 @@ TEST_CASE("mac2d cavity at Re = 1000 on 256^2 against Ghia et al. (1982)", "[val
   g.cells = {256, 256, 1};
   for (const auto& [which, file] :
        {std::pair{"u", "ghia1982_re1000_u.csv"}, std::pair{"v", "ghia1982_re1000_v.csv"}})
-    for (const auto& [s, value] : reference(file)) {
+    for (const auto& [s, value] : kflow::test::reference_table(file, 17)) {
       if (s <= 0 || s >= 1) continue;
       kflow::LineSpec l;
       l.points = 2;
@@ -491,4 +470,23 @@ TEST_CASE("mac2d with CG as the pressure solver agrees with red-black SOR", "[un
   INFO("Taylor-Green: max |u_sor - u_cg| = " << diff);
   CHECK(diff < 1e-8);
   CHECK(std::fabs(diag(c, "error_u_max") - diag(d, "error_u_max")) < 1e-8);
+}
+
+TEST_CASE("reference tables in cases/reference read back with every row", "[unit]") {
+  // Ghia, Ghia & Shin (1982) Tables I and II: 17 points per line, walls
+  // included; Erturk, Corke & Gokcol (2005): 23 points.  The tables run from
+  // the lid or east wall (coordinate 1) to the opposite wall (0); u = 1 at the
+  // lid, every other wall value 0.
+  for (const char* re : {"100", "400", "1000"})
+    for (const char* c : {"u", "v"}) {
+      const auto t =
+          kflow::test::reference_table(std::string("ghia1982_re") + re + "_" + c + ".csv", 17);
+      CHECK(t.front().first == 1.0);
+      CHECK(t.front().second == (std::string(c) == "u" ? 1.0 : 0.0));
+      CHECK(t.back().first == 0.0);
+      CHECK(t.back().second == 0.0);
+    }
+  for (const char* c : {"u", "v"})
+    CHECK(kflow::test::reference_table(std::string("erturk2005_re1000_") + c + ".csv", 23).size() ==
+          23);
 }
