@@ -5,57 +5,34 @@
 
 #include <cmath>
 
+#include "kflow/core/case_grid.hpp"
 #include "kflow/core/registry.hpp"
 
 namespace kflow::diffusion {
 
 namespace {
 
-const char* const axis_sides[3][2] = {{"west", "east"}, {"south", "north"}, {"bottom", "top"}};
 const double pi = 3.14159265358979323846;
 
 std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   auto& g = s->grid;
-  const auto gs = c.section("grid");
-  if (!gs.has("cells")) gs.fail("cells", "missing; expected [nx, ny] or [nx, ny, nz]");
-  const auto cells = gs.get_ints("cells", 2, 3, 2, 1 << 20, {});
-  g.dim = static_cast<int>(cells.size());
-  const auto length = gs.get_numbers("length", g.dim, g.dim, std::vector<double>(g.dim, 1.0));
-  const auto origin = gs.get_numbers("origin", g.dim, g.dim, std::vector<double>(g.dim, 0.0));
-  for (int d = 0; d < g.dim; ++d) {
-    g.cells[d] = static_cast<int>(cells[d]);
-    if (!(length[d] > 0)) gs.fail("length", "expected positive lengths");
-    g.length[d] = length[d];
-    g.origin[d] = origin[d];
-  }
-  if (double(g.interior_cells()) > 4e9) gs.fail("cells", "more than 4e9 cells");
+  g = parse_grid(c.section("grid"), 2, 3, "[nx, ny] or [nx, ny, nz]");
   s->fields = {"u"};
 
   s->kappa = c.section("physics").get("diffusivity", 1.0, 0.0, 1e308, true);
 
   const auto bs = c.section("boundary");
-  for (int d = 0; d < 3; ++d)
-    for (int side = 0; side < 2; ++side) {
-      const std::string key = axis_sides[d][side];
-      if (d >= g.dim) {
-        if (bs.has(key))
-          bs.fail(key, "a 2D case has no " + key + " side (only west, east, south, north)");
-        continue;
-      }
-      const auto kind = bs.get_kind(key, {"dirichlet", "neumann", "periodic"}, "dirichlet");
-      s->bc[d][side] = kind == "dirichlet" ? Bc::dirichlet
-                       : kind == "neumann" ? Bc::neumann
-                                           : Bc::periodic;
-      s->bc_value[d][side] = bs.section(key).get("value", 0.0);
-      if (kind == "periodic" && bs.section(key).has("value"))
-        bs.fail(key + ".value", "a periodic side takes no value");
-    }
-  for (int d = 0; d < g.dim; ++d)
-    if ((s->bc[d][0] == Bc::periodic) != (s->bc[d][1] == Bc::periodic))
-      bs.fail(axis_sides[d][s->bc[d][0] == Bc::periodic ? 1 : 0],
-              std::string("'") + axis_sides[d][s->bc[d][0] == Bc::periodic ? 0 : 1] +
-                  "' is periodic, so its partner must be periodic too");
+  parse_sides(bs, g.dim, [&](const std::string& key, int d, int side) {
+    const auto kind = bs.get_kind(key, {"dirichlet", "neumann", "periodic"}, "dirichlet");
+    s->bc[d][side] = kind == "dirichlet" ? Bc::dirichlet
+                     : kind == "neumann" ? Bc::neumann
+                                         : Bc::periodic;
+    s->bc_value[d][side] = bs.section(key).get("value", 0.0);
+    if (kind == "periodic" && bs.section(key).has("value"))
+      bs.fail(key + ".value", "a periodic side takes no value");
+    return kind == "periodic";
+  });
 
   const auto is = c.section("initial");
   s->initial = is.get_choice("type", {"sine_mode", "constant"}, "sine_mode");

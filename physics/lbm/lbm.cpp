@@ -7,13 +7,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kflow/core/case_grid.hpp"
 #include "kflow/core/registry.hpp"
 
 namespace kflow::lbm {
 
 namespace {
-
-const char* const axis_sides[3][2] = {{"west", "east"}, {"south", "north"}, {"bottom", "top"}};
 
 // Stability and accuracy thresholds (README, "Lattice Boltzmann").
 constexpr double tau_error = 0.5;       // tau <= 0.5: viscosity <= 0
@@ -34,20 +33,9 @@ std::string num(double v) {
 std::unique_ptr<ModelSetup> parse_case(Config& c) {
   auto s = std::make_unique<Setup>();
   auto& g = s->grid;
-  g.ghost = 0;  // walls lie halfway outside the first and last cells
   const auto gs = c.section("grid");
-  if (!gs.has("cells")) gs.fail("cells", "missing; expected [nx, ny] or [nx, ny, nz]");
-  const auto cells = gs.get_ints("cells", 2, 3, 2, 1 << 20, {});
-  g.dim = static_cast<int>(cells.size());
-  const auto length = gs.get_numbers("length", g.dim, g.dim, std::vector<double>(g.dim, 1.0));
-  const auto origin = gs.get_numbers("origin", g.dim, g.dim, std::vector<double>(g.dim, 0.0));
-  for (int d = 0; d < g.dim; ++d) {
-    g.cells[d] = static_cast<int>(cells[d]);
-    if (!(length[d] > 0)) gs.fail("length", "expected positive lengths");
-    g.length[d] = length[d];
-    g.origin[d] = origin[d];
-  }
-  if (double(g.interior_cells()) > 2.1e9) gs.fail("cells", "more than 2.1e9 cells");
+  g = parse_grid(gs, 2, 3, "[nx, ny] or [nx, ny, nz]");
+  g.ghost = 0;  // walls lie halfway outside the first and last cells
   s->dx = g.spacing(0);
   for (int d = 1; d < g.dim; ++d)
     if (std::abs(g.spacing(d) - s->dx) > 1e-9 * s->dx)
@@ -100,42 +88,32 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   // Boundaries.
   double u_max = s->u_lat;
   const auto bs = c.section("boundary");
-  for (int d = 0; d < 3; ++d)
-    for (int side = 0; side < 2; ++side) {
-      const std::string key = axis_sides[d][side];
-      if (d >= g.dim) {
-        if (bs.has(key)) bs.fail(key, "a 2D case has no " + key + " side");
-        continue;
+  parse_sides(bs, g.dim, [&](const std::string& key, int d, int side) {
+    const auto kind = bs.get_kind(key, {"no_slip", "moving_wall", "periodic"}, "no_slip");
+    s->bc[d][side] = kind == "no_slip"       ? Bc::no_slip
+                     : kind == "moving_wall" ? Bc::moving_wall
+                                             : Bc::periodic;
+    const auto side_s = bs.section(key);
+    if (kind == "moving_wall") {
+      const auto v = side_s.get_numbers("velocity", g.dim, g.dim, {});
+      if (v.empty()) bs.fail(key + ".velocity", "missing; a moving wall needs its velocity");
+      if (v[d] != 0)
+        bs.fail(key + ".velocity",
+                "the wall moves in its own plane: the component normal "
+                "to the wall must be 0, got " +
+                    num(v[d]));
+      double sq = 0;
+      for (int e = 0; e < g.dim; ++e) {
+        s->wall_velocity[d][side][e] = v[e];
+        s->wall_lat[d][side][e] = v[e] * s->dt / s->dx;
+        sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
       }
-      const auto kind = bs.get_kind(key, {"no_slip", "moving_wall", "periodic"}, "no_slip");
-      s->bc[d][side] = kind == "no_slip"       ? Bc::no_slip
-                       : kind == "moving_wall" ? Bc::moving_wall
-                                               : Bc::periodic;
-      const auto side_s = bs.section(key);
-      if (kind == "moving_wall") {
-        const auto v = side_s.get_numbers("velocity", g.dim, g.dim, {});
-        if (v.empty()) bs.fail(key + ".velocity", "missing; a moving wall needs its velocity");
-        if (v[d] != 0)
-          bs.fail(key + ".velocity",
-                  "the wall moves in its own plane: the component normal "
-                  "to the wall must be 0, got " +
-                      num(v[d]));
-        double sq = 0;
-        for (int e = 0; e < g.dim; ++e) {
-          s->wall_velocity[d][side][e] = v[e];
-          s->wall_lat[d][side][e] = v[e] * s->dt / s->dx;
-          sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
-        }
-        u_max = std::max(u_max, std::sqrt(sq));
-      } else if (side_s.has("velocity")) {
-        bs.fail(key + ".velocity", "only a moving_wall side takes a velocity");
-      }
+      u_max = std::max(u_max, std::sqrt(sq));
+    } else if (side_s.has("velocity")) {
+      bs.fail(key + ".velocity", "only a moving_wall side takes a velocity");
     }
-  for (int d = 0; d < g.dim; ++d)
-    if ((s->bc[d][0] == Bc::periodic) != (s->bc[d][1] == Bc::periodic))
-      bs.fail(axis_sides[d][s->bc[d][0] == Bc::periodic ? 1 : 0],
-              std::string("'") + axis_sides[d][s->bc[d][0] == Bc::periodic ? 0 : 1] +
-                  "' is periodic, so its partner must be periodic too");
+    return kind == "periodic";
+  });
 
   // Initial state.
   const auto is = c.section("initial");

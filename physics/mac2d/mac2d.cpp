@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "kflow/core/case_grid.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/stencil.hpp"
 
@@ -15,7 +16,10 @@ namespace kflow::mac2d {
 namespace {
 
 namespace mb = linalg::mask_bits;
-const char* const side_names[4] = {"west", "east", "south", "north"};
+// Side sd = 2 axis + (0 low, 1 high): west, east, south, north.
+const char* side_name(int sd) {
+  return kflow::side_names[sd / 2][sd % 2];
+}
 
 std::string num(double v) {
   std::ostringstream o;
@@ -25,7 +29,7 @@ std::string num(double v) {
 }
 
 Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& g) {
-  const std::string key = side_names[sd];
+  const std::string key = side_name(sd);
   Boundary b;
   const auto kind = bs.get_kind(
       key, {"no_slip", "free_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
@@ -198,7 +202,7 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
     auto bs = c.section("boundary");
     int first = 0;
     while (s.side[first].type != Bc::inflow) ++first;
-    bs.fail(side_names[first],
+    bs.fail(side_name(first),
             "the inflow sides bring a net volume flux of " + num(net) +
                 " into a domain with no outflow side: the pressure equation has no solution "
                 "(incompressible fluid); add an outflow side or balance the inflows");
@@ -210,18 +214,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   auto& g = s->grid;
   const auto gs = c.section("grid");
-  if (!gs.has("cells")) gs.fail("cells", "missing; expected [imax, jmax]");
-  const auto cells = gs.get_ints("cells", 2, 2, 2, 1 << 20, {});
-  const auto length = gs.get_numbers("length", 2, 2, {1.0, 1.0});
-  const auto origin = gs.get_numbers("origin", 2, 2, {0.0, 0.0});
-  g.dim = 2;
-  for (int d = 0; d < 2; ++d) {
-    g.cells[d] = int(cells[d]);
-    if (!(length[d] > 0)) gs.fail("length", "expected positive lengths");
-    g.length[d] = length[d];
-    g.origin[d] = origin[d];
-  }
-  if (double(g.interior_cells()) > 2e9) gs.fail("cells", "more than 2e9 cells");
+  g = parse_grid(gs, 2, 2, "[imax, jmax]");
   s->fields = {"velocity",   "pressure", "vorticity", "stream_function",
                "divergence", "flags",    "u",         "v"};
 
@@ -232,24 +225,19 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->gx = gravity[0], s->gy = gravity[1];
 
   const auto bs = c.section("boundary");
-  for (int sd = 0; sd < 4; ++sd) s->side[sd] = parse_side(bs, sd, g);
-  for (const char* k : {"top", "bottom"})
-    if (bs.has(k)) bs.fail(k, "mac2d is 2D: the sides are west, east, south, north");
+  const auto periodic = parse_sides(bs, 2, [&](const std::string&, int a, int side) {
+    s->side[2 * a + side] = parse_side(bs, 2 * a + side, g);
+    return s->side[2 * a + side].type == Bc::periodic;
+  });
   for (int a = 0; a < 2; ++a) {
-    const bool lo = s->side[2 * a].type == Bc::periodic,
-               hi = s->side[2 * a + 1].type == Bc::periodic;
-    if (lo != hi)
-      bs.fail(side_names[lo ? 2 * a + 1 : 2 * a],
-              std::string("'") + side_names[lo ? 2 * a : 2 * a + 1] +
-                  "' is periodic, so its partner must be periodic too");
-    if (lo && g.cells[a] % 2)
+    if (periodic[a] && g.cells[a] % 2)
       gs.fail("cells",
               "a periodic direction needs an even number of cells for the red-black "
               "ordering (got " +
                   std::to_string(g.cells[a]) + ")");
   }
-  s->periodic_x = s->side[0].type == Bc::periodic;
-  s->periodic_y = s->side[2].type == Bc::periodic;
+  s->periodic_x = periodic[0];
+  s->periodic_y = periodic[1];
 
   std::vector<Shape> shapes;
   for (const auto& o : c.section("").tables("obstacle")) {

@@ -403,7 +403,7 @@ void obstacle_force(const ExecSpace& space, const Op& op, double inv_re, const F
 }  // namespace kernels
 
 template <class ExecSpace, class Real>
-class Model final : public kflow::Model {
+class Model final : public kflow::Model, public kflow::DeviceDt {
   using Mem = typename ExecSpace::memory_space;
   using F2 = linalg::Field<Real, 2, Mem>;
   using Flags = Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem>;
@@ -488,6 +488,7 @@ class Model final : public kflow::Model {
     read_velocity_max();
     return kernels::stable_dt(umax_, vmax_, s_.re, s_.grid.spacing(0), s_.grid.spacing(1));
   }
+  DeviceDt* device_dt() override { return this; }
   // The convective limits only lower the diffusive one.
   double max_stable_dt() const override {
     return kernels::stable_dt(0, 0, s_.re, s_.grid.spacing(0), s_.grid.spacing(1));

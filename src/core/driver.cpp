@@ -531,8 +531,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     double t_next_out = next_output_time();
     // A fixed-step model's t = steps * dt may fall a rounding short of the end.
     const double end_tol = model_dt > 0 ? 1e-12 : 0.0;
-    const bool batching =
-        pc.device_dt && model_dt <= 0 && pc.fixed_dt <= 0 && model->max_stable_dt() > 0;
+    const bool batching = pc.device_dt && model_dt <= 0 && pc.fixed_dt <= 0 && model->device_dt() &&
+                          model->device_dt()->max_stable_dt() > 0;
     // time.clock = "float32" accumulates t in single precision.
     auto advance_clock = [&](double from, double d) {
       return pc.float_clock ? double(float(float(from) + float(d))) : from + d;
@@ -580,8 +580,9 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         const double target = std::min(t_next_out, pc.end > 0 ? pc.end : 1e308);
         const double ulp = pc.float_clock ? double(std::nextafter(float(target), 3e38f)) - target
                                           : 4 * std::abs(target) * 1.2e-16;
-        const double per_step = pc.safety * model->max_stable_dt() * (1 + 1e-9) + ulp;
-        long m = Model::kDeviceDtBatch;
+        DeviceDt& ddt = *model->device_dt();
+        const double per_step = pc.safety * ddt.max_stable_dt() * (1 + 1e-9) + ulp;
+        long m = DeviceDt::kDeviceDtBatch;
         if (target < 1e308) {
           const double reach = 0.5 * (target - t) / per_step;
           m = target - t > 4e-12 * std::abs(target) ? long(std::min(reach, double(m))) : 0;
@@ -593,9 +594,9 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         if (pc.max_steps > 0) next_event = std::min(next_event, pc.max_steps);
         m = std::min(m, next_event - step);
         if (m >= 2) {
-          for (long k = 0; k < m; ++k) model->step_device_dt(pc.safety);
+          for (long k = 0; k < m; ++k) ddt.step_device_dt(pc.safety);
           device_dt_steps += m;
-          const auto dts = model->device_dts(m);
+          const auto dts = ddt.device_dts(m);
           for (const double d : dts) {
             dt = d;
             check_dt(dt);

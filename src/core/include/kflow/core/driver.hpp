@@ -54,7 +54,7 @@ struct PreparedCase {
   // it reproduces that paper's step counts (Table 1).
   bool float_clock = false;
   // time.device_dt: with an adaptive dt and a model that can choose it on
-  // the device (Model::max_stable_dt() > 0), run the steps between log rows
+  // the device (Model::device_dt(), the DeviceDt capability), run the steps between log rows
   // and outputs in batches without a read-back per step (the same steps and
   // bits as reading dt back every step, which 'false' does).
   bool device_dt = true;

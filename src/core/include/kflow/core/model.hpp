@@ -43,6 +43,23 @@ struct ModelSetup {
   std::vector<std::string> notes;
 };
 
+// Optional capability: time steps chosen on the device.  A model whose
+// stable dt depends on its state can compute it where the state lives, so
+// that the driver runs several steps without reading anything back
+// (Model::device_dt() returns it; mac2d offers it).
+class DeviceDt {
+ public:
+  static constexpr long kDeviceDtBatch = 1024;
+  virtual ~DeviceDt() = default;
+  // An upper bound of stable_dt() over every state (mac2d: the diffusive limit).
+  virtual double max_stable_dt() const = 0;
+  // Enqueues one step by dt = safety * stable_dt(current state), computed on
+  // the device with the same arithmetic as stable_dt(): the same bits.
+  virtual void step_device_dt(double safety) = 0;
+  // Waits; returns the dts of the last n such steps (n <= kDeviceDtBatch).
+  virtual std::vector<double> device_dts(long n) = 0;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -56,20 +73,8 @@ class Model {
   virtual double fixed_dt() const { return 0; }
   // Advances the state from t to t + dt.  Asynchronous: no host copy.
   virtual void step(double t, double dt) = 0;
-  // Time steps chosen on the device (optional).  A model whose stable dt
-  // depends on its state can compute it where the state lives, so that the
-  // driver runs several steps without reading anything back:
-  //   max_stable_dt()     an upper bound of stable_dt() over every state
-  //                       (mac2d: the diffusive limit), or 0: not supported;
-  //   step_device_dt(s)   enqueues one step by dt = s * stable_dt(current
-  //                       state), computed on the device with the same
-  //                       arithmetic as stable_dt(): the same bits;
-  //   device_dts(n)       waits, returns the dts of the last n such steps
-  //                       (n <= kDeviceDtBatch).
-  static constexpr long kDeviceDtBatch = 1024;
-  virtual double max_stable_dt() const { return 0; }
-  virtual void step_device_dt(double /*safety*/) {}
-  virtual std::vector<double> device_dts(long /*n*/) { return {}; }
+  // Optional capabilities (nullptr: not offered).
+  virtual DeviceDt* device_dt() { return nullptr; }
   // Scalar diagnostics at time t (device reductions; the log's columns).
   virtual Diagnostics diagnostics(double t) = 0;
   // A field at time t, copied to the host (output steps only).
