@@ -60,4 +60,38 @@ double error(const Op& op, const HostField2& x, const HostField2& y, bool up_to_
   return e;
 }
 
+// The same field in Space's memory (a copy; the host field itself on host spaces).
+template <class Space, class V>
+auto to_space(const V& h) {
+  return Kokkos::create_mirror_view_and_copy(typename Space::memory_space(), h);
+}
+
+// A host field's copy of any field.
+template <class F>
+auto to_host(const F& f) {
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+}
+
+// A 5-point operator built on the host, copied to Space's memory.
+template <class Space, class Real>
+auto op_to_space(const linalg::Stencil5<Real, Kokkos::HostSpace>& h) {
+  using M = typename Space::memory_space;
+  linalg::Stencil5<Real, M> op;
+  static_cast<linalg::Neighbours2&>(op) = h;
+  op.grid = h.grid;
+  op.cp = to_space<Space>(h.cp), op.cw = to_space<Space>(h.cw), op.ce = to_space<Space>(h.ce);
+  op.cs = to_space<Space>(h.cs), op.cn = to_space<Space>(h.cn);
+  return op;
+}
+template <class Space, class Real>
+auto op_to_space(const linalg::Laplace5<Real, Kokkos::HostSpace>& h) {
+  using M = typename Space::memory_space;
+  linalg::Laplace5<Real, M> op;
+  static_cast<linalg::Neighbours2&>(op) = h;
+  op.grid = h.grid;
+  op.cx = h.cx, op.cy = h.cy;
+  op.mask = Kokkos::create_mirror_view_and_copy(M(), h.mask);
+  return op;
+}
+
 }  // namespace kflow::test

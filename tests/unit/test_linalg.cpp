@@ -1,4 +1,5 @@
-// linalg: grid description, policies and reductions on the default host space.
+// The grid description and line sampling (the reductions and stream kernels
+// are tested on every backend in tests/linalg/test_reduce.cpp).
 
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -7,10 +8,6 @@
 
 #include "kflow/core/driver.hpp"
 #include "kflow/linalg/field.hpp"
-#include "kflow/linalg/reduce.hpp"
-#include "kflow/linalg/stream.hpp"
-
-using Space = Kokkos::DefaultHostExecutionSpace;
 
 TEST_CASE("grid geometry", "[unit]") {
   kflow::linalg::Grid g;
@@ -23,50 +20,6 @@ TEST_CASE("grid geometry", "[unit]") {
   CHECK(g.centre(0, 0) == 0.25);
   CHECK(g.interior_cells() == 32);
   CHECK(g.stored_cells() == 60);
-}
-
-TEST_CASE("reductions over the interior ignore ghost layers", "[unit]") {
-  for (int dim : {2, 3}) {
-    kflow::linalg::Grid g;
-    g.dim = dim;
-    g.cells = {5, 4, dim == 3 ? 3 : 1};
-    Space space;
-    double sum = 0, sq = 0, mx = 0;
-    auto check = [&](auto f) {
-      auto h = Kokkos::create_mirror_view(f);
-      Kokkos::deep_copy(h, 1000.0);  // ghosts: must not count
-      std::size_t n = 0;
-      for (std::size_t i = 1; i + 1 < h.extent(0); ++i)
-        for (std::size_t j = 1; j + 1 < h.extent(1); ++j) {
-          ++n;
-          const double v = double(n) * (n % 2 ? 1 : -1);
-          if constexpr (decltype(h)::rank == 2) {
-            h(i, j) = v;
-          } else {
-            for (std::size_t k = 1; k + 1 < h.extent(2); ++k) h(i, j, k) = v;
-          }
-          const double w = dim == 3 ? 3.0 : 1.0;
-          sum += w * v, sq += w * v * v, mx = std::max(mx, std::fabs(v));
-        }
-      Kokkos::deep_copy(f, h);
-      CHECK(kflow::linalg::sum(space, g, f) == Catch::Approx(sum));
-      CHECK(kflow::linalg::norm2(space, g, f) == Catch::Approx(std::sqrt(sq)));
-      CHECK(kflow::linalg::max_norm(space, g, f) == mx);
-    };
-    if (dim == 2)
-      check(kflow::linalg::make_field<double, 2>(space, "f", g));
-    else
-      check(kflow::linalg::make_field<double, 3>(space, "f", g));
-  }
-}
-
-TEST_CASE("copy and dot kernels", "[unit]") {
-  Space space;
-  Kokkos::View<double*, Space::memory_space> a("a", 1000), b("b", 1000);
-  Kokkos::deep_copy(a, 3.0);
-  kflow::linalg::copy(space, Kokkos::View<const double*, Space::memory_space>(a), b);
-  CHECK(kflow::linalg::dot(space, Kokkos::View<const double*, Space::memory_space>(a),
-                           Kokkos::View<const double*, Space::memory_space>(b)) == 9000.0);
 }
 
 TEST_CASE("line sampling interpolates linear fields exactly", "[unit]") {

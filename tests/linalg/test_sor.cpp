@@ -1,8 +1,10 @@
-// linalg solvers for 5-point operators: red-black SOR against manufactured
-// solutions (x given, b = A x), with Dirichlet-like, Neumann (masked,
-// singular) and periodic operators, both convergence criteria, and the
-// checks on omega and on periodic sizes.
+// Red-black SOR (linalg/rbsor.hpp) on every execution space compiled in,
+// against manufactured solutions (x given, b = A x; operators built on the
+// host and copied to the space), with Dirichlet-like, Neumann (masked,
+// singular) and periodic operators, both convergence criteria, and the checks
+// on omega and on periodic sizes.
 
+#include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
@@ -10,19 +12,24 @@
 
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/reduce.hpp"
-#include "linsys_helpers.hpp"
+#include "linalg/backends.hpp"
+#include "unit/linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
-using Space = Kokkos::DefaultHostExecutionSpace;
-using Mem = Space::memory_space;
+using Mem = Kokkos::HostSpace;
 using F2 = la::Field<double, 2, Mem>;
+template <class Space>
+using Field2 = la::Field<double, 2, typename Space::memory_space>;
 
 namespace {
 
 using kflow::test::error;
 using kflow::test::grid2;
+using kflow::test::op_to_space;
 using kflow::test::random_field;
 using kflow::test::rhs_of;
+using kflow::test::to_host;
+using kflow::test::to_space;
 
 // A Laplacian with zero-Dirichlet folding: boundary neighbours drop out but
 // the diagonal keeps its full value (non-singular, symmetric negative definite),
@@ -54,16 +61,18 @@ la::Stencil5<double, Mem> dirichlet_stencil(const la::Grid& g) {
 
 }  // namespace
 
-TEST_CASE("red-black SOR solves a variable-coefficient 5-point system", "[unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("red-black SOR solves a variable-coefficient 5-point system", "[unit]",
+                        kflow::test::ExecutionSpaces) {
+  TestType space;
   for (auto [nx, ny] : {std::pair{17, 12}, std::pair{16, 16}, std::pair{1, 5}, std::pair{9, 1}}) {
     const auto g = grid2(nx, ny);
-    const auto op = dirichlet_stencil(g);
+    const auto hop = dirichlet_stencil(g);
+    const auto op = op_to_space<TestType>(hop);
     const F2 exact = random_field(g, 7);
-    const F2 b = rhs_of(op, exact);
+    const auto b = to_space<TestType>(rhs_of(hop, exact));
     for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
-      F2 x("x", g.extent(0), g.extent(1));
-      la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.5});
+      Field2<TestType> x("x", g.extent(0), g.extent(1));
+      la::RedBlackSOR<TestType, decltype(op)> sor(space, op, la::SorOptions{1.5});
       la::SolveControl c;
       c.tolerance = 1e-11;
       c.criterion = crit;
@@ -73,13 +82,14 @@ TEST_CASE("red-black SOR solves a variable-coefficient 5-point system", "[unit]"
       CHECK(s.converged);
       CHECK(s.iterations % 3 == 0);
       CHECK(s.criterion <= 1e-11);
-      CHECK(error(op, x, exact, false) < 1e-8);
+      CHECK(error(hop, to_host(x), exact, false) < 1e-8);
     }
   }
 }
 
-TEST_CASE("red-black SOR on a masked Neumann Laplacian with an obstacle", "[unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("red-black SOR on a masked Neumann Laplacian with an obstacle", "[unit]",
+                        kflow::test::ExecutionSpaces) {
+  TestType space;
   const auto g = grid2(20, 14);
   Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem> mask("mask", g.extent(0), g.extent(1));
   auto in = [&](int i, int j) {
@@ -93,44 +103,49 @@ TEST_CASE("red-black SOR on a masked Neumann Laplacian with an obstacle", "[unit
                      (in(i + 1, j) ? la::mask_bits::east : 0) |
                      (in(i, j - 1) ? la::mask_bits::south : 0) |
                      (in(i, j + 1) ? la::mask_bits::north : 0);
-  la::Laplace5<double, Mem> op;
-  op.mask = mask;
-  op.cx = 400, op.cy = 196;
-  op.grid = g;
-  la::set_neighbours(op, g, false, false);
+  la::Laplace5<double, Mem> hop;
+  hop.mask = mask;
+  hop.cx = 400, hop.cy = 196;
+  hop.grid = g;
+  la::set_neighbours(hop, g, false, false);
+  const auto op = op_to_space<TestType>(hop);
   const F2 exact = random_field(g, 3);
-  const F2 b = rhs_of(op, exact);  // compatible by construction
-  F2 x("x", g.extent(0), g.extent(1));
-  x(7, 6) = 123.0;  // an obstacle value: must stay untouched
-  la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.8});
+  const auto b = to_space<TestType>(rhs_of(hop, exact));  // compatible by construction
+  F2 hx("x", g.extent(0), g.extent(1));
+  hx(7, 6) = 123.0;  // an obstacle value: must stay untouched
+  const auto x = to_space<TestType>(hx);
+  la::RedBlackSOR<TestType, decltype(op)> sor(space, op, la::SorOptions{1.8});
   la::SolveControl c;
   c.tolerance = 1e-9;
   const auto s = sor.solve(x, b, c);
   CHECK(s.converged);
-  CHECK(x(7, 6) == 123.0);
-  CHECK(error(op, x, exact, true) < 1e-9);
+  const auto xh = to_host(x);
+  CHECK(xh(7, 6) == 123.0);
+  CHECK(error(hop, xh, exact, true) < 1e-9);
 }
 
-TEST_CASE("red-black SOR with periodic directions", "[unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("red-black SOR with periodic directions", "[unit]",
+                        kflow::test::ExecutionSpaces) {
+  TestType space;
   const auto g = grid2(16, 10);
-  auto op = dirichlet_stencil(g);
+  auto hop = dirichlet_stencil(g);
   // Periodic in x: every cell has its west and east neighbours.
   auto cw = F2("cw", g.extent(0), g.extent(1)), ce = F2("ce", g.extent(0), g.extent(1));
-  Kokkos::deep_copy(cw, op.cw);
-  Kokkos::deep_copy(ce, op.ce);
+  Kokkos::deep_copy(cw, hop.cw);
+  Kokkos::deep_copy(ce, hop.ce);
   for (int j = 1; j <= 10; ++j) cw(1, j) = 1.0, ce(16, j) = 1.0;
-  op.cw = cw, op.ce = ce;
-  la::set_neighbours(op, g, true, false);
+  hop.cw = cw, hop.ce = ce;
+  la::set_neighbours(hop, g, true, false);
+  const auto op = op_to_space<TestType>(hop);
   const F2 exact = random_field(g, 11);
-  const F2 b = rhs_of(op, exact);
-  F2 x("x", g.extent(0), g.extent(1));
-  la::RedBlackSOR<Space, decltype(op)> sor(space, op, la::SorOptions{1.6});
+  const auto b = to_space<TestType>(rhs_of(hop, exact));
+  Field2<TestType> x("x", g.extent(0), g.extent(1));
+  la::RedBlackSOR<TestType, decltype(op)> sor(space, op, la::SorOptions{1.6});
   la::SolveControl c;
   c.tolerance = 1e-11;
   const auto s = sor.solve(x, b, c);
   CHECK(s.converged);
-  CHECK(error(op, x, exact, false) < 1e-8);
+  CHECK(error(hop, to_host(x), exact, false) < 1e-8);
   // Fixed iteration count: no check, exactly max_iterations.
   la::SolveControl fixed;
   fixed.tolerance = 0;
@@ -140,15 +155,15 @@ TEST_CASE("red-black SOR with periodic directions", "[unit]") {
   CHECK(f.criterion == -1);
 }
 
-TEST_CASE("red-black SOR rejects omega outside (0, 2) and odd periodic sizes", "[unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("red-black SOR rejects omega outside (0, 2) and odd periodic sizes",
+                        "[unit]", kflow::test::ExecutionSpaces) {
+  TestType space;
   const auto g = grid2(15, 10);
-  auto op = dirichlet_stencil(g);
-  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{2.0})),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{0.0})),
-                  std::invalid_argument);
+  auto hop = dirichlet_stencil(g);
+  auto op = op_to_space<TestType>(hop);
+  using Sor = la::RedBlackSOR<TestType, decltype(op)>;
+  CHECK_THROWS_AS(Sor(space, op, la::SorOptions{2.0}), std::invalid_argument);
+  CHECK_THROWS_AS(Sor(space, op, la::SorOptions{0.0}), std::invalid_argument);
   la::set_neighbours(op, g, true, false);
-  CHECK_THROWS_AS((la::RedBlackSOR<Space, decltype(op)>(space, op, la::SorOptions{1.5})),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(Sor(space, op, la::SorOptions{1.5}), std::invalid_argument);
 }

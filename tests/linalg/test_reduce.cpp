@@ -1,0 +1,111 @@
+// linalg's reductions (reduce.hpp, operator.hpp) and stream kernels on every
+// execution space compiled in: interior-only sums and norms, copy and dot,
+// and max-norms that count a NaN as +inf (a diverged solve must not look
+// converged).
+
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/operator.hpp"
+#include "kflow/linalg/reduce.hpp"
+#include "kflow/linalg/stream.hpp"
+#include "linalg/backends.hpp"
+
+namespace la = kflow::linalg;
+
+TEMPLATE_LIST_TEST_CASE("reductions over the interior ignore ghost layers", "[unit][linalg]",
+                        kflow::test::ExecutionSpaces) {
+  for (int dim : {2, 3}) {
+    la::Grid g;
+    g.dim = dim;
+    g.cells = {5, 4, dim == 3 ? 3 : 1};
+    TestType space;
+    double sum = 0, sq = 0, mx = 0;
+    auto check = [&](auto f) {
+      auto h = Kokkos::create_mirror_view(f);
+      Kokkos::deep_copy(h, 1000.0);  // ghosts: must not count
+      std::size_t n = 0;
+      for (std::size_t i = 1; i + 1 < h.extent(0); ++i)
+        for (std::size_t j = 1; j + 1 < h.extent(1); ++j) {
+          ++n;
+          const double v = double(n) * (n % 2 ? 1 : -1);
+          if constexpr (decltype(h)::rank == 2) {
+            h(i, j) = v;
+          } else {
+            for (std::size_t k = 1; k + 1 < h.extent(2); ++k) h(i, j, k) = v;
+          }
+          const double w = dim == 3 ? 3.0 : 1.0;
+          sum += w * v, sq += w * v * v, mx = std::max(mx, std::fabs(v));
+        }
+      Kokkos::deep_copy(f, h);
+      CHECK(la::sum(space, g, f) == Catch::Approx(sum));
+      CHECK(la::norm2(space, g, f) == Catch::Approx(std::sqrt(sq)));
+      CHECK(la::max_norm(space, g, f) == mx);
+      // one NaN in the interior: the max-norm is +inf, not the largest number
+      if constexpr (decltype(h)::rank == 2)
+        h(2, 2) = std::nan("");
+      else
+        h(2, 2, 1) = std::nan("");
+      Kokkos::deep_copy(f, h);
+      CHECK(la::max_norm(space, g, f) == std::numeric_limits<double>::infinity());
+    };
+    if (dim == 2)
+      check(la::make_field<double, 2>(space, "f", g));
+    else
+      check(la::make_field<double, 3>(space, "f", g));
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("residual and system max-norms over 2D and 3D operators", "[unit][linalg]",
+                        kflow::test::ExecutionSpaces) {
+  // The 7-point Laplacian with unit coefficients on 4^3 cells, x = 1 in the
+  // interior and 0 in the ghosts, b = 0.5: |b - A x| = |0.5 + 6 - (interior
+  // neighbours)| is largest at the 8 corners (3 interior neighbours): 3.5.
+  using M = typename TestType::memory_space;
+  TestType space;
+  la::Grid g;
+  g.dim = 3;
+  g.cells = {4, 4, 4};
+  auto make = [&](const char* l, double v) {
+    auto f = la::make_field<double, 3>(space, l, g);
+    Kokkos::deep_copy(f, v);
+    return f;
+  };
+  la::Stencil7<double, M> op;
+  op.cp = make("cp", -6), op.cw = make("cw", 1), op.ce = make("ce", 1), op.cs = make("cs", 1);
+  op.cn = make("cn", 1), op.cb = make("cb", 1), op.ct = make("ct", 1);
+  op.grid = g;
+  auto x = la::make_field<double, 3>(space, "x", g);
+  auto hx = Kokkos::create_mirror_view(x);
+  for (int k = 1; k <= 4; ++k)
+    for (int j = 1; j <= 4; ++j)
+      for (int i = 1; i <= 4; ++i) hx(i, j, k) = 1;
+  Kokkos::deep_copy(x, hx);
+  auto b = make("b", 0.5);
+  CHECK(la::residual_max_norm(space, op, x, b) == 3.5);
+  CHECK(la::system_max_norm(space, op, b) == 0.5);
+  auto r = la::make_field<double, 3>(space, "r", g);
+  la::residual(space, op, x, b, r);
+  CHECK(la::max_norm(space, g, r) == 3.5);
+  auto hb = Kokkos::create_mirror_view(b);
+  Kokkos::deep_copy(hb, b);
+  hb(3, 2, 2) = std::nan("");
+  Kokkos::deep_copy(b, hb);
+  CHECK(la::residual_max_norm(space, op, x, b) == std::numeric_limits<double>::infinity());
+  CHECK(la::system_max_norm(space, op, b) == std::numeric_limits<double>::infinity());
+}
+
+TEMPLATE_LIST_TEST_CASE("copy and dot kernels", "[unit][linalg]", kflow::test::ExecutionSpaces) {
+  TestType space;
+  using V = Kokkos::View<double*, typename TestType::memory_space>;
+  using CV = Kokkos::View<const double*, typename TestType::memory_space>;
+  V a("a", 1000), b("b", 1000);
+  Kokkos::deep_copy(a, 3.0);
+  la::copy(space, CV(a), b);
+  CHECK(la::dot(space, CV(a), CV(b)) == 9000.0);
+}
