@@ -179,10 +179,15 @@ std::vector<double> solve_on(const Problem& p, bool in_place, Solve&& solve) {
   return r;
 }
 
+// max |x - y| relative to max(1, max |y|): how far two solves of the same
+// systems (two backends, two kernels) are apart, on the solution's scale.
 inline double max_diff(const std::vector<double>& x, const std::vector<double>& y) {
-  double diff = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) diff = std::max(diff, std::fabs(x[i] - y[i]));
-  return diff;
+  double diff = 0, scale = 1;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    diff = std::max(diff, std::fabs(x[i] - y[i]));
+    scale = std::max(scale, std::fabs(y[i]));
+  }
+  return diff / scale;
 }
 
 }  // namespace kflow::test
