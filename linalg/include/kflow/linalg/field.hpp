@@ -37,7 +37,7 @@ using Field3 = Field<Real, 3, MemSpace>;
 // argument).  Kokkos' default puts functors of 512 bytes or more (policy
 // included, so most MDRange kernels) into constant memory, and such a launch
 // waits for the previous one to finish: the host could not queue kernels
-// ahead, which cost mac2d about 100 us per time step on an H200.
+// ahead (docs/performance.md has the cost measured on mac2d).
 using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
 
 template <class ExecSpace>
@@ -61,11 +61,9 @@ Field<Real, Dim, typename ExecSpace::memory_space> make_field(const ExecSpace& s
     return F(Kokkos::view_alloc(space, label), grid.extent(0), grid.extent(1), grid.extent(2));
 }
 
-// Tile of the MDRange on GPUs: long in i (coalesced), short in j and k.
-// Kokkos' default rank-2 tile left a 2D 5-point stencil at 25 % of the copy
-// bandwidth on an H200; {64, 4} reached 90 % (double, 8192^2, kflow bench
-// diffusion).  In 3D the tile mattered little (47 % default, 49-53 % for the
-// shapes tried; {32, 2, 2} best).  CPU backends keep Kokkos' default tiling.
+// Tile of the MDRange on GPUs: long in i (coalesced), short in j and k
+// ({64, 4}, {32, 2, 2}: the best measured, docs/performance.md).  CPU
+// backends keep Kokkos' default tiling.
 
 // Policy over the interior cells of `grid`, in stored (ghost-including) indices.
 template <int Dim, class ExecSpace>

@@ -43,8 +43,7 @@ struct FlatIndex3 {
 // parallel_reduce of f(i, j[, k], acc...) over the points of `grid`: the
 // interior, or every stored point (ghosts = true).  On GPUs the points are
 // one flat index range, i fastest (coalesced, as many blocks as needed):
-// Kokkos' MDRange reductions launch few blocks; mac2d's max |u|, |v| over
-// 1024^2 took 112 us that way on an H200 (ncu), a third of a time step.
+// Kokkos' MDRange reductions launch few blocks (docs/performance.md).
 // Host backends keep the MDRange (no integer division per point).
 // Results through reducers (Kokkos::Max<double>(x), a View, ...).
 template <int Dim, class ExecSpace, class F, class... Reducers>

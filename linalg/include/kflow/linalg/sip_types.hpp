@@ -35,9 +35,9 @@ struct SipTiles {
   int group = 0;    // team kernel: wavefront steps per group, 8 or 16 (default 8);
                     // a group's operands are loaded while the one before is
                     // computed, and progress is published once per group
-  int threads = 0;  // team kernel: threads per team (0: two warps of compute and
-                    // loaders, enough for one round of 4 elements per group, at
-                    // most 512; host backends: 2)
+  int threads = 0;  // team kernel: threads per team (0: the compute warp, enough
+                    // loader warps for one round of 4 elements per group and one
+                    // spare loader warp, at most 512; host backends: 2)
   // Run the team kernel on a host backend too: lets the tests check it
   // without a GPU.
   bool wavefront = false;
@@ -46,7 +46,7 @@ struct SipTiles {
 struct SipOptions {
   double alpha = 0.92;  // Stone's parameter, in [0, 1) (0: ILU(0))
   SipOrdering ordering = SipOrdering::automatic;
-  int strip_rows = 0;  // 2D: rows per strip of the pipelined and tiles orderings (0: default)
+  int strip_rows = 0;   // 2D: rows per strip of the pipelined and tiles orderings (0: default)
   SipTiles tiles = {};  // 2D: the rest of the tiles ordering's shape
 };
 

@@ -194,9 +194,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             const int h = p & 1;
             // Row -1 of this group, read during the group before: lanes
             // whose value was still unwritten read it again until the whole
-            // group has arrived (a warp vote), then the next group's is read.
-            // (H200, 1026^2: reading it in the same group 0.678 ms per
-            // iteration, one group ahead 0.584, two groups ahead 0.648.)
+            // group has arrived (a warp vote), then the next group's is read
+            // (one group ahead measured best, docs/performance.md).
             Real below_row[NH];
             KFLOW_SIP_UNROLL
             for (int m = 0; m < NH; ++m) {
@@ -289,9 +288,8 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
 }
 
 // Threads per team of the team kernel: the compute lanes, enough loaders for
-// one round of E = 4 elements each and one spare warp of loaders (GPUs; an
-// H200 at 1026^2, 32 rows, group 8: 96 threads 0.599 ms per iteration, 128
-// threads 0.584, 160 0.625, 256 0.609), or one compute thread and one
+// one round of E = 4 elements each and one spare warp of loaders (GPUs; the
+// sweep behind it is in docs/performance.md), or one compute thread and one
 // loader where the host has two threads (s.threads overrides).
 template <class ExecSpace>
 int sip_tiles_threads(const SipTiles& s) {
