@@ -27,7 +27,7 @@
 
 namespace kflow::linalg {
 
-namespace kernels {
+namespace detail {
 
 // Policy over the cells of one colour: (ii, j), i = i0(j) + 2 ii.
 template <class ExecSpace>
@@ -170,7 +170,7 @@ double rb_sweep_change(const ExecSpace& space, const Op& op, const X& x, const B
   return double(change);
 }
 
-}  // namespace kernels
+}  // namespace detail
 
 struct SorOptions {
   double omega = 1.0;  // relaxation factor, in (0, 2)
@@ -202,14 +202,14 @@ class RedBlackSOR : public Solver<ExecSpace, typename Op::real_type, 2> {
     const Real w = Real(omega_);
     return stationary_solve(space_, op_, x, b, c, [&](bool change) {
       if (change) {  // red, then black
-        const double red = kernels::rb_sweep_change(space_, op_, x, b, w, 0);
-        return std::max(red, kernels::rb_sweep_change(space_, op_, x, b, w, 1));
+        const double red = detail::rb_sweep_change(space_, op_, x, b, w, 0);
+        return std::max(red, detail::rb_sweep_change(space_, op_, x, b, w, 1));
       }
       if (fused_) {
-        kernels::rb_iteration_fused(space_, op_, x, b, w);
+        detail::rb_iteration_fused(space_, op_, x, b, w);
       } else {
-        kernels::rb_sweep(space_, op_, x, b, w, 0);
-        kernels::rb_sweep(space_, op_, x, b, w, 1);
+        detail::rb_sweep(space_, op_, x, b, w, 0);
+        detail::rb_sweep(space_, op_, x, b, w, 1);
       }
       return 0.0;
     });
