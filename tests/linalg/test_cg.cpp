@@ -3,8 +3,10 @@
 // preconditioners and both criteria, the iteration count against n for the
 // Laplacian, Jacobi on strongly varying coefficients, singular Neumann and
 // periodic systems (with an obstacle left untouched), single precision, and
-// rejected operators.
+// rejected operators.  The 5-point known-solution and singular tests run on
+// every execution space compiled in (operators built on the host, copied).
 
+#include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
@@ -12,7 +14,8 @@
 #include <stdexcept>
 
 #include "kflow/linalg/cg.hpp"
-#include "linsys_helpers.hpp"
+#include "linalg/backends.hpp"
+#include "unit/linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
 using Space = Kokkos::DefaultHostExecutionSpace;
@@ -26,8 +29,13 @@ namespace {
 
 using kflow::test::error;
 using kflow::test::grid2;
+using kflow::test::op_to_space;
 using kflow::test::random_field;
 using kflow::test::rhs_of;
+using kflow::test::to_host;
+using kflow::test::to_space;
+template <class S>
+using Field2 = la::Field<double, 2, typename S::memory_space>;
 
 F2 f2(const la::Grid& g) {
   return F2("f", g.extent(0), g.extent(1));
@@ -102,24 +110,27 @@ const la::CgPreconditioner both[] = {la::CgPreconditioner::none, la::CgPrecondit
 
 }  // namespace
 
-TEST_CASE("CG solves 5-point systems with a known discrete solution", "[cg][unit]") {
+TEMPLATE_LIST_TEST_CASE("CG solves 5-point systems with a known discrete solution", "[cg][unit]",
+                        kflow::test::ExecutionSpaces) {
   // max |x - x*| <= ||A^-1||_inf max |r|; for these operators (coefficients
   // >= 0.5 / h^2 on the unit square) ||A^-1||_inf <= 1 / (8 * 0.5), and
   // max |b| ~ 8 / h^2 * max |x*| (x* random in [-1, 1]): a residual of
   // 1e-12 max |b| bounds the error by ~ 2e-12 * 8 n^2, below 1e-7 here.
-  Space space;
+  TestType space;
   auto k = [](double x, double y) {
     return 1.0 + 0.5 * std::sin(0.3 * x + 0.2 * y);
   };
   for (auto [nx, ny] : {std::pair{33, 20}, std::pair{16, 16}, std::pair{1, 7}, std::pair{9, 1}}) {
     const auto g = grid2(nx, ny);
-    const auto op = diffusion_op(g, k);
+    const auto hop = diffusion_op(g, k);
+    const auto op = op_to_space<TestType>(hop);
     const F2 exact = random_field(g, 7);
-    const F2 b = rhs_of(op, exact);
+    const F2 hb = rhs_of(hop, exact);
+    const auto b = to_space<TestType>(hb);
     for (auto pre : both)
       for (auto crit : {la::Criterion::residual, la::Criterion::change}) {
-        F2 x = f2(g);
-        la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{pre});
+        Field2<TestType> x("x", g.extent(0), g.extent(1));
+        la::ConjugateGradient<TestType, decltype(op)> cg(space, op, la::CgOptions{pre});
         CHECK(cg.sign() == -1);
         CHECK_FALSE(cg.singular());
         const auto s = cg.solve(x, b, control(1e-12, 3, crit));
@@ -127,14 +138,15 @@ TEST_CASE("CG solves 5-point systems with a known discrete solution", "[cg][unit
                 << s.iterations << " its, criterion " << s.criterion);
         CHECK(s.converged);
         CHECK(s.criterion <= 1e-12);
-        CHECK(error(op, x, exact, false) < 1e-7);
+        const F2 hx = to_host(x);
+        CHECK(error(hop, hx, exact, false) < 1e-7);
         // The true residual of the result, independently of the solver.
         F2 r = f2(g);
-        la::residual(space, op, x, b, r);
+        la::residual(Kokkos::DefaultHostExecutionSpace(), hop, hx, hb, r);
         double rmax = 0, bmax = 0;
         for (int j = 1; j <= ny; ++j)
           for (int i = 1; i <= nx; ++i)
-            rmax = std::max(rmax, std::fabs(r(i, j))), bmax = std::max(bmax, std::fabs(b(i, j)));
+            rmax = std::max(rmax, std::fabs(r(i, j))), bmax = std::max(bmax, std::fabs(hb(i, j)));
         if (crit == la::Criterion::residual) CHECK(rmax <= 1e-12 * bmax);
       }
   }
@@ -226,28 +238,32 @@ TEST_CASE("CG: Jacobi pays off with strongly varying coefficients", "[cg][unit]"
   CHECK(its[1] < 0.3 * its[0]);
 }
 
-TEST_CASE("CG on singular Neumann and periodic Laplacians with an obstacle", "[cg][unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("CG on singular Neumann and periodic Laplacians with an obstacle",
+                        "[cg][unit]", kflow::test::ExecutionSpaces) {
+  TestType space;
   for (bool periodic : {false, true})
     for (auto pre : both) {
       const auto g = grid2(20, 14);
-      const auto op = neumann_op(g, periodic);
+      const auto hop = neumann_op(g, periodic);
+      const auto op = op_to_space<TestType>(hop);
       const F2 exact = random_field(g, 3);
-      const F2 b = rhs_of(op, exact);  // compatible
+      const F2 b = rhs_of(hop, exact);  // compatible
       // An incompatible part (a constant) that CG projects away.
       F2 b2 = f2(g);
       for (int j = 1; j <= 14; ++j)
-        for (int i = 1; i <= 20; ++i) b2(i, j) = op.coeffs(i, j).p != 0 ? b(i, j) + 0.37 : 0;
+        for (int i = 1; i <= 20; ++i) b2(i, j) = hop.coeffs(i, j).p != 0 ? b(i, j) + 0.37 : 0;
       for (const F2& rhs : {b, b2}) {
-        F2 x = f2(g);
-        x(7, 6) = 123.0;  // an obstacle value: must stay untouched
-        la::ConjugateGradient<Space, decltype(op)> cg(space, op, la::CgOptions{pre});
+        F2 hx = f2(g);
+        hx(7, 6) = 123.0;  // an obstacle value: must stay untouched
+        const auto x = to_space<TestType>(hx);
+        la::ConjugateGradient<TestType, decltype(op)> cg(space, op, la::CgOptions{pre});
         CHECK(cg.singular());
-        const auto s = cg.solve(x, rhs, control(1e-11, 2));
+        const auto s = cg.solve(x, to_space<TestType>(rhs), control(1e-11, 2));
         INFO((periodic ? "periodic " : "walls ") << cg.name() << ": " << s.iterations << " its");
         CHECK(s.converged);
-        CHECK(x(7, 6) == 123.0);
-        CHECK(error(op, x, exact, true) < 1e-9);
+        const F2 xr = to_host(x);
+        CHECK(xr(7, 6) == 123.0);
+        CHECK(error(hop, xr, exact, true) < 1e-9);
       }
     }
 }
