@@ -9,6 +9,7 @@
 
 #include "kflow/core/error.hpp"
 #include "kflow/io/files.hpp"
+#include "kflow/io/pvd.hpp"
 #include "kflow/io/vtk.hpp"
 
 namespace kflow::io {

@@ -124,16 +124,4 @@ std::vector<HostField> read_vti(const std::string& path, linalg::Grid*) {
 }
 #endif
 
-void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& frames) {
-  std::ostringstream s;
-  s << "<?xml version=\"1.0\"?>\n"
-    << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-    << "  <Collection>\n";
-  for (const auto& [t, file] : frames)
-    s << "    <DataSet timestep=\"" << exact(t) << "\" group=\"\" part=\"0\" file=\"" << file
-      << "\"/>\n";
-  s << "  </Collection>\n</VTKFile>\n";
-  write_text_atomic(path, s.str());
-}
-
 }  // namespace kflow::io

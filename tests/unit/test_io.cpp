@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 
 #include "helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/io/pvd.hpp"
 #include "kflow/io/vtk.hpp"
 
 namespace fs = std::filesystem;
@@ -117,6 +119,20 @@ TEST_CASE("the .pvd lists every frame with its time; lines and summary are writt
     CHECK(fs::exists(dir + "/" + f));
   CHECK(!fs::exists(dir + ".running"));
   CHECK(read_file(dir + "/summary.json").find("\"status\": \"completed\"") != std::string::npos);
+}
+
+TEST_CASE("a .pvd reads back exactly as written; damaged entries are errors", "[unit]") {
+  TempDir tmp("pvdrt");
+  const auto path = tmp.str() + "/run.pvd";
+  const kflow::io::FrameList frames = {
+      {0.0, "frame_00000.vti"}, {0.1 + 0.2, "frame_00001.vti"}, {1e-300, "a b.vti"}};
+  kflow::io::write_pvd(path, frames);
+  CHECK(kflow::io::read_pvd(path) == frames);
+  CHECK(kflow::io::read_pvd(tmp.str() + "/missing.pvd").empty());
+  auto damaged = read_file(path);
+  damaged.replace(damaged.find("timestep=\"0\""), 13, "timestep=\"x\"");
+  std::ofstream(path) << damaged;
+  CHECK_THROWS_AS(kflow::io::read_pvd(path), kflow::Error);
 }
 
 TEST_CASE("a failing run leaves the earlier run's output intact", "[regression]") {

@@ -30,11 +30,11 @@ TEST_CASE("line sampling interpolates linear fields exactly", "[unit]") {
   kflow::HostField f{"u", 1, std::vector<double>(50)};
   for (int j = 0; j < 5; ++j)
     for (int i = 0; i < 10; ++i) f.values[i + 10 * j] = 3 * g.centre(0, i) - 2 * g.centre(1, j);
-  kflow::LineSpec l;
+  kflow::io::LineSpec l;
   l.from[0] = 0.05, l.from[1] = 0.2;
   l.to[0] = 0.95, l.to[1] = 1.8;
   l.points = 7;
-  const auto v = kflow::sample_line(g, f, l);
+  const auto v = kflow::io::sample_line(g, f, l);
   for (int p = 0; p < 7; ++p) {
     const double s = p / 6.0;
     const double x = 0.05 + s * 0.9, y = 0.2 + s * 1.6;

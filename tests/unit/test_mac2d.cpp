@@ -205,12 +205,12 @@ TEST_CASE("mac2d lid-driven cavity at Re = 100 against Ghia et al. (1982)", "[va
        {std::pair{"u", "ghia1982_re100_u.csv"}, std::pair{"v", "ghia1982_re100_v.csv"}}) {
     for (const auto& [s, value] : kflow::test::reference_table(file, 17)) {
       if (s <= 0 || s >= 1) continue;  // wall values hold by construction
-      kflow::LineSpec l;
+      kflow::io::LineSpec l;
       l.points = 2;
       const bool u_line = std::string(which) == "u";
       l.from[0] = l.to[0] = u_line ? 0.5 : s;
       l.from[1] = l.to[1] = u_line ? s : 0.5;
-      const double got = kflow::sample_line(g, field(r, which), l)[0];
+      const double got = kflow::io::sample_line(g, field(r, which), l)[0];
       worst = std::max(worst, std::fabs(got - value));
       INFO(which << " at " << s << ": " << got << " vs Ghia " << value);
       CHECK(std::fabs(got - value) <= 0.01);
@@ -316,12 +316,12 @@ TEST_CASE("mac2d cavity at Re = 1000 on 256^2 against Ghia et al. (1982)", "[val
        {std::pair{"u", "ghia1982_re1000_u.csv"}, std::pair{"v", "ghia1982_re1000_v.csv"}})
     for (const auto& [s, value] : kflow::test::reference_table(file, 17)) {
       if (s <= 0 || s >= 1) continue;
-      kflow::LineSpec l;
+      kflow::io::LineSpec l;
       l.points = 2;
       const bool u_line = std::string(which) == "u";
       l.from[0] = l.to[0] = u_line ? 0.5 : s;
       l.from[1] = l.to[1] = u_line ? s : 0.5;
-      const double got = kflow::sample_line(g, field(r, which), l)[0];
+      const double got = kflow::io::sample_line(g, field(r, which), l)[0];
       INFO(which << " at " << s << ": " << got << " vs Ghia " << value);
       CHECK(std::fabs(got - value) <= 0.02);
     }

@@ -1,6 +1,7 @@
 #pragma once
-// The run driver: case validation (prepare), then the time loop with its
-// output schedule, progress, checkpoints and Ctrl-C handling (run).
+// The run driver: case validation (prepare, prepare.cpp), then the time loop
+// (run, driver.cpp) on a TimeControl clock, writing through io::RunOutput,
+// with progress, checkpoints and Ctrl-C handling.
 
 #include <iosfwd>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "kflow/core/config.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/core/registry.hpp"
+#include "kflow/io/lines.hpp"
 
 namespace kflow {
 
@@ -22,12 +24,6 @@ struct RunOptions {
   bool write_output = true;            // false: no files at all (compare, bench)
   bool keep_final_fields = false;      // RunResult::fields holds every field at the end
   bool quiet = false;                  // no progress lines
-};
-
-struct LineSpec {
-  std::string name, field, reference;  // reference: CSV path ("" if none)
-  double from[3] = {0, 0, 0}, to[3] = {0, 0, 0};
-  int points = 0;
 };
 
 // Everything read from a case file, validated, before any work.
@@ -45,7 +41,7 @@ struct PreparedCase {
   long output_every_steps = 0;
   std::string format;  // "vti" (VTK) | "kff" (field files, for 'kflow convert')
   std::vector<std::string> fields;
-  std::vector<LineSpec> lines;
+  std::vector<io::LineSpec> lines;
   long log_every = 1;
   double dt_floor = 1e-14;
   // time.clock = "float32": the model time is accumulated in single
@@ -80,9 +76,5 @@ struct RunResult {
 // `log` receives progress and messages.  Interrupted runs return
 // status "interrupted" after writing a last frame and a checkpoint.
 RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log);
-
-// Samples a cell-centred host field along a line (linear interpolation
-// between cell centres, clamped at the outermost centres).
-std::vector<double> sample_line(const linalg::Grid& grid, const HostField& f, const LineSpec& line);
 
 }  // namespace kflow

@@ -1,7 +1,7 @@
 #pragma once
 // ParaView output: VTK XML image data (.vti) through VTK's own writer
-// (appended raw binary, zlib-compressed) and a .pvd collection listing every
-// frame with its model time.  The .pvd is plain XML and needs no VTK.
+// (appended raw binary, zlib-compressed).  The .pvd collection that lists
+// the frames is in pvd.hpp and needs no VTK.
 
 #include <string>
 #include <utility>
@@ -22,8 +22,5 @@ void write_vti(const std::string& path, const linalg::Grid& grid,
 
 // Reads back a .vti written by write_vti (used by tests and `kflow compare`).
 std::vector<HostField> read_vti(const std::string& path, linalg::Grid* grid = nullptr);
-
-// frames: (model time, file name relative to the .pvd).  Atomic.
-void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& frames);
 
 }  // namespace kflow::io

@@ -1,0 +1,199 @@
+#include "kflow/io/run_output.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "kflow/core/error.hpp"
+#include "kflow/io/files.hpp"
+#include "kflow/io/vtk.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kflow::io {
+
+namespace {
+
+std::string frame_name(long index, const std::string& ext) {
+  char base[32];
+  std::snprintf(base, sizeof base, "frame_%05ld", index);
+  return std::string(base) + ext;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      r += '\\', r += c;
+    else if (c == '\n')
+      r += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20)
+      r += ' ';
+    else
+      r += c;
+  }
+  return r;
+}
+
+std::string json_number(double v) {
+  return std::isfinite(v) ? exact(v) : "null";
+}
+
+}  // namespace
+
+RunOutput::RunOutput(std::string directory, std::string format, std::vector<LineSpec> lines)
+    : final_dir_(std::move(directory)),
+      dir_(final_dir_ + ".running"),
+      format_(std::move(format)),
+      lines_(std::move(lines)) {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+  fs::create_directories(dir_, ec);
+  if (ec) throw Error("cannot create the output directory " + dir_ + ": " + ec.message());
+}
+
+void RunOutput::carry_over(const std::string& from_dir, long step, double t, long next_frame) {
+  const fs::path from(from_dir);
+  if (from.empty() || !fs::is_directory(from)) return;
+  std::map<std::string, double> pvd_times;  // file name -> time, from the earlier run's .pvd
+  for (const auto& [time, file] : read_pvd((from / "run.pvd").string())) pvd_times[file] = time;
+  for (long k = 0; k < next_frame; ++k)
+    for (const char* ext : {".vti", ".kff"}) {
+      const std::string name = frame_name(k, ext);
+      const auto src = from / name;
+      if (!fs::exists(src)) continue;
+      std::error_code ec;
+      fs::copy_file(src, fs::path(dir_) / name, ec);
+      if (ec) throw Error("cannot copy " + src.string() + ": " + ec.message());
+      if (auto it = pvd_times.find(name); it != pvd_times.end())
+        frames_.emplace_back(it->second, name);
+    }
+  // CSV files: keep the header and the rows whose first column (step for the
+  // log, time for lines) does not pass the checkpoint.
+  for (const auto& e : fs::directory_iterator(from)) {
+    const auto name = e.path().filename().string();
+    const bool is_log = name == "log.csv";
+    if (!is_log && !(name.rfind("line_", 0) == 0 && e.path().extension() == ".csv")) continue;
+    std::ifstream in(e.path());
+    std::ofstream o(fs::path(dir_) / name);
+    std::string line;
+    if (std::getline(in, line)) o << line << "\n";
+    while (std::getline(in, line)) {
+      const double key = std::stod(line.substr(0, line.find(',')));
+      if (is_log ? key <= double(step) : key <= t) o << line << "\n";
+    }
+    if (!o) throw Error("cannot write " + (fs::path(dir_) / name).string());
+  }
+}
+
+void RunOutput::log_row(long step, double t, double dt, double wall, const Diagnostics& d) {
+  if (!log_.is_open()) {
+    const std::string path = dir_ + "/log.csv";
+    log_.open(path, std::ios::app);
+    if (!log_) throw Error("cannot write " + path);
+    log_header_ = fs::file_size(path) > 0;  // carried over from the run restarted from
+  }
+  if (!log_header_) {
+    log_ << "step,time,dt,wall";
+    for (const auto& [k, v] : d) log_ << "," << k;
+    log_ << "\n";
+    log_header_ = true;
+  }
+  char w[64];
+  std::snprintf(w, sizeof w, "%.6g", wall);
+  log_ << step << "," << exact(t) << "," << exact(dt) << "," << w;
+  for (const auto& [k, v] : d) log_ << "," << exact(v);
+  log_ << "\n";
+}
+
+void RunOutput::frame(long index, double t, long step, const linalg::Grid& grid,
+                      const std::vector<HostField>& fields,
+                      const std::vector<HostField>& line_fields) {
+  const std::string file = frame_name(index, "." + format_);
+  if (format_ == "vti")
+    write_vti(dir_ + "/" + file, grid, fields, t);
+  else
+    write_frame_file(dir_ + "/" + file, grid, fields, t, step);
+  frames_.emplace_back(t, file);
+  if (format_ == "vti") write_pvd(dir_ + "/run.pvd", frames_);
+  for (const auto& l : lines_) {
+    const HostField* f = nullptr;
+    for (const auto* set : {&fields, &line_fields})
+      for (const auto& g : *set)
+        if (!f && g.name == l.field) f = &g;
+    if (!f) throw Error("line " + l.name + ": field " + l.field + " was not handed to the output");
+    append_line_csv(dir_ + "/line_" + l.name + ".csv", l, t, sample_line(grid, *f, l));
+  }
+}
+
+void RunOutput::checkpoint(const FieldFile& ck) {
+  write_field_file(dir_ + "/checkpoint.kfc", ck);
+}
+
+void RunOutput::write_summary(const RunSummary& r) {
+  const auto& g = r.grid;
+  std::ostringstream s;
+  s << "{\n  \"kflow\": \"" << r.version << "\",\n"
+    << "  \"case\": \"" << json_escape(r.case_name) << "\",\n"
+    << "  \"case_file\": \"" << json_escape(r.case_file) << "\",\n"
+    << "  \"model\": \"" << r.model << "\",\n"
+    << "  \"backend\": \"" << r.backend << "\",\n"
+    << "  \"device\": \"" << json_escape(r.device) << "\",\n"
+    << "  \"precision\": \"" << r.precision << "\",\n"
+    << "  \"status\": \"" << r.status << "\",\n"
+    << "  \"restart\": \"" << json_escape(r.restart) << "\",\n"
+    << "  \"grid\": {\"dim\": " << g.dim << ", \"cells\": [" << g.cells[0] << ", " << g.cells[1]
+    << ", " << g.cells[2] << "], \"length\": [" << json_number(g.length[0]) << ", "
+    << json_number(g.length[1]) << ", " << json_number(g.length[2]) << "]},\n"
+    << "  \"steps\": " << r.steps << ",\n  \"steps_this_run\": " << r.steps_this_run << ",\n"
+    << "  \"device_dt_steps\": " << r.device_dt_steps << ",\n"
+    << "  \"time\": " << json_number(r.time) << ",\n"
+    << "  \"frames\": " << frames_.size() << ",\n"
+    << "  \"wall_seconds\": {\"total\": " << json_number(r.wall_total)
+    << ", \"setup\": " << json_number(r.wall_setup)
+    << ", \"stepping\": " << json_number(r.wall_stepping)
+    << ", \"output\": " << json_number(r.wall_output) << "},\n"
+    << "  \"performance\": {\"cells\": " << json_number(r.cells)
+    << ", \"cell_updates_per_second\": " << json_number(r.cell_updates_per_second)
+    << ", \"bytes_per_cell_step\": " << json_number(r.bytes_per_cell_step)
+    << ", \"effective_bandwidth_bytes_per_second\": " << json_number(r.bandwidth_bytes_per_second)
+    << "},\n"
+    << "  \"diagnostics\": {";
+  for (std::size_t k = 0; k < r.diagnostics.size(); ++k)
+    s << (k ? ", " : "") << "\"" << r.diagnostics[k].first
+      << "\": " << json_number(r.diagnostics[k].second);
+  s << "},\n  \"lines\": [";
+  for (std::size_t k = 0; k < lines_.size(); ++k) {
+    const auto& l = lines_[k];
+    s << (k ? ", " : "") << "{\"name\": \"" << json_escape(l.name) << "\", \"field\": \""
+      << json_escape(l.field) << "\", \"file\": \"line_" << json_escape(l.name)
+      << ".csv\", \"reference\": \""
+      << json_escape(l.reference.empty() ? "" : fs::absolute(l.reference).string()) << "\"}";
+  }
+  s << "],\n  \"config\": " << r.config_json << "\n}\n";
+  write_text_atomic(dir_ + "/summary.json", s.str());
+  write_text_atomic(dir_ + "/case.toml", r.config_toml + "\n");
+}
+
+void RunOutput::finish(const std::string& target) {
+  log_.close();
+  std::error_code ec;
+  if (target == final_dir_ && fs::exists(target)) {
+    const std::string old = target + ".old-" + std::to_string(::getpid());
+    fs::rename(target, old, ec);
+    if (ec) throw Error("cannot replace " + target + ": " + ec.message());
+    fs::rename(dir_, target, ec);
+    if (ec) throw Error("cannot rename " + dir_ + " to " + target + ": " + ec.message());
+    fs::remove_all(old, ec);
+  } else {
+    fs::remove_all(target, ec);
+    fs::rename(dir_, target, ec);
+    if (ec) throw Error("cannot rename " + dir_ + " to " + target + ": " + ec.message());
+  }
+}
+
+}  // namespace kflow::io
