@@ -3,8 +3,8 @@
 // preconditioners and both criteria, the iteration count against n for the
 // Laplacian, Jacobi on strongly varying coefficients, singular Neumann and
 // periodic systems (with an obstacle left untouched), single precision, and
-// rejected operators.  The 5-point known-solution and singular tests run on
-// every execution space compiled in (operators built on the host, copied).
+// rejected operators, on every execution space compiled in (operators and
+// right-hand sides built on the host, copied to the space).
 
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -18,8 +18,7 @@
 #include "unit/linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
-using Space = Kokkos::DefaultHostExecutionSpace;
-using Mem = Space::memory_space;
+using Mem = Kokkos::HostSpace;
 using F2 = la::Field<double, 2, Mem>;
 using F3 = la::Field<double, 3, Mem>;
 using Op5 = la::Stencil5<double, Mem>;
@@ -110,6 +109,20 @@ const la::CgPreconditioner both[] = {la::CgPreconditioner::none, la::CgPrecondit
 
 }  // namespace
 
+// Solves A x = b on Space from x = 0 (operator and b built on the host);
+// the result on the host.
+template <class Space, class HOp, class HF>
+HF cg_on(const HOp& hop, const HF& b, la::CgOptions o, const la::SolveControl& c,
+         la::SolveStats* stats = nullptr, std::string* name = nullptr) {
+  const auto op = op_to_space<Space>(hop);
+  const auto x = to_space<Space>(HF("x", b.layout()));
+  la::ConjugateGradient<Space, std::remove_const_t<decltype(op)>> cg(Space(), op, o);
+  const auto s = cg.solve(x, to_space<Space>(b), c);
+  if (stats) *stats = s;
+  if (name) *name = cg.name();
+  return to_host(x);
+}
+
 TEMPLATE_LIST_TEST_CASE("CG solves 5-point systems with a known discrete solution", "[cg][unit]",
                         kflow::test::ExecutionSpaces) {
   // max |x - x*| <= ||A^-1||_inf max |r|; for these operators (coefficients
@@ -152,9 +165,10 @@ TEMPLATE_LIST_TEST_CASE("CG solves 5-point systems with a known discrete solutio
   }
 }
 
-TEST_CASE("CG: exactly max_iterations without checks; a positive definite operator works too",
-          "[cg][unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE(
+    "CG: exactly max_iterations without checks; a positive definite operator works too",
+    "[cg][unit]", kflow::test::ExecutionSpaces) {
+  using S = TestType;
   const auto g = grid2(24, 18);
   const auto op = diffusion_op(g, unit_k);
   const F2 exact = random_field(g, 3);
@@ -162,9 +176,9 @@ TEST_CASE("CG: exactly max_iterations without checks; a positive definite operat
   la::SolveControl fixed;
   fixed.tolerance = 0;
   fixed.max_iterations = 13;
-  F2 x = f2(g);
-  la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{la::CgPreconditioner::jacobi});
-  const auto s = cg.solve(x, b, fixed);
+  la::SolveStats s;
+  const la::CgOptions jacobi{la::CgPreconditioner::jacobi};
+  const F2 x = cg_on<S>(op, b, jacobi, fixed, &s);
   CHECK(s.iterations == 13);
   CHECK_FALSE(s.converged);
   CHECK(s.criterion == -1);
@@ -177,29 +191,26 @@ TEST_CASE("CG: exactly max_iterations without checks; a positive definite operat
     }
   Op5 neg = op;
   neg.cp = cp, neg.cw = cw, neg.ce = ce, neg.cs = cs, neg.cn = cn;
-  F2 y = f2(g);
-  la::ConjugateGradient<Space, Op5> cg2(space, neg, la::CgOptions{la::CgPreconditioner::jacobi});
-  CHECK(cg2.sign() == 1);
-  cg2.solve(y, mb, fixed);
+  const auto dneg = op_to_space<S>(neg);
+  CHECK(la::ConjugateGradient<S, decltype(dneg)>(S(), dneg, jacobi).sign() == 1);
+  const F2 y = cg_on<S>(neg, mb, jacobi, fixed);
   CHECK(error(op, x, y, false) == 0);
 }
 
-TEST_CASE("CG iterations grow about linearly with n for the Laplacian", "[cg][unit]") {
+TEMPLATE_LIST_TEST_CASE("CG iterations grow about linearly with n for the Laplacian", "[cg][unit]",
+                        kflow::test::ExecutionSpaces) {
   // Unpreconditioned CG needs O(sqrt(cond)) = O(n) iterations on the n x n
   // Dirichlet Laplacian (cond ~ 4 n^2 / pi^2).  A random discrete solution
   // excites every mode.  Measured: 91, 172, 322 iterations for n = 32, 64,
   // 128 to 1e-8 (ratios 1.89, 1.87); accepted ratio per doubling: 1.7 .. 2.4.
-  Space space;
   int its[3];
   for (int m = 0; m < 3; ++m) {
     const int n = 32 << m;
     const auto g = grid2(n, n);
     const auto op = diffusion_op(g, unit_k);
-    const F2 exact = random_field(g, 5);
-    const F2 b = rhs_of(op, exact);
-    F2 x = f2(g);
-    la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{la::CgPreconditioner::none});
-    const auto s = cg.solve(x, b, control(1e-8));
+    const F2 b = rhs_of(op, random_field(g, 5));
+    la::SolveStats s;
+    cg_on<TestType>(op, b, la::CgOptions{la::CgPreconditioner::none}, control(1e-8), &s);
     REQUIRE(s.converged);
     its[m] = s.iterations;
   }
@@ -211,12 +222,12 @@ TEST_CASE("CG iterations grow about linearly with n for the Laplacian", "[cg][un
   }
 }
 
-TEST_CASE("CG: Jacobi pays off with strongly varying coefficients", "[cg][unit]") {
+TEMPLATE_LIST_TEST_CASE("CG: Jacobi pays off with strongly varying coefficients", "[cg][unit]",
+                        kflow::test::ExecutionSpaces) {
   // Face coefficients from 1 to 1e4 (log-smooth plus a high-contrast
   // inclusion): the diagonal spans four decades and Jacobi removes most of
   // that from the condition number.  Measured: 3030 (none) / 205 (Jacobi)
   // iterations at 64^2; required: Jacobi below 30 % of none.
-  Space space;
   const auto g = grid2(64, 64);
   auto k = [](double x, double y) {
     const bool inclusion = x > 20 && x < 44 && y > 12 && y < 30;
@@ -224,13 +235,11 @@ TEST_CASE("CG: Jacobi pays off with strongly varying coefficients", "[cg][unit]"
            (inclusion ? 0.03 : 1.0);
   };
   const auto op = diffusion_op(g, k);
-  const F2 exact = random_field(g, 9);
-  const F2 b = rhs_of(op, exact);
+  const F2 b = rhs_of(op, random_field(g, 9));
   int its[2];
   for (int m = 0; m < 2; ++m) {
-    F2 x = f2(g);
-    la::ConjugateGradient<Space, Op5> cg(space, op, la::CgOptions{both[m]});
-    const auto s = cg.solve(x, b, control(1e-10, 5));
+    la::SolveStats s;
+    cg_on<TestType>(op, b, la::CgOptions{both[m]}, control(1e-10, 5), &s);
     REQUIRE(s.converged);
     its[m] = s.iterations;
   }
@@ -268,8 +277,8 @@ TEMPLATE_LIST_TEST_CASE("CG on singular Neumann and periodic Laplacians with an 
     }
 }
 
-TEST_CASE("CG solves a 7-point system with a known discrete solution", "[cg][unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("CG solves a 7-point system with a known discrete solution", "[cg][unit]",
+                        kflow::test::ExecutionSpaces) {
   la::Grid g;
   g.dim = 3;
   g.cells = {14, 11, 9};
@@ -304,12 +313,14 @@ TEST_CASE("CG solves a 7-point system with a known discrete solution", "[cg][uni
   for (int k = 1; k <= nz; ++k)
     for (int j = 1; j <= ny; ++j)
       for (int i = 1; i <= nx; ++i) b(i, j, k) = la::apply_at(op, exact, i, j, k);
+  const auto dop = op_to_space<TestType>(op);
   for (auto pre : both) {
-    F3 x = f3();
-    la::ConjugateGradient<Space, decltype(op)> cg(space, op, la::CgOptions{pre});
-    CHECK_FALSE(cg.singular());
-    const auto s = cg.solve(x, b, control(1e-12, 4));
-    INFO(cg.name() << ": " << s.iterations << " iterations");
+    CHECK_FALSE((la::ConjugateGradient<TestType, decltype(dop)>(TestType(), dop, la::CgOptions{pre})
+                     .singular()));
+    la::SolveStats s;
+    std::string name;
+    const F3 x = cg_on<TestType>(op, b, la::CgOptions{pre}, control(1e-12, 4), &s, &name);
+    INFO(name << ": " << s.iterations << " iterations");
     CHECK(s.converged);
     double e = 0;
     for (int k = 1; k <= nz; ++k)
@@ -319,8 +330,7 @@ TEST_CASE("CG solves a 7-point system with a known discrete solution", "[cg][uni
   }
 }
 
-TEST_CASE("CG in single precision", "[cg][unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("CG in single precision", "[cg][unit]", kflow::test::ExecutionSpaces) {
   const auto g = grid2(40, 40);
   const auto opd = neumann_op(g, false);
   la::Laplace5<float, Mem> op;
@@ -333,10 +343,11 @@ TEST_CASE("CG in single precision", "[cg][unit]") {
   la::Field<float, 2, Mem> x("x", g.extent(0), g.extent(1)), b("b", g.extent(0), g.extent(1));
   for (int j = 1; j <= 40; ++j)
     for (int i = 1; i <= 40; ++i) b(i, j) = float(bd(i, j));
-  la::ConjugateGradient<Space, decltype(op)> cg(space, op,
-                                                la::CgOptions{la::CgPreconditioner::jacobi});
-  CHECK(cg.singular());
-  const auto s = cg.solve(x, b, control(1e-5, 5));
+  const la::CgOptions jacobi{la::CgPreconditioner::jacobi};
+  const auto dop = op_to_space<TestType>(op);
+  CHECK((la::ConjugateGradient<TestType, decltype(dop)>(TestType(), dop, jacobi).singular()));
+  la::SolveStats s;
+  x = cg_on<TestType>(op, b, jacobi, control(1e-5, 5), &s);
   CHECK(s.converged);
   F2 xd = f2(g);
   for (int j = 1; j <= 40; ++j)
@@ -344,8 +355,13 @@ TEST_CASE("CG in single precision", "[cg][unit]") {
   CHECK(error(opd, xd, exact, true) < 1e-3);
 }
 
-TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]",
+                        kflow::test::ExecutionSpaces) {
+  using S = TestType;
+  auto make = [](const Op5& o) {
+    const auto d = op_to_space<S>(o);
+    return la::ConjugateGradient<S, decltype(d)>(S(), d);
+  };
   const auto g = grid2(8, 6);
   auto copy = [&](const auto& a) {
     F2 c = f2(g);
@@ -358,7 +374,7 @@ TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]") 
     F2 ce = copy(op.ce);
     ce(3, 3) *= 1.5;
     bad.ce = ce;
-    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS(make(bad), std::invalid_argument);
   }
   {  // a coefficient to a cell outside the system (an obstacle)
     Op5 bad = op;
@@ -366,35 +382,35 @@ TEST_CASE("CG rejects operators that are not symmetric definite", "[cg][unit]") 
     cp(4, 4) = cw(4, 4) = ce(4, 4) = cs(4, 4) = cn(4, 4) = 0;
     ce(3, 4) = cs(4, 5) = cn(4, 3) = 0;  // but cw(5, 4) still points at it
     bad.cp = cp, bad.cw = cw, bad.ce = ce, bad.cs = cs, bad.cn = cn;
-    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS(make(bad), std::invalid_argument);
     cw(5, 4) = 0;  // now consistent: accepted
     bad.cw = cw;
-    CHECK_NOTHROW((la::ConjugateGradient<Space, Op5>(space, bad)));
+    CHECK_NOTHROW(make(bad));
   }
   {  // diagonal of both signs
     Op5 bad = op;
     F2 cp = copy(op.cp);
     cp(2, 2) = -cp(2, 2);
     bad.cp = cp;
-    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS(make(bad), std::invalid_argument);
   }
   {  // NaN coefficient
     Op5 bad = op;
     F2 ce = copy(op.ce);
     ce(2, 2) = std::nan("");
     bad.ce = ce;
-    CHECK_THROWS_AS((la::ConjugateGradient<Space, Op5>(space, bad)), std::invalid_argument);
+    CHECK_THROWS_AS(make(bad), std::invalid_argument);
   }
 }
 
-TEST_CASE("CG stops with converged = false on a NaN right-hand side", "[cg][unit]") {
-  Space space;
+TEMPLATE_LIST_TEST_CASE("CG stops with converged = false on a NaN right-hand side", "[cg][unit]",
+                        kflow::test::ExecutionSpaces) {
   const auto g = grid2(10, 10);
   const auto op = diffusion_op(g, unit_k);
-  F2 b = random_field(g, 1), x = f2(g);
+  F2 b = random_field(g, 1);
   b(5, 5) = std::nan("");
-  la::ConjugateGradient<Space, Op5> cg(space, op);
-  const auto s = cg.solve(x, b, control(1e-8, 2));
+  la::SolveStats s;
+  cg_on<TestType>(op, b, la::CgOptions{}, control(1e-8, 2), &s);
   CHECK_FALSE(s.converged);
   CHECK(s.iterations <= 2);
 }

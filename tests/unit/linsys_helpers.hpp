@@ -10,6 +10,7 @@
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/grid.hpp"
 #include "kflow/linalg/stencil.hpp"
+#include "kflow/linalg/stencil7.hpp"
 
 namespace kflow::test {
 
@@ -91,6 +92,17 @@ auto op_to_space(const linalg::Laplace5<Real, Kokkos::HostSpace>& h) {
   op.grid = h.grid;
   op.cx = h.cx, op.cy = h.cy;
   op.mask = Kokkos::create_mirror_view_and_copy(M(), h.mask);
+  return op;
+}
+
+template <class Space, class Real>
+auto op_to_space(const linalg::Stencil7<Real, Kokkos::HostSpace>& h) {
+  linalg::Stencil7<Real, typename Space::memory_space> op;
+  op.grid = h.grid;
+  op.px = h.px, op.py = h.py, op.pz = h.pz;
+  op.cp = to_space<Space>(h.cp), op.cw = to_space<Space>(h.cw), op.ce = to_space<Space>(h.ce);
+  op.cs = to_space<Space>(h.cs), op.cn = to_space<Space>(h.cn), op.cb = to_space<Space>(h.cb);
+  op.ct = to_space<Space>(h.ct);
   return op;
 }
 
