@@ -94,7 +94,6 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     throw Error("bench poisson: --set alpha=" + std::to_string(alpha) +
                 ": expected 0 <= alpha < 1");
   const int kind = rhs == "random" ? 0 : rhs == "peak" ? 1 : 2;
-  const auto sip_order = la::parse<la::SipOrdering>(ordering);
   const int repeat = std::max(1, o.repeat);
   Space space;
   std::vector<KernelBenchRow> rows;
@@ -152,12 +151,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     };
     for (const auto& name : solvers) {
       if (name == "sip") {
-        const std::string what = std::string("sip ") + la::name(sip_order);
+        const std::string what = "sip " + ordering;
         KernelBenchRow fr;
-        std::unique_ptr<la::Sip<Space, Op>> sip;
-        fr.seconds = timed([&] {
-          sip = std::make_unique<la::Sip<Space, Op>>(space, p.op, la::SipOptions{alpha, sip_order});
-        });
+        std::unique_ptr<la::Solver<Space, Real, 2>> sip;
+        fr.seconds = timed([&] { sip = make_sip2<Space>(p.op, ordering, alpha, 0, {}); });
         fr.label = size + ", " + what + ", factorization";
         rows.push_back(fr);
         // residual (7 values: 5 coefficients, x, b; r written) + sweeps

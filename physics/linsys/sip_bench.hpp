@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
+#include "sip_paper.hpp"
 
 namespace kflow::linsys {
 
@@ -183,6 +185,20 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
   }
 }
 
+// A 2D SIP by ordering name: linalg's (lexicographic, tiles) or seed 003's
+// (diagonals, pipelined: sip_paper.hpp).
+template <class Space, class Op>
+std::unique_ptr<la::Solver<Space, typename Op::real_type, 2>> make_sip2(const Op& op,
+                                                                        const std::string& ordering,
+                                                                        double alpha, int strip,
+                                                                        const la::SipTiles& tiles) {
+  if (ordering == "diagonals" || ordering == "pipelined")
+    return std::make_unique<SipPaper<Space, Op>>(Space(), op, la::parse<SipPaperOrdering>(ordering),
+                                                 alpha, strip);
+  return std::make_unique<la::Sip<Space, Op>>(
+      Space(), op, la::SipOptions{alpha, la::parse<la::SipOrdering>(ordering), strip, tiles});
+}
+
 template <class Space, class Real>
 std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& log) {
   constexpr bool gpu = la::on_gpu<Space>;
@@ -256,30 +272,28 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
     to_tol.criterion = la::Criterion::residual;
     if (std::find(solvers.begin(), solvers.end(), "sip") != solvers.end())
       for (const auto& oname : ords) {
-        const auto ord = la::parse<la::SipOrdering>(oname);
         std::string what = size + ", sip " + oname;
         KernelBenchRow fr;
+        std::unique_ptr<la::Solver<Space, Real, 2>> sip;
         try {
-          fr.seconds = best_of([&] {
-            la::Sip<Space, Op> s(space, p.op, la::SipOptions{alpha, ord, strip, tiles});
-          });
+          fr.seconds = best_of([&] { sip = make_sip2<Space>(p.op, oname, alpha, strip, tiles); });
         } catch (const std::invalid_argument& e) {
           throw Error(std::string("bench sip: ") + e.what());
         }
-        la::Sip<Space, Op> sip(space, p.op, la::SipOptions{alpha, ord, strip, tiles});
-        if (ord == la::SipOrdering::tiles)
+        if (const auto* s = dynamic_cast<const la::Sip<Space, Op>*>(sip.get());
+            s && s->ordering() == la::SipOrdering::tiles)
           what +=
-              gpu ? " " + std::to_string(sip.tiles().rows) + " rows, group " +
-                        std::to_string(sip.tiles().group) + ", " +
-                        std::to_string(sip.tiles().threads) + " threads"
-                  : " " + std::to_string(sip.tiles().cols) + "x" + std::to_string(sip.tiles().rows);
+              gpu ? " " + std::to_string(s->tiles().rows) + " rows, group " +
+                        std::to_string(s->tiles().group) + ", " +
+                        std::to_string(s->tiles().threads) + " threads"
+                  : " " + std::to_string(s->tiles().cols) + "x" + std::to_string(s->tiles().rows);
         fr.label = what + ", factorization";
         rows.push_back(fr);
         la::SolveControl fixed;
         fixed.tolerance = 0;
         fixed.max_iterations = sweeps;
         KernelBenchRow it;
-        it.seconds = best_of([&] { sip.solve(p.x, p.b, fixed); }) / sweeps;
+        it.seconds = best_of([&] { sip->solve(p.x, p.b, fixed); }) / sweeps;
         it.bytes = 19.0 * double(n) * n * sizeof(Real);
         it.label = what + ", one iteration";
         rows.push_back(it);
@@ -289,7 +303,7 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
         Kokkos::deep_copy(space, p.x, Real(0));
         space.fence();
         Kokkos::Timer timer;
-        st = sip.solve(p.x, p.b, to_tol);
+        st = sip->solve(p.x, p.b, to_tol);
         space.fence();
         tt.seconds = timer.seconds();  // one run (it can take minutes)
         tt.label = what + ", to tolerance";

@@ -17,110 +17,40 @@
 
 #include "kflow/linalg/sip.hpp"
 #include "linalg/backends.hpp"
+#include "linalg/sip_problems.hpp"
 #include "unit/linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
-using Host = Kokkos::DefaultHostExecutionSpace;
-using Mem = Host::memory_space;
-using F2 = la::Field<double, 2, Mem>;
-using Op = la::Stencil5<double, Mem>;
+using Mem = Kokkos::HostSpace;
 using kflow::test::op_to_space;
 using kflow::test::to_host;
 using kflow::test::to_space;
 
 namespace {
 
+using namespace kflow::test::sip;
 using kflow::test::grid2;
 using kflow::test::random_field;
 using kflow::test::rhs_of;
 
-F2 field(const la::Grid& g) {
-  return F2("f", g.extent(0), g.extent(1));
-}
-
-// Variable-coefficient diffusion operator, zero Dirichlet walls folded in
-// (boundary neighbours dropped, diagonal keeps its full value).
-Op variable_op(const la::Grid& g) {
-  F2 cp = field(g), cw = field(g), ce = field(g), cs = field(g), cn = field(g);
-  const int nx = g.cells[0], ny = g.cells[1];
-  auto k = [](double x, double y) {
-    return 1.0 + 0.5 * std::sin(0.3 * x + 0.2 * y);
-  };
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i) {
-      const double w = k(i - 0.5, j), e = k(i + 0.5, j), s = 2 * k(i, j - 0.5),
-                   n = 2 * k(i, j + 0.5);
-      cp(i, j) = -(w + e + s + n);
-      cw(i, j) = i > 1 ? w : 0;
-      ce(i, j) = i < nx ? e : 0;
-      cs(i, j) = j > 1 ? s : 0;
-      cn(i, j) = j < ny ? n : 0;
-    }
-  Op op;
-  op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn;
-  op.grid = g;
-  la::set_neighbours(op, g, false, false);
-  return op;
-}
-
-// The Laplacian on the unit square, cell-centred, u = 0 on the walls through
-// mirrored ghosts (u_ghost = -u_interior: the diagonal gains -1/h^2 per wall).
-Op poisson_op(const la::Grid& g) {
-  F2 cp = field(g), cw = field(g), ce = field(g), cs = field(g), cn = field(g);
-  const int nx = g.cells[0], ny = g.cells[1];
-  const double ax = 1 / (g.spacing(0) * g.spacing(0)), ay = 1 / (g.spacing(1) * g.spacing(1));
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i) {
-      cw(i, j) = i > 1 ? ax : 0;
-      ce(i, j) = i < nx ? ax : 0;
-      cs(i, j) = j > 1 ? ay : 0;
-      cn(i, j) = j < ny ? ay : 0;
-      cp(i, j) = -2 * ax - 2 * ay - (i == 1 || i == nx ? ax : 0) - (j == 1 || j == ny ? ay : 0);
-    }
-  Op op;
-  op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn;
-  op.grid = g;
-  la::set_neighbours(op, g, false, false);
-  return op;
-}
-
-double max_diff(const la::Grid& g, const F2& x, const F2& y) {
-  double e = 0;
-  for (int j = 1; j <= g.cells[1]; ++j)
-    for (int i = 1; i <= g.cells[0]; ++i) e = std::max(e, std::fabs(x(i, j) - y(i, j)));
-  return e;
-}
-
 // The 2D orderings a space runs (lexicographic is one thread: host only).
 template <class Space>
 std::vector<la::SipOrdering> orderings() {
-  if (la::on_gpu<Space>)
-    return {la::SipOrdering::diagonals, la::SipOrdering::pipelined, la::SipOrdering::tiles};
-  return {la::SipOrdering::lexicographic, la::SipOrdering::diagonals, la::SipOrdering::pipelined,
-          la::SipOrdering::tiles};
+  if (la::on_gpu<Space>) return {la::SipOrdering::tiles};
+  return {la::SipOrdering::lexicographic, la::SipOrdering::tiles};
 }
 
 // Rows per strip to try with an ordering (0: its default): on GPUs strips of
-// 7 (pipelined only), 32 and 64 rows; on host backends 1 to 3 rows, no more
-// strips than the backend has threads.
+// 32 and 64 rows; on host backends 1 to 3 rows, no more strips than the
+// backend has threads.
 template <class Space>
 std::vector<int> strip_rows(la::SipOrdering o) {
-  if (o == la::SipOrdering::lexicographic || o == la::SipOrdering::diagonals) return {0};
-  if (la::on_gpu<Space>)
-    return o == la::SipOrdering::pipelined ? std::vector<int>{0, 7, 32, 64}
-                                           : std::vector<int>{0, 32, 64};
+  if (o == la::SipOrdering::lexicographic) return {0};
+  if (la::on_gpu<Space>) return {0, 32, 64};
   std::vector<int> s;
   for (int h : {1, 2, 3})
     if (h <= Space().concurrency()) s.push_back(h);
   return s;
-}
-
-// The one-thread lexicographic sweep on the host: the reference iterates.
-F2 host_reference(const Op& op, const F2& b, double alpha, const la::SolveControl& c) {
-  F2 ref = field(op.grid);
-  la::Sip<Host, Op>(Host(), op, la::SipOptions{alpha, la::SipOrdering::lexicographic})
-      .solve(ref, b, c);
-  return ref;
 }
 
 // Solves on Space from x = 0; the result on the host.
@@ -134,31 +64,6 @@ F2 solve_on(const Op& hop, const F2& b, const la::SipOptions& o, const la::Solve
   if (stats) *stats = s;
   if (name) *name = sip.name();
   return to_host(x);
-}
-
-// The operator with obstacle cells (c.p == 0: identity rows, correction 0):
-// every cell with (i + 2 j) % 7 == 3, their neighbours' couplings to them
-// dropped (a Neumann wall, as a flow solver's pressure operator has).
-Op with_obstacles(const Op& op) {
-  const auto& g = op.grid;
-  F2 c[5] = {field(g), field(g), field(g), field(g), field(g)};
-  const int nx = g.cells[0], ny = g.cells[1];
-  auto solid = [](int i, int j) {
-    return (i + 2 * j) % 7 == 3;
-  };
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i) {
-      const auto k = op.coeffs(i, j);
-      const bool s = solid(i, j);
-      c[1](i, j) = s || solid(i - 1, j) ? 0 : k.w;
-      c[2](i, j) = s || solid(i + 1, j) ? 0 : k.e;
-      c[3](i, j) = s || solid(i, j - 1) ? 0 : k.s;
-      c[4](i, j) = s || solid(i, j + 1) ? 0 : k.n;
-      c[0](i, j) = s ? 0 : k.p;
-    }
-  Op o = op;
-  o.cp = c[0], o.cw = c[1], o.ce = c[2], o.cs = c[3], o.cn = c[4];
-  return o;
 }
 
 }  // namespace
@@ -194,15 +99,14 @@ TEMPLATE_LIST_TEST_CASE("SIP solves a variable-coefficient 5-point system in eve
   }
 }
 
-// Every ordering (and, on GPUs, the pipelined strips' spin-wait on the strip
-// below) against the one-thread lexicographic sweep on the host: the same
-// iterates to rounding.
+// Every ordering against the one-thread lexicographic sweep on the host: the
+// same iterates to rounding.
 TEMPLATE_LIST_TEST_CASE("SIP: every ordering gives the host's lexicographic iterates",
                         "[unit][sip]", kflow::test::ExecutionSpaces) {
   using Space = TestType;
   for (auto [nx, ny] :
        {std::pair{21, 13}, std::pair{200, 333}, std::pair{1, 40}, std::pair{64, 1}}) {
-    if (!la::on_gpu<Space> && nx == 200) continue;  // the GPU strips' shapes
+    if (!la::on_gpu<Space> && nx == 200) continue;  // many GPU strips
     const auto g = grid2(nx, ny);
     const auto op = variable_op(g);
     const F2 b = rhs_of(op, random_field(g, 9));
@@ -295,8 +199,7 @@ TEMPLATE_LIST_TEST_CASE("SIP at alpha = 0 is ILU(0): L U matches A on its five d
   const auto op = variable_op(g);
   const auto dop = op_to_space<Space>(op);
   for (double alpha : {0.0, 0.9}) {
-    la::Sip<Space, decltype(dop)> sip(Space(), dop,
-                                      la::SipOptions{alpha, la::SipOrdering::diagonals});
+    la::Sip<Space, decltype(dop)> sip(Space(), dop, la::SipOptions{alpha});
     const auto& d = sip.factors();
     struct {
       F2 lw, ls, lpinv, un, ue;
@@ -432,6 +335,9 @@ TEMPLATE_LIST_TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zer
       (la::Sip<Space, DOp>(
           space, op, la::SipOptions{0.5, la::SipOrdering::tiles, 0, {0, 0, 8, too_many, true}})),
       std::invalid_argument);
+  // seed 003's per-diagonal 2D sweeps are physics/linsys's SipPaper
+  CHECK_THROWS_AS((la::Sip<Space, DOp>(space, op, la::SipOptions{0.5, la::SipOrdering::diagonals})),
+                  std::invalid_argument);
   if (la::on_gpu<Space>)  // one thread: host backends only
     CHECK_THROWS_AS(
         (la::Sip<Space, DOp>(space, op, la::SipOptions{0.5, la::SipOrdering::lexicographic})),
@@ -444,9 +350,8 @@ TEMPLATE_LIST_TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zer
   bad_host.cp = cp;
   const auto bad = op_to_space<Space>(bad_host);
   CHECK_THROWS_AS((la::Sip<Space, DOp>(space, bad, la::SipOptions{0.5})), std::runtime_error);
-  CHECK_THROWS_AS(
-      (la::Sip<Space, DOp>(space, bad, la::SipOptions{0.5, la::SipOrdering::diagonals})),
-      std::runtime_error);
+  CHECK_THROWS_AS((la::Sip<Space, DOp>(space, bad, la::SipOptions{0.5, la::SipOrdering::tiles})),
+                  std::runtime_error);
   // A NaN right-hand side: the solve stops at the first check, not converged.
   F2 b = rhs_of(hop, random_field(g, 4));
   b(4, 3) = std::nan("");
@@ -669,8 +574,6 @@ TEMPLATE_LIST_TEST_CASE("SIP 3D converges on the Poisson problem with a known so
   const Space space;
   for (double alpha : {-0.5, 1.0})
     CHECK_THROWS_AS((la::Sip<Space, DOp>(space, op, la::SipOptions{alpha})), std::invalid_argument);
-  CHECK_THROWS_AS((la::Sip<Space, DOp>(space, op, la::SipOptions{0.5, la::SipOrdering::pipelined})),
-                  std::invalid_argument);
   CHECK_THROWS_AS((la::Sip<Space, DOp>(space, op, la::SipOptions{0.5, la::SipOrdering::tiles})),
                   std::invalid_argument);
   if (la::on_gpu<Space>)

@@ -35,21 +35,21 @@
 // - Cells with c.p == 0 (obstacles) are identity rows: their correction is 0.
 // - Periodic directions are rejected (the factors would not be triangular).
 //
-// Orderings of the three sequential sweeps (all give the same iterates up to
+// Orderings of the sequential sweeps (all give the same iterates up to
 // rounding):
 //   lexicographic  one thread, i fastest (host backends' default).
-//   diagonals      one launch per anti-diagonal i + j = const (3D: hyperplane
-//                  i + j + k = const), one thread per point: the paper's GPU
-//                  method and the 3D GPU default.
-//   pipelined      2D: strips of rows, a software-pipelined wavefront in one
-//                  kernel per sweep (detail/sip2.hpp).
 //   tiles          2D, GPU default: strips of rows taken in sweep order from a
 //                  ticket counter (no deadlock on any backend); on GPUs one
 //                  warp sweeps a strip while the other threads stream its
 //                  operands through team scratch (detail/sip_tiles.hpp); on
 //                  host backends tiles of SipTiles::cols columns per strip
 //                  (the OpenMP-parallel SIP).  The factorization uses
-//                  diagonals on GPUs and the lexicographic sweep on hosts.
+//                  one launch per anti-diagonal on GPUs and the
+//                  lexicographic sweep on hosts.
+//   diagonals      3D, GPU default: one launch per hyperplane i + j + k = const.
+// Seed 003's 2D GPU orderings (one launch per anti-diagonal, the paper's
+// method, and pipelined strips) reproduce the paper beside its benchmark:
+// physics/linsys/sip_paper.hpp.
 
 #include <Kokkos_Core.hpp>
 
@@ -99,11 +99,13 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
             "factors); use red-black SOR or CG");
       if (ordering_ == SipOrdering::automatic)
         ordering_ = gpu ? SipOrdering::tiles : SipOrdering::lexicographic;
+      if (ordering_ == SipOrdering::diagonals)
+        throw std::invalid_argument(
+            "SIP: 2D takes the lexicographic and tiles orderings (the per-diagonal "
+            "sweeps of seed 003 are kflow::linsys::SipPaper)");
       if (gpu && ordering_ == SipOrdering::lexicographic)
         throw std::invalid_argument(
-            "SIP: the lexicographic ordering runs on one thread; use "
-            "tiles, pipelined or diagonals on a GPU");
-      strip_rows_ = options.strip_rows > 0 ? options.strip_rows : (gpu ? 32 : 1);
+            "SIP: the lexicographic ordering runs on one thread; use tiles on a GPU");
       if (ordering_ == SipOrdering::tiles) set_tiles(options.strip_rows, options.tiles);
       f_.lw = make("kflow::sip::lw");
       f_.ls = make("kflow::sip::ls");
@@ -111,9 +113,6 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       f_.un = make("kflow::sip::un");
       f_.ue = make("kflow::sip::ue");
       r_ = make("kflow::sip::r");
-      progress_ = Kokkos::View<int*, memory_space>("kflow::sip::progress",
-                                                   (g.cells[1] + strip_rows_ - 1) / strip_rows_);
-      counter_ = Kokkos::View<int, memory_space>("kflow::sip::counter");
       // The factorization (once per operator): one thread on host backends
       // (also for tiles), one launch per diagonal on GPUs.
       if (ordering_ == SipOrdering::lexicographic || (!gpu && ordering_ == SipOrdering::tiles)) {
@@ -128,10 +127,10 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
         throw std::invalid_argument("SIP 3D: periodic directions are not supported");
       if (ordering_ == SipOrdering::automatic)
         ordering_ = gpu ? SipOrdering::diagonals : SipOrdering::lexicographic;
-      if (ordering_ == SipOrdering::pipelined || ordering_ == SipOrdering::tiles)
+      if (ordering_ == SipOrdering::tiles)
         throw std::invalid_argument(
-            "SIP 3D: the pipelined and tiles orderings exist only in 2D; use "
-            "diagonals (hyperplanes) or lexicographic");
+            "SIP 3D: the tiles ordering exists only in 2D; use diagonals (hyperplanes) or "
+            "lexicographic");
       if (gpu && ordering_ == SipOrdering::lexicographic)
         throw std::invalid_argument(
             "SIP 3D: the lexicographic ordering runs on one thread; use "
@@ -204,25 +203,12 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       return;
     } else {
       const int nx = op_.grid.cells[0], ny = op_.grid.cells[1];
-      switch (ordering_) {
-        case SipOrdering::lexicographic:
-          detail::sip_lexicographic(space_, op_, f_, r_, x, Real(alpha_), 1);
-          detail::sip_lexicographic(space_, op_, f_, r_, x, Real(alpha_), 2);
-          break;
-        case SipOrdering::diagonals: {
-          Kokkos::View<long, memory_space> unused;
-          detail::sip_diagonals(space_, op_, f_, r_, x, Real(alpha_), 1, unused);
-          detail::sip_diagonals(space_, op_, f_, r_, x, Real(alpha_), 2, unused);
-          break;
-        }
-        case SipOrdering::tiles:
-          detail::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, true, sync_, hand_);
-          detail::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, false, sync_, hand_);
-          break;
-        default:
-          detail::sip_pipelined(space_, nx, ny, strip_rows_, f_, r_, x, true, progress_, counter_);
-          detail::sip_pipelined(space_, nx, ny, strip_rows_, f_, r_, x, false, progress_, counter_);
-          break;
+      if (ordering_ == SipOrdering::lexicographic) {
+        detail::sip_lexicographic(space_, op_, f_, r_, x, Real(alpha_), 1);
+        detail::sip_lexicographic(space_, op_, f_, r_, x, Real(alpha_), 2);
+      } else {
+        detail::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, true, sync_, hand_);
+        detail::sip_tiles(space_, nx, ny, tiles_, f_, r_, x, false, sync_, hand_);
       }
     }
   }
@@ -276,12 +262,8 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   Op op_;
   double alpha_;
   SipOrdering ordering_;
-  int strip_rows_ = 1;
   SipFactors<Real, memory_space, dim> f_;
   Field<Real, dim, memory_space> r_;
-  // 2D pipelined: progress of every strip and the strip counter
-  Kokkos::View<int*, memory_space> progress_;
-  Kokkos::View<int, memory_space> counter_;
   SipTiles tiles_;
   // 2D tiles: progress of every strip (columns done; host kernel), then the
   // ticket counter

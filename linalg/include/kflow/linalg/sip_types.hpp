@@ -11,7 +11,9 @@ namespace kflow::linalg {
 
 // Orderings of SIP's sequential sweeps (sip.hpp); automatic: tiles on GPUs in
 // 2D, diagonals (hyperplanes) on GPUs in 3D, lexicographic on host backends.
-enum class SipOrdering { automatic, lexicographic, diagonals, pipelined, tiles };
+// 2D takes lexicographic and tiles; 3D lexicographic and diagonals.  (Seed
+// 003's 2D GPU orderings, diagonals and pipelined, are in physics/linsys.)
+enum class SipOrdering { automatic, lexicographic, diagonals, tiles };
 
 template <>
 struct EnumNames<SipOrdering> {
@@ -19,7 +21,6 @@ struct EnumNames<SipOrdering> {
   static constexpr std::pair<SipOrdering, const char*> table[] = {
       {SipOrdering::lexicographic, "lexicographic"},
       {SipOrdering::diagonals, "diagonals"},
-      {SipOrdering::pipelined, "pipelined"},
       {SipOrdering::tiles, "tiles"},
       {SipOrdering::automatic, "auto"}};
 };
@@ -46,7 +47,7 @@ struct SipTiles {
 struct SipOptions {
   double alpha = 0.92;  // Stone's parameter, in [0, 1) (0: ILU(0))
   SipOrdering ordering = SipOrdering::automatic;
-  int strip_rows = 0;   // 2D: rows per strip of the pipelined and tiles orderings (0: default)
+  int strip_rows = 0;   // 2D: rows per strip of the tiles ordering (0: default)
   SipTiles tiles = {};  // 2D: the rest of the tiles ordering's shape
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // SIP's 2D kernels (sip.hpp): the factorization and the forward and backward
-// sweeps at one point, and the lexicographic, diagonal, pipelined and
-// host-tiles orderings of the sweeps.
+// sweeps at one point, and the lexicographic, diagonal (the GPU
+// factorization; physics/linsys runs its sweeps too) and host-tiles
+// orderings of the sweeps.
 
 #include <Kokkos_Core.hpp>
 
@@ -123,77 +124,6 @@ void sip_diagonals(const ExecSpace& space, const Op& op, const F& f, const R& r,
           }
         });
   }
-}
-
-// The pipelined wavefront sweep (forward or backward), strips of h rows.
-template <class ExecSpace, class F, class R, class X>
-void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, const R& r,
-                   const X& x, bool forward,
-                   const Kokkos::View<int*, typename X::memory_space>& progress,
-                   const Kokkos::View<int, typename X::memory_space>& counter) {
-  using Real = typename R::non_const_value_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using SV = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space,
-                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using IV = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
-                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const int strips = (ny + h - 1) / h;
-  Kokkos::deep_copy(space, progress, 0);
-  Kokkos::deep_copy(space, counter, 0);
-  Policy policy(space, strips, h);
-  policy.set_scratch_size(0, Kokkos::PerTeam(SV::shmem_size(2 * h) + IV::shmem_size(1)));
-  Kokkos::parallel_for(
-      forward ? "kflow::linalg::sip::forward_pipelined" : "kflow::linalg::sip::backward_pipelined",
-      policy, KOKKOS_LAMBDA(const typename Policy::member_type& t) {
-        SV buf(t.team_scratch(0), 2 * h);
-        IV id(t.team_scratch(0), 1);
-        const int tr = t.team_rank();
-        if (tr == 0) id(0) = Kokkos::atomic_fetch_add(&counter(), 1);
-        t.team_barrier();
-        const int strip = id(0);
-        const int row = strip * h + tr;  // 0-based row counted in sweep order
-        const bool active = row < ny;
-        const int j = forward ? 1 + row : ny - row;
-        const int jprev = forward ? j - 1 : j + 1;
-        // the last active row of the strip publishes its progress
-        const int top = Kokkos::min(h, ny - strip * h) - 1;
-        Real yprev_col = 0;  // y (or d) at the previous column of this row
-        for (int s = 0; s < nx + h - 1; ++s) {
-          const int c = s - tr;  // column step of this thread
-          const bool work = active && c >= 0 && c < nx;
-          if (work) {
-            const int i = forward ? 1 + c : nx - c;
-            Real yprev_row;
-            if (tr == 0) {
-              if (strip == 0) {
-                yprev_row = 0;
-              } else {
-                while (relaxed_load(&progress(strip - 1)) < c + 1) {
-                }
-                Kokkos::memory_fence();
-                yprev_row = relaxed_load(&r(i, jprev));
-              }
-            } else {
-              yprev_row = buf(((s - 1) & 1) * h + tr - 1);
-            }
-            Real y;
-            if (forward) {
-              y = (r(i, j) - f.ls(i, j) * yprev_row - f.lw(i, j) * yprev_col) * f.lpinv(i, j);
-            } else {
-              y = r(i, j) - f.un(i, j) * yprev_row - f.ue(i, j) * yprev_col;
-              x(i, j) += y;
-            }
-            r(i, j) = y;
-            buf((s & 1) * h + tr) = y;
-            yprev_col = y;
-            if (tr == top) {
-              Kokkos::memory_fence();
-              relaxed_store(&progress(strip), c + 1);
-            }
-          }
-          t.team_barrier();
-        }
-      });
 }
 
 // ---- tiles ordering ---------------------------------------------------------
