@@ -70,85 +70,30 @@ TEST_CASE("tridiag: the pivoting reference agrees with a dense LU", "[unit][trid
 
 TEMPLATE_LIST_TEST_CASE("tridiag: every method, size and layout against the reference",
                         "[unit][tridiag]", ExecutionSpaces) {
-  const long sizes[] = {1,  2,  3,  4,   5,   7,   8,   9,   15,  16,  17,  31,   33,
-                        63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 511, 1000, 1025};
-  unsigned seed = 1;
-  for (long n : sizes)
-    for (int layout = 0; layout < 2; ++layout) {
-      const long systems = n > 300 ? 3 : 7;
-      const auto sh = layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
-      const auto p = random_problem(sh, seed++);
-      for (auto method : all_methods) {
-        // the solution in place (x = d) for odd n, separate for even n
-        const bool in_place = n % 2 == 1;
-        INFO("n = " << n << ", layout " << (layout ? "interleaved" : "contiguous") << ", "
-                    << la::name(method) << (in_place ? ", in place" : ""));
-        const auto x = run<TestType, double>(p, method, in_place);
-        CHECK(max_rel_error(p, x) < 1e-13);
-        check_against_host<TestType>(p, method, in_place, x);
-        CHECK(max_rel_error(p, run<TestType, float>(p, method, !in_place)) < 2e-5);
-      }
-    }
-}
-
-TEMPLATE_LIST_TEST_CASE("tridiag: lines of a 3D field with ghost layers, in x, y and z, in place",
-                        "[unit][tridiag]", ExecutionSpaces) {
-  unsigned seed = 500;
-  for (int dir = 0; dir < 3; ++dir) {
-    const auto sh = field_lines(13, 6, 9, dir);
-    CHECK(sh.systems() == (dir == 0 ? 54 : dir == 1 ? 117 : 78));
-    const auto p = random_problem(sh, seed++);
+  every_size_and_layout([](const Problem& p, bool in_place) {
     for (auto method : all_methods) {
-      INFO("direction " << dir << ", " << la::name(method));
-      const auto x = run<TestType, double>(p, method, true);
+      INFO(la::name(method));
+      const auto x = run<TestType, double>(p, method, in_place);
       CHECK(max_rel_error(p, x) < 1e-13);
-      check_against_host<TestType>(p, method, true, x);
-      // ghost cells (never part of a system) are untouched
-      const long e[3] = {15, 8, 11};
-      long untouched = 0, ghosts = 0;
-      for (long k = 0; k < e[2]; ++k)
-        for (long j = 0; j < e[1]; ++j)
-          for (long i = 0; i < e[0]; ++i) {
-            const bool ghost =
-                i == 0 || j == 0 || k == 0 || i == e[0] - 1 || j == e[1] - 1 || k == e[2] - 1;
-            const long idx = i + e[0] * (j + e[1] * k);
-            if (ghost && idx < long(x.size())) ++ghosts, untouched += x[idx] == 7.5;
-          }
-      CHECK(untouched == ghosts);
+      check_against_host<TestType>(p, method, in_place, x);
+      CHECK(max_rel_error(p, run<TestType, float>(p, method, !in_place)) < 2e-5);
     }
-  }
+  });
 }
 
 TEMPLATE_LIST_TEST_CASE(
     "tridiag: register, rows per thread, team sizes, staging, one team or "
     "recursive",
     "[unit][tridiag]", ExecutionSpaces) {
-  // team 0: 256 threads (one team holds a system of up to 256 M rows); small
-  // teams force the reduce / recursive / finish path (n = 1000, M = 8, team 4:
-  // 125 -> 32 -> 8 -> 2 partitions, 3 levels).
-  unsigned seed = 1600;
-  for (long n : {1L, 2L, 3L, 7L, 8L, 9L, 15L, 16L, 17L, 33L, 100L, 257L, 1000L})
-    for (int layout = 0; layout < 2; ++layout) {
-      const auto sh = layout ? la::interleaved_shape(n, 13) : la::contiguous_shape(n, 13);
-      const auto p = random_problem(sh, seed++);
-      for (int rows : {8, 16})
-        for (int team : {0, 1, 4, 24})
-          for (int systems : {0, 1, 5})
-            for (int stage : {0, 1}) {
-              const auto reg = register_options(rows, team, systems, stage);
-              INFO("n = " << n << ", layout " << layout << ", M " << rows << ", team " << team
-                          << ", systems " << systems << ", stage " << stage);
-              const bool in_place = (n + team + systems) % 2 == 1;
-              CHECK(max_rel_error(p, run<TestType, double>(p, la::TridiagMethod::register_,
-                                                           in_place, reg)) < 1e-13);
-              if (team != 1) continue;  // float once per size and layout
-              CHECK(max_rel_error(p, run<TestType, float>(p, la::TridiagMethod::register_,
-                                                          !in_place, reg)) < 2e-5);
-            }
-    }
-  for (auto bad : {register_options(4, 0, 0, -1), register_options(8, 0, 0, 2),
-                   register_options(8, 0, 0, -1, -1), register_options(8, -1, 0, -1)})
-    CHECK_THROWS_AS((la::Tridiag<TestType, double>(TestType{}, bad)), std::invalid_argument);
+  for (auto method : all_methods) {
+    INFO(la::name(method));
+    every_field_direction([&](const Problem& p) {
+      const auto x = run<TestType, double>(p, method, true);
+      CHECK(max_rel_error(p, x) < 1e-13);
+      check_against_host<TestType>(p, method, true, x);
+      return x;
+    });
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE(

@@ -190,4 +190,48 @@ inline double max_diff(const std::vector<double>& x, const std::vector<double>& 
   return diff / scale;
 }
 
+// Batches of every size that matters to the kernels (1, powers of two and
+// their neighbours, up to 1025) in both layouts, each a fresh random problem:
+// check(problem, in_place) with the solution in place of d for odd n.
+template <class Check>
+void every_size_and_layout(Check&& check) {
+  const long sizes[] = {1,  2,  3,  4,   5,   7,   8,   9,   15,  16,  17,  31,   33,
+                        63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 511, 1000, 1025};
+  unsigned seed = 1;
+  for (long n : sizes)
+    for (int layout = 0; layout < 2; ++layout) {
+      const long systems = n > 300 ? 3 : 7;
+      const auto sh = layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
+      const bool in_place = n % 2 == 1;
+      INFO("n = " << n << ", layout " << (layout ? "interleaved" : "contiguous")
+                  << (in_place ? ", in place" : ""));
+      check(random_problem(sh, seed++), in_place);
+    }
+}
+
+// The lines of a 13 x 6 x 9 field with one ghost layer in x, y and z:
+// solve(problem) returns the solution (in place), checked here to leave
+// every ghost cell (never part of a system) untouched.
+template <class Solve>
+void every_field_direction(Solve&& solve) {
+  unsigned seed = 500;
+  for (int dir = 0; dir < 3; ++dir) {
+    const auto sh = field_lines(13, 6, 9, dir);
+    CHECK(sh.systems() == (dir == 0 ? 54 : dir == 1 ? 117 : 78));
+    INFO("direction " << dir);
+    const auto x = solve(random_problem(sh, seed++));
+    const long e[3] = {15, 8, 11};
+    long untouched = 0, ghosts = 0;
+    for (long k = 0; k < e[2]; ++k)
+      for (long j = 0; j < e[1]; ++j)
+        for (long i = 0; i < e[0]; ++i) {
+          const bool ghost =
+              i == 0 || j == 0 || k == 0 || i == e[0] - 1 || j == e[1] - 1 || k == e[2] - 1;
+          const long idx = i + e[0] * (j + e[1] * k);
+          if (ghost && idx < long(x.size())) ++ghosts, untouched += x[idx] == 7.5;
+        }
+    CHECK(untouched == ghosts);
+  }
+}
+
 }  // namespace kflow::test
