@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -198,6 +199,9 @@ kflow::RunOptions run_options(const Args& a) {
   o.backend = opt(a, "--backend");
   o.output_dir = opt(a, "--output");
   o.restart = opt(a, "--restart");
+  for (const char* key : {"--output", "--restart"})
+    if (a.opts.count(key) && a.opts.at(key).empty())
+      usage_error(std::string(key) + " expects a path, got ''", a.command);
   o.quiet = a.quiet;
   return o;
 }
@@ -214,6 +218,16 @@ int cmd_check(const Args& a) {
   return 0;
 }
 
+// A word for a POSIX shell: as is when it is plain, else in single quotes.
+std::string shell_quote(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-+=./,:@%") == std::string::npos)
+    return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 int cmd_run(const Args& a) {
   need_case(a);
   auto o = run_options(a);
@@ -226,8 +240,11 @@ int cmd_run(const Args& a) {
   std::cerr << "kflow: output in " << r.output_dir
             << (kflow::io::vtk_available() ? " (open run.pvd in ParaView)" : "") << "\n";
   if (r.status == "interrupted") {
-    std::cerr << "kflow: interrupted; continue with: kflow run " << o.case_path << " --restart "
-              << r.output_dir << "/checkpoint.kfc\n";
+    std::cerr << "kflow: interrupted; continue with: kflow run " << shell_quote(o.case_path);
+    for (const auto& s : o.overrides) std::cerr << " --set " << shell_quote(s);
+    if (!o.backend.empty()) std::cerr << " --backend " << o.backend;
+    std::cerr << " --output " << shell_quote(pc.output_dir) << " --restart "
+              << shell_quote(r.output_dir + "/checkpoint.kfc") << "\n";
     return 130;
   }
   return 0;
@@ -396,6 +413,9 @@ int cmd_convert(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like
+  // a full disk, instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   const Args a = parse_args(argc, argv);
   if (a.command == "version") {
     std::cout << "kflow " << KFLOW_VERSION << "\n";

@@ -46,9 +46,10 @@ struct Start {
   long step = 0, next_frame = 0;
 };
 
-// Checks that checkpoint `f` belongs to this case and loads it into the model.
-Start restore(const PreparedCase& pc, Model& model, const std::string& f) {
-  const auto ck = io::read_field_file(f);
+// Reads checkpoint `f` and checks that it belongs to this case and is not
+// already at its end.
+io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Start& s) {
+  auto ck = io::read_field_file(f);
   const auto& grid = pc.setup->grid;
   if (ck.get("kind", f) != "checkpoint") throw Error(f + ": not a checkpoint");
   if (ck.get("model", f) != pc.model->name)
@@ -60,15 +61,13 @@ Start restore(const PreparedCase& pc, Model& model, const std::string& f) {
   if (!(io::grid_from_meta(ck, f) == grid))
     throw Error(f + ": checkpoint grid " + io::grid_from_meta(ck, f).cells_text() +
                 " differs from the case's grid " + grid.cells_text());
-  Start s;
   s.t = std::stod(ck.get("time", f));
   s.step = std::stol(ck.get("step", f));
   s.next_frame = std::stol(ck.get("next_frame", f));
-  model.restore_state(ck.arrays);
   if ((pc.end > 0 && s.t >= pc.end) || (pc.max_steps > 0 && s.step >= pc.max_steps))
     throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " + fmt(s.t) +
                 ", already at the case's end; raise time.end or time.steps");
-  return s;
+  return ck;
 }
 
 TimeSettings time_settings(const PreparedCase& pc, double model_dt) {
@@ -90,7 +89,7 @@ TimeSettings time_settings(const PreparedCase& pc, double model_dt) {
 class Run {
  public:
   Run(PreparedCase& pc, const RunOptions& opt, std::ostream& log, std::unique_ptr<Model> model,
-      const Start& start, Clock::time_point t_start)
+      const Start& start, Clock::time_point t_start, std::unique_ptr<io::RunOutput> out)
       : pc_(pc),
         opt_(opt),
         model_(std::move(model)),
@@ -98,14 +97,9 @@ class Run {
         start_(start),
         frame_(start.next_frame),
         t_start_(t_start),
-        progress_(log, opt.quiet, &log == &std::cerr && ::isatty(STDERR_FILENO)) {
-    if (opt.write_output) {
-      out_ = std::make_unique<io::RunOutput>(pc.output_dir, pc.format, pc.lines);
-      if (!opt.restart.empty())
-        out_->carry_over(fs::path(opt.restart).parent_path().string(), start.step, start.t,
-                         start.next_frame);
-    }
-  }
+        progress_(log, opt.quiet, &log == &std::cerr && ::isatty(STDERR_FILENO)),
+        out_(std::move(out)),
+        last_frame_time_(opt.restart.empty() ? -1 : start.t) {}
 
   // The time loop; returns "completed" or "interrupted".  On an exception the
   // output so far is kept in <dir>.failed.
@@ -129,13 +123,13 @@ class Run {
   std::unique_ptr<io::RunOutput> out_;  // null: no files (compare, bench)
   Diagnostics diag_;
   long device_dt_steps_ = 0;
-  double loop_seconds_ = 0, output_seconds_ = 0, last_good_time_ = 0;
+  double loop_seconds_ = 0, output_seconds_ = 0;
+  double last_frame_time_;  // of the last complete frame and its checkpoint (-1: none)
 };
 
 std::string Run::loop() {
   SignalGuard signals;
   std::string status = "completed";
-  last_good_time_ = clock_.time();
   const auto t_loop = Clock::now();
   DeviceDt* ddt = model_->device_dt();
   const bool batching = pc_.device_dt && model_->fixed_dt() <= 0 && pc_.fixed_dt <= 0 && ddt &&
@@ -177,11 +171,14 @@ std::string Run::loop() {
       const std::string target = out_->directory() + ".failed";
       try {
         out_->finish(target);
-        where = "; output up to t = " + fmt(last_good_time_) +
-                " (last good frame and its checkpoint) is in " + target +
-                (fs::exists(out_->directory())
-                     ? ", the previous output in " + out_->directory() + " is untouched"
-                     : "");
+        where =
+            "; the output so far is in " + target +
+            (last_frame_time_ < 0
+                 ? " (no complete frame)"
+                 : " (its last complete frame and checkpoint: t = " + fmt(last_frame_time_) + ")") +
+            (fs::exists(out_->directory())
+                 ? ", the previous output in " + out_->directory() + " is untouched"
+                 : "");
       } catch (const Error&) {
       }
     }
@@ -210,7 +207,6 @@ void Run::after_step(bool at_output) {
                     k + " is " + fmt(v) + " (dt = " + fmt(clock_.dt()) +
                     "); try a smaller time.safety_factor or a finer grid");
     write_log();
-    last_good_time_ = t;
   }
   if (clock_.output_due(at_output)) {
     write_frame();
@@ -249,6 +245,7 @@ void Run::write_frame() {
   io::grid_to_meta(pc_.setup->grid, ck.meta);
   ck.arrays = model_->save_state();
   out_->checkpoint(ck);
+  last_frame_time_ = t;
   output_seconds_ += seconds_since(t_out);
 }
 
@@ -324,6 +321,14 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         << (io::vtk_available() ? "" : " (this build has no VTK)")
         << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
 
+  // The output's lock before any work; the checkpoint read before the
+  // staging directory (which may be where it lies) is set up.
+  std::unique_ptr<io::RunOutput> out;
+  if (opt.write_output) out = std::make_unique<io::RunOutput>(pc.output_dir, pc.format, pc.lines);
+  Start start;
+  io::FieldFile ck;
+  if (!opt.restart.empty()) ck = read_checkpoint(pc, opt.restart, start);
+  if (out) out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
   std::unique_ptr<Model> model = factory(*pc.setup);
   // A model whose discretisation fixes the step (lattice Boltzmann).
   const double model_dt = model->fixed_dt();
@@ -331,14 +336,17 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     throw Error("time.dt = " + fmt(pc.fixed_dt) + ", but model " + pc.model->name +
                 " steps by exactly " + fmt(model_dt, 10) +
                 " (fixed by its discretisation); leave time.dt out");
-  Start start;
   if (!opt.restart.empty()) {
-    start = restore(pc, *model, opt.restart);
+    model->restore_state(ck.arrays);
+    if (out) {
+      out->carry_over(start.step, start.t, start.next_frame);
+      out->checkpoint(ck);  // the output holds the checkpoint it continues from
+    }
     if (!opt.quiet)
       log << "kflow: restarting from " << opt.restart << " at step " << start.step
           << ", t = " << fmt(start.t) << "\n";
   }
-  Run r(pc, opt, log, std::move(model), start, t_start);
+  Run r(pc, opt, log, std::move(model), start, t_start, std::move(out));
   return r.finish(r.loop());
 }
 

@@ -5,6 +5,7 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
 #include "progress.hpp"
 
@@ -76,7 +77,12 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   const auto os = pc.config.section("output");
   pc.output_dir = os.get_string("directory", "out/" + stem(opt.case_path));
   if (!opt.output_dir.empty()) pc.output_dir = opt.output_dir;
-  if (pc.output_dir.empty()) os.fail("directory", "expected a directory name, got \"\"");
+  // Decided before any work: kflow replaces only what an earlier run created.
+  if (const auto why = io::output_problem(pc.output_dir); opt.write_output && !why.empty()) {
+    if (!opt.output_dir.empty()) throw Error("--output " + opt.output_dir + ": " + why);
+    os.fail("directory", why);
+  }
+  pc.output_dir = io::output_directory(pc.output_dir);
   pc.output_every = os.get("every", 0.0, 0.0, 1e308, true);
   pc.output_every_steps = static_cast<long>(os.get_int("every_steps", 0, 1, 1000000000000L));
   if (os.has("every") && os.has("every_steps"))

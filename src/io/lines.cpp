@@ -46,6 +46,7 @@ std::vector<double> sample_line(const linalg::Grid& g, const HostField& f, const
 void append_line_csv(const std::string& path, const LineSpec& l, double t,
                      const std::vector<double>& v) {
   const bool fresh = !std::filesystem::exists(path);
+  const auto size = fresh ? 0 : std::filesystem::file_size(path);
   std::ofstream csv(path, std::ios::app);
   if (fresh) csv << "time,s,x,y,z," << l.field << "\n";
   for (int p = 0; p < l.points; ++p) {
@@ -54,7 +55,13 @@ void append_line_csv(const std::string& path, const LineSpec& l, double t,
     for (int d = 0; d < 3; ++d) csv << "," << exact(l.from[d] + s * (l.to[d] - l.from[d]));
     csv << "," << exact(v[p]) << "\n";
   }
-  if (!csv) throw Error("writing " + path + " failed");
+  csv.flush();
+  if (!csv) {  // keep the file as it was: complete rows only
+    csv.close();
+    std::error_code ec;
+    std::filesystem::resize_file(path, size, ec);
+    throw Error("writing " + path + " failed (disk full?)");
+  }
 }
 
 }  // namespace kflow::io

@@ -1,6 +1,11 @@
 #include "kflow/io/run_output.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cmath>
 #include <cstdio>
@@ -45,19 +50,120 @@ std::string json_number(double v) {
 
 }  // namespace
 
-RunOutput::RunOutput(std::string directory, std::string format, std::vector<LineSpec> lines)
-    : final_dir_(std::move(directory)),
-      dir_(final_dir_ + ".running"),
-      format_(std::move(format)),
-      lines_(std::move(lines)) {
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
-  fs::create_directories(dir_, ec);
-  if (ec) throw Error("cannot create the output directory " + dir_ + ": " + ec.message());
+std::string output_directory(const std::string& dir) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  return d;
 }
 
-void RunOutput::carry_over(const std::string& from_dir, long step, double t, long next_frame) {
-  const fs::path from(from_dir);
+namespace {
+
+// True for an empty directory or one an earlier run created.
+bool replaceable(const fs::path& p, std::string& why) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  if (ec || !fs::exists(st)) return true;
+  if (!fs::is_directory(st)) {
+    why = p.string() +
+          " exists and is not a directory; kflow writes a run's output into a "
+          "directory of its own";
+    return false;
+  }
+  // (summary.json, checkpoint.kfc: the output of a kflow from before the marker)
+  if (fs::exists(p / run_marker) || fs::exists(p / "summary.json") ||
+      fs::exists(p / "checkpoint.kfc") || fs::is_empty(p, ec))
+    return true;
+  why = p.string() +
+        " holds files kflow did not write; kflow replaces only an earlier run's "
+        "output (a directory with a " +
+        std::string(run_marker) +
+        " file) or an empty directory: choose another output directory or move those files";
+  return false;
+}
+
+}  // namespace
+
+std::string output_problem(const std::string& dir) {
+  const std::string d = output_directory(dir);
+  if (d.empty()) return "expected a directory name, got \"\"";
+  const fs::path p(d);
+  const auto name = p.filename().string();
+  if (name.empty() || name == "." || name == ".." || p == p.root_path())
+    return "\"" + dir +
+           "\" names no directory of its own (., .. and / are refused: kflow "
+           "would replace what is there); give a new or an earlier output's directory";
+  std::string why;
+  for (const char* suffix : {"", ".running", ".interrupted", ".failed"})
+    if (!replaceable(fs::path(d + suffix), why)) return why;
+  return "";
+}
+
+RunOutput::RunOutput(std::string directory, std::string format, std::vector<LineSpec> lines)
+    : final_dir_(output_directory(directory)),
+      dir_(final_dir_ + ".running"),
+      format_(std::move(format)),
+      lock_(final_dir_ + ".lock"),
+      lines_(std::move(lines)) {
+  if (const auto why = output_problem(final_dir_); !why.empty())
+    throw Error("output " + final_dir_ + ": " + why);
+  std::error_code ec;
+  const auto parent = fs::path(final_dir_).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) throw Error("cannot create " + parent.string() + ": " + ec.message());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int fd = ::open(lock_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+      const std::string pid = std::to_string(::getpid()) + "\n";
+      const bool ok = ::write(fd, pid.data(), pid.size()) == ssize_t(pid.size());
+      ::close(fd);
+      if (!ok) {
+        std::remove(lock_.c_str());
+        throw Error("cannot write the lock " + lock_);
+      }
+      return;
+    }
+    if (errno != EEXIST)
+      throw Error("cannot create the lock " + lock_ + ": " + std::strerror(errno));
+    long holder = 0;
+    std::ifstream(lock_) >> holder;
+    if (holder > 0 && (::kill(pid_t(holder), 0) == 0 || errno == EPERM))
+      throw Error("output " + final_dir_ + " is being written by another kflow run (process " +
+                  std::to_string(holder) + ", lock " + lock_ +
+                  "); wait for it to end or choose another output directory");
+    std::remove(lock_.c_str());  // its process is gone: a stale lock
+  }
+  throw Error("cannot take the lock " + lock_);
+}
+
+RunOutput::~RunOutput() {
+  std::error_code ec;
+  if (staged_ && !finished_) {
+    log_.close();
+    fs::remove_all(dir_, ec);
+    if (!moved_aside_.empty()) fs::rename(moved_aside_, dir_, ec);
+  }
+  std::remove(lock_.c_str());
+}
+
+void RunOutput::stage(const std::string& restart_dir) {
+  std::error_code ec;
+  restart_from_ = restart_dir;
+  if (!restart_dir.empty() && fs::exists(dir_) && fs::equivalent(restart_dir, dir_, ec)) {
+    moved_aside_ = dir_ + ".restart-" + std::to_string(::getpid());
+    fs::rename(dir_, moved_aside_, ec);
+    if (ec) throw Error("cannot move " + dir_ + " aside: " + ec.message());
+    restart_from_ = moved_aside_;
+  }
+  fs::remove_all(dir_, ec);  // a stale staging directory (checked: kflow's own)
+  fs::create_directories(dir_, ec);
+  if (ec) throw Error("cannot create the output directory " + dir_ + ": " + ec.message());
+  staged_ = true;
+  write_text_atomic(dir_ + "/" + run_marker,
+                    "written by kflow run; kflow may replace this directory\n");
+}
+
+void RunOutput::carry_over(long step, double t, long next_frame) {
+  const fs::path from(restart_from_);
   if (from.empty() || !fs::is_directory(from)) return;
   std::map<std::string, double> pvd_times;  // file name -> time, from the earlier run's .pvd
   for (const auto& [time, file] : read_pvd((from / "run.pvd").string())) pvd_times[file] = time;
@@ -108,6 +214,8 @@ void RunOutput::log_row(long step, double t, double dt, double wall, const Diagn
   log_ << step << "," << exact(t) << "," << exact(dt) << "," << w;
   for (const auto& [k, v] : d) log_ << "," << exact(v);
   log_ << "\n";
+  log_.flush();
+  if (!log_) throw Error("writing " + dir_ + "/log.csv failed (disk full?)");
 }
 
 void RunOutput::frame(long index, double t, long step, const linalg::Grid& grid,
@@ -181,6 +289,7 @@ void RunOutput::write_summary(const RunSummary& r) {
 
 void RunOutput::finish(const std::string& target) {
   log_.close();
+  finished_ = true;
   std::error_code ec;
   if (target == final_dir_ && fs::exists(target)) {
     const std::string old = target + ".old-" + std::to_string(::getpid());
@@ -194,6 +303,7 @@ void RunOutput::finish(const std::string& target) {
     fs::rename(dir_, target, ec);
     if (ec) throw Error("cannot rename " + dir_ + " to " + target + ": " + ec.message());
   }
+  if (!moved_aside_.empty()) fs::remove_all(moved_aside_, ec);  // carried over
 }
 
 }  // namespace kflow::io

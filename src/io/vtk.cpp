@@ -67,7 +67,7 @@ void write_vti(const std::string& path, const linalg::Grid& grid,
   w->SetDataModeToAppended();
   w->EncodeAppendedDataOff();
   w->SetCompressorTypeToZLib();
-  if (w->Write() != 1) {
+  if (w->Write() != 1 || w->GetErrorCode() != 0) {  // VTK reports a full disk only here
     std::remove(tmp.c_str());
     throw Error("VTK could not write " + path + " (disk full or directory missing?)");
   }

@@ -15,6 +15,12 @@ rc=0; wait $pid || rc=$?
 cat "$out.log"
 [[ $rc -eq 130 ]] || { echo "expected exit status 130, got $rc"; exit 1; }
 grep -q "interrupted; continue with" "$out.log"
+# The printed command reproduces the run: every --set, the output, the checkpoint.
+cont=$(grep "continue with" "$out.log")
+for part in "--set time.end=1e9" "--set 'output.fields=[\"u\"]'" "--set output.every=10" \
+            "--set 'output.lines=[]'" "--output $out " "--restart $out.interrupted/checkpoint.kfc"; do
+  [[ "$cont" == *"$part"* ]] || { echo "the printed command lacks: $part"; exit 1; }
+done
 [[ -f "$out.interrupted/checkpoint.kfc" && ! -e "$out.running" && ! -e "$out" ]]
 grep -q '"status": "interrupted"' "$out.interrupted/summary.json"
 step=$(grep -a -m1 '^step ' "$out.interrupted/checkpoint.kfc" | cut -d' ' -f2)

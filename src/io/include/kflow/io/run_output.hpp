@@ -3,7 +3,14 @@
 // only when the run ends does it take its final name (<dir> when completed,
 // <dir>.interrupted, <dir>.failed), so an earlier <dir> is replaced only by
 // a finished run.  Contents: frame_NNNNN.vti|.kff (+ run.pvd for .vti),
-// log.csv, line_<name>.csv, checkpoint.kfc, summary.json and case.toml.
+// log.csv, line_<name>.csv, checkpoint.kfc, summary.json, case.toml and the
+// marker file .kflow-run.
+//
+// What kflow promises (docs/safety.md): it replaces only directories an
+// earlier run created (they hold .kflow-run) or empty ones; one run at a
+// time writes to a directory (<dir>.lock holds its process id); every file
+// is complete or absent; a restart from any checkpoint, <dir>.running's
+// included, carries over everything up to it.
 
 #include <fstream>
 #include <string>
@@ -31,19 +38,42 @@ struct RunSummary {
   std::string config_json, config_toml;  // the case as run (every default filled in)
 };
 
+// The marker file of every directory kflow writes.
+inline constexpr const char* run_marker = ".kflow-run";
+
+// The output directory as kflow uses it (trailing slashes removed).
+std::string output_directory(const std::string& dir);
+
+// Why kflow must not write a run's output to `dir` (and its .running,
+// .interrupted, .failed siblings), or "" when it may: it must name a
+// directory below some parent ("", ".", "..", "/" do not), and whatever is
+// there must be an empty directory or one an earlier run created.
+std::string output_problem(const std::string& dir);
+
 class RunOutput {
  public:
-  // Creates the staging directory "<directory>.running" (replacing a stale one).
-  // format: "vti" | "kff".
+  // Takes the output's lock "<directory>.lock" (refused while another live
+  // process holds it; a dead one's lock is taken over).  format: "vti" | "kff".
   RunOutput(std::string directory, std::string format, std::vector<LineSpec> lines);
+  // Releases the lock; a run that never finished removes its staging
+  // directory and puts back the one it restarted from.
+  ~RunOutput();
+  RunOutput(const RunOutput&) = delete;
+  RunOutput& operator=(const RunOutput&) = delete;
 
-  // A restarted run continues the output of the run it restarts from (the
-  // directory `from`): the frames before the checkpoint (next_frame), the log
-  // rows up to its step and the line samples up to its time are copied, so
-  // the new .pvd covers the whole run.
-  void carry_over(const std::string& from, long step, double t, long next_frame);
+  // Creates the staging directory "<directory>.running".  restart_dir: the
+  // directory of the checkpoint a restart continues from ("" for none); when
+  // it is the staging directory itself (a run killed without a word), that is
+  // moved aside first and carried over from there.
+  void stage(const std::string& restart_dir);
 
-  // One log.csv row; the header comes from the first row's diagnostics.
+  // A restarted run continues the output of the run it restarts from: the
+  // frames before the checkpoint (next_frame), the log rows up to its step
+  // and the line samples up to its time are copied, so the new .pvd covers
+  // the whole run.
+  void carry_over(long step, double t, long next_frame);
+
+  // One log.csv row, flushed; the header comes from the first row's diagnostics.
   void log_row(long step, double t, double dt, double wall, const Diagnostics& d);
 
   // Frame number `index` at time t: the output fields, .pvd, and a row per
@@ -61,7 +91,8 @@ class RunOutput {
   std::size_t frames() const { return frames_.size(); }
 
  private:
-  std::string final_dir_, dir_, format_;
+  std::string final_dir_, dir_, format_, lock_, restart_from_, moved_aside_;
+  bool staged_ = false, finished_ = false;
   std::vector<LineSpec> lines_;
   FrameList frames_;
   std::ofstream log_;
