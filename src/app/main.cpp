@@ -240,6 +240,9 @@ int cmd_run(const Args& a) {
   std::cerr << "kflow: output in " << r.output_dir
             << (kflow::io::vtk_available() ? " (open run.pvd in ParaView)" : "") << "\n";
   if (r.status == "interrupted") {
+    if (r.stopped_mid_step)
+      std::cerr << "kflow: stopped during step " << r.steps + 1 << "; the checkpoint in "
+                << r.output_dir << " is the last complete one, t = " << r.restart_time << "\n";
     std::cerr << "kflow: interrupted; continue with: kflow run " << shell_quote(o.case_path);
     for (const auto& s : o.overrides) std::cerr << " --set " << shell_quote(s);
     if (!o.backend.empty()) std::cerr << " --backend " << o.backend;

@@ -13,6 +13,7 @@
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
+#include "kflow/linalg/solver.hpp"
 #include "progress.hpp"
 
 namespace fs = std::filesystem;
@@ -21,23 +22,36 @@ namespace kflow {
 
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
+volatile std::sig_atomic_t g_interrupted = 0;  // a signal was received during the run
 extern "C" void on_signal(int) {
+  const bool first = g_interrupted == 0;
   g_interrupted = 1;
+  if (first) {
+    const char msg[] = "\nkflow: stopping after this step (signal again: stop at once)\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+  } else {
+    linalg::stop_requested = 1;  // a solve in progress stops between iterations
+  }
 }
 
-// Installs the Ctrl-C / SIGTERM handler for the lifetime of a run.
+// Ctrl-C, SIGTERM and SIGHUP for the lifetime of a run: the first ends the
+// run after the current step (a last frame and checkpoint), the second stops
+// the step's solves at once (the last complete checkpoint is kept).
 struct SignalGuard {
   using Handler = void (*)(int);
-  Handler old_int, old_term;
+  Handler old_int, old_term, old_hup;
   SignalGuard() {
     g_interrupted = 0;
+    linalg::stop_requested = 0;
     old_int = std::signal(SIGINT, on_signal);
     old_term = std::signal(SIGTERM, on_signal);
+    old_hup = std::signal(SIGHUP, on_signal);
   }
   ~SignalGuard() {
     std::signal(SIGINT, old_int);
     std::signal(SIGTERM, old_term);
+    std::signal(SIGHUP, old_hup);
+    linalg::stop_requested = 0;
   }
 };
 
@@ -125,6 +139,7 @@ class Run {
   long device_dt_steps_ = 0;
   double loop_seconds_ = 0, output_seconds_ = 0;
   double last_frame_time_;  // of the last complete frame and its checkpoint (-1: none)
+  bool stopped_mid_step_ = false;
 };
 
 std::string Run::loop() {
@@ -164,6 +179,12 @@ std::string Run::loop() {
       write_frame();
     }
     model_->fence();
+  } catch (const linalg::Cancelled&) {  // a second signal during a step
+    progress_.done();
+    stopped_mid_step_ = true;
+    model_->fence();
+    loop_seconds_ = seconds_since(t_loop);
+    return "interrupted";
   } catch (const std::exception& e) {  // kflow::Error, and Kokkos/CUDA or I/O failures
     progress_.done();
     std::string where;
@@ -254,6 +275,8 @@ RunResult Run::finish(const std::string& status) {
   const double cells = static_cast<double>(grid.interior_cells());
   RunResult r;
   r.status = status;
+  r.stopped_mid_step = stopped_mid_step_;
+  r.restart_time = last_frame_time_;
   r.steps = clock_.step();
   r.device_dt_steps = device_dt_steps_;
   r.time = clock_.time();

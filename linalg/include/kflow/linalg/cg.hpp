@@ -190,6 +190,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     residual(prev);
     bool restart = true;
     for (int k = 1; k <= c.max_iterations; ++k) {
+      check_stop();
       const int cur = 1 - prev;
       const F& pold = p_[pnew_ ^ 1];
       const F& pnew = p_[pnew_];

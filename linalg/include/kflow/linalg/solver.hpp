@@ -5,11 +5,27 @@
 // execution-space instance, with its options, and then called every time
 // step.
 
+#include <csignal>
+#include <stdexcept>
 #include <string>
 
 #include "kflow/linalg/field.hpp"
 
 namespace kflow::linalg {
+
+// A stop request for every solve in the process: a signal handler may set it
+// (kflow's driver does on a second Ctrl-C).  Solves read it between
+// iterations and throw Cancelled, leaving x partly updated.
+inline volatile std::sig_atomic_t stop_requested = 0;
+
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("the solve was stopped (linalg::stop_requested)") {}
+};
+
+// Throws Cancelled when a stop was requested.
+inline void check_stop() {
+  if (stop_requested) throw Cancelled();
+}
 
 // What "converged" means.
 enum class Criterion {

@@ -3,7 +3,8 @@
 // (red-black SOR, SIP; 2D and 3D): SolveControl's criterion every
 // check_every iterations and after the last one, the residual relative to
 // max |b| (1 where b is 0 or not finite), and a NaN or infinite criterion
-// ends the solve as diverged (converged = false).
+// ends the solve as diverged (converged = false); a stop request
+// (solver.hpp) ends it between iterations.
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,7 @@ SolveStats stationary_solve(const ExecSpace& space, const Op& op, const X& x, co
     if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
   }
   for (int k = 1; k <= c.max_iterations; ++k) {
+    check_stop();
     const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
     if (check && c.criterion == Criterion::change) {
       s.criterion = iterate(true);

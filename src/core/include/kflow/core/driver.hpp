@@ -63,6 +63,10 @@ PreparedCase prepare(Config config, const RunOptions& opt);
 
 struct RunResult {
   std::string status;  // "completed" | "interrupted"
+  // Interrupted by a second signal during a step: the state is mid-step, the
+  // output's checkpoint is the last complete one, at restart_time.
+  bool stopped_mid_step = false;
+  double restart_time = -1;
   std::string output_dir;
   long steps = 0;
   long device_dt_steps = 0;  // steps run in device-dt batches (time.device_dt)
@@ -73,8 +77,10 @@ struct RunResult {
 };
 
 // Runs a prepared case.  Throws kflow::Error on failure (blow-up included);
-// `log` receives progress and messages.  Interrupted runs return
-// status "interrupted" after writing a last frame and a checkpoint.
+// `log` receives progress and messages.  Interrupted runs (SIGINT, SIGTERM,
+// SIGHUP) return status "interrupted" after writing a last frame and a
+// checkpoint; a second signal stops the step's solves at once and keeps the
+// last complete checkpoint.
 RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log);
 
 }  // namespace kflow

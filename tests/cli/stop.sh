@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# usage: stop.sh KFLOW WORKDIR CASE
+# Signals during a long step: a second Ctrl-C stops the step's pressure solve
+# at once (not after its iterations) and keeps the last complete checkpoint,
+# which continues the run; SIGHUP ends a run like SIGTERM (no stale .running).
+set -uo pipefail
+kflow=$1 w=$2 case=$3
+rm -rf "$w" && mkdir -p "$w" && cd "$w" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+wait_for() { for _ in $(seq 400); do [[ -e $1 ]] && return 0; sleep 0.05; done; fail "no $1"; }
+
+# A step that would take hours: the pressure solve to a tolerance it never reaches.
+slow=(--set 'grid.cells=[64,64]' --set solver.pressure.tolerance=1e-300
+      --set solver.pressure.max_iterations=1000000000 --set output.lines=[])
+"$kflow" run "$case" "${slow[@]}" --output slow > slow.log 2>&1 &
+pid=$!
+wait_for slow.running/checkpoint.kfc
+sleep 0.5
+kill -INT $pid; sleep 0.3; kill -INT $pid
+start=$SECONDS
+rc=0; wait $pid || rc=$?
+cat slow.log
+[[ $rc -eq 130 ]] || fail "exit status $rc, expected 130"
+(( SECONDS - start < 20 )) || fail "the second Ctrl-C took $((SECONDS - start)) s"
+grep -q "stopping after this step" slow.log || fail "no word after the first signal"
+grep -q "stopped during step 1; the checkpoint in slow.interrupted is the last complete one, t = 0" \
+  slow.log || fail "message"
+[[ -f slow.interrupted/checkpoint.kfc && ! -e slow.running && ! -e slow.lock ]] || fail "output"
+# The kept checkpoint continues the run (a short step this time).
+"$kflow" run "$case" --quiet --set 'grid.cells=[64,64]' --set output.lines=[] \
+  --set time.steps=3 --output slow --restart slow.interrupted/checkpoint.kfc || fail "restart"
+grep -q '"steps": 3' slow/summary.json || fail "steps after the restart"
+
+# SIGHUP (a closed terminal) ends the run like SIGTERM.
+"$kflow" run "$case" --set 'grid.cells=[64,64]' --set time.end=1e9 --set output.lines=[] \
+  --output hup > hup.log 2>&1 &
+pid=$!
+wait_for hup.running/checkpoint.kfc
+kill -HUP $pid
+rc=0; wait $pid || rc=$?
+cat hup.log
+[[ $rc -eq 130 ]] || fail "SIGHUP: exit status $rc"
+[[ -f hup.interrupted/checkpoint.kfc && ! -e hup.running && ! -e hup.lock ]] || fail "SIGHUP output"
+grep -q '"status": "interrupted"' hup.interrupted/summary.json || fail "SIGHUP summary"
+echo "stop ok"
