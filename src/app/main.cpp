@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -170,11 +171,37 @@ long parse_count(const Args& a, const std::string& key, long fallback) {
   return n;
 }
 
+// Kokkos' OpenMP backend keeps its threads in a fixed pool of this size
+// (OpenMPTraits::MAX_THREAD_COUNT); more threads deadlock or crash inside it.
+constexpr long kMaxHostThreads = 512;
+
+// The number of host threads asked for (--threads, else OMP_NUM_THREADS's
+// first entry), checked against that pool; 0 when neither says.
+long host_threads(const Args& a) {
+  const long threads = parse_count(a, "--threads", 0);
+  if (threads > kMaxHostThreads)
+    usage_error("--threads " + opt(a, "--threads") + ": at most " +
+                    std::to_string(kMaxHostThreads) + " (Kokkos' OpenMP thread pool)",
+                a.command);
+  if (threads > 0) return threads;
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (!env || !*env) return 0;
+  const std::string first = std::string(env).substr(0, std::string(env).find(','));
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(first.c_str(), &end, 10);
+  if (first.empty() || *end || errno == ERANGE || n < 1 || n > kMaxHostThreads)
+    throw Error("OMP_NUM_THREADS=" + std::string(env) +
+                ": expected a number of threads from 1 to " + std::to_string(kMaxHostThreads) +
+                " (Kokkos' OpenMP thread pool)");
+  return n;
+}
+
 // Kokkos lives for the whole command (commands that need devices only).
 struct KokkosSession {
   explicit KokkosSession(const Args& a) {
     Kokkos::InitializationSettings s;
-    const long threads = parse_count(a, "--threads", 0);
+    const long threads = host_threads(a);
     if (threads > 0) s.set_num_threads(static_cast<int>(threads));
     if (!std::getenv("KFLOW_KOKKOS_WARNINGS")) s.set_disable_warnings(true);
     Kokkos::initialize(s);
