@@ -75,9 +75,10 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
   if (!(io::grid_from_meta(ck, f) == grid))
     throw Error(f + ": checkpoint grid " + io::grid_from_meta(ck, f).cells_text() +
                 " differs from the case's grid " + grid.cells_text());
-  s.t = std::stod(ck.get("time", f));
-  s.step = std::stol(ck.get("step", f));
-  s.next_frame = std::stol(ck.get("next_frame", f));
+  s.t = io::meta_double(ck, "time", f);
+  s.step = io::meta_int(ck, "step", f, 0, 1000000000000L);
+  // one frame per step at most, plus the one at step 0
+  s.next_frame = io::meta_int(ck, "next_frame", f, 0, s.step + 1);
   if ((pc.end > 0 && s.t >= pc.end) || (pc.max_steps > 0 && s.step >= pc.max_steps))
     throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " + fmt(s.t) +
                 ", already at the case's end; raise time.end or time.steps");

@@ -1,7 +1,10 @@
 #include "kflow/io/fieldfile.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -33,17 +36,69 @@ const StateArray* FieldFile::array(const std::string& name) const {
   return nullptr;
 }
 
+std::uint64_t checksum(const char* data, std::size_t n, std::uint64_t seed) {
+  constexpr std::uint64_t p1 = 0x9E3779B185EBCA87ull, p2 = 0xC2B2AE3D27D4EB4Full;
+  std::uint64_t h = seed ^ (n * p2);
+  auto mix = [&](std::uint64_t w) {  // a bijection of h for a given w: one word changed, h changes
+    h ^= w * p2;
+    h = (h << 31 | h >> 33) * p1;
+  };
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, data + k, 8);
+    mix(w);
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, data + k, n - k);
+  mix(w);
+  return h ^ (h >> 29);
+}
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string escape(const std::string& v) {
+  std::string r;
+  for (char c : v) r += c == '\\' ? "\\\\" : c == '\n' ? "\\n" : std::string(1, c);
+  return r;
+}
+
+std::string unescape(const std::string& v) {
+  std::string r;
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (v[k] == '\\' && k + 1 < v.size())
+      r += v[++k] == 'n' ? '\n' : v[k];
+    else
+      r += v[k];
+  return r;
+}
+
+std::size_t type_size(const std::string& type) {
+  return type == "float64" ? 8 : type == "float32" ? 4 : 0;
+}
+
+}  // namespace
+
 void write_field_file(const std::string& path, const FieldFile& f) {
+  std::string meta;
+  for (const auto& [k, v] : f.meta) meta += k + " " + escape(v) + "\n";
   write_atomic(
       path,
       [&](std::ostream& o) {
-        o << "KFLOW-FIELDS " << field_file_version << "\n";
-        for (const auto& [k, v] : f.meta) o << k << " " << v << "\n";
+        o << "KFLOW-FIELDS " << field_file_version << "\n"
+          << meta << "meta-checksum " << hex(checksum(meta.data(), meta.size())) << "\n";
         o << "arrays " << f.arrays.size() << "\n";
         for (const auto& a : f.arrays) {
           o << "array " << a.name << " " << a.type << " " << a.extents.size();
           for (auto e : a.extents) o << " " << e;
-          o << " " << a.bytes.size() << "\n";
+          o << " " << a.bytes.size() << " " << hex(checksum(a.bytes.data(), a.bytes.size()))
+            << "\n";
           o.write(a.bytes.data(), static_cast<std::streamsize>(a.bytes.size()));
           o << "\n";
         }
@@ -55,45 +110,96 @@ void write_field_file(const std::string& path, const FieldFile& f) {
 FieldFile read_field_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open the file");
+  std::error_code ec;
+  const auto file_size = std::filesystem::file_size(path, ec);
   auto bad = [&](const std::string& why) -> Error {
     return Error(path + ": not a valid kflow field file (" + why + ")");
   };
   std::string line;
   if (!std::getline(in, line) || line.rfind("KFLOW-FIELDS ", 0) != 0) throw bad("wrong header");
-  const int version = std::atoi(line.c_str() + 13);
-  if (version != field_file_version)
-    throw Error(path + ": field file format version " + std::to_string(version) +
-                ", this kflow reads version " + std::to_string(field_file_version));
+  const std::string version = line.substr(13);
+  if (version != "1" && version != "2")
+    throw Error(path + ": field file format version " + version +
+                ", this kflow reads versions 1 and " + std::to_string(field_file_version));
+  const bool checked = version == "2";
   FieldFile f;
   std::size_t n = 0;
+  std::string meta;
+  bool meta_checked = !checked;
   while (std::getline(in, line)) {
     if (line.rfind("arrays ", 0) == 0) {
-      n = std::stoul(line.substr(7));
+      const std::string count = line.substr(7);
+      if (count.empty() || count.size() > 6 ||
+          count.find_first_not_of("0123456789") != std::string::npos)
+        throw bad("bad array count '" + count + "'");
+      n = std::stoul(count);
       break;
+    }
+    if (checked && line.rfind("meta-checksum ", 0) == 0) {
+      if (line.substr(14) != hex(checksum(meta.data(), meta.size())))
+        throw bad("the metadata fail their checksum: the file is damaged");
+      meta_checked = true;
+      continue;
     }
     const auto sp = line.find(' ');
     if (sp == std::string::npos) throw bad("metadata line without a value");
-    f.meta[line.substr(0, sp)] = line.substr(sp + 1);
+    meta += line + "\n";
+    f.meta[line.substr(0, sp)] = checked ? unescape(line.substr(sp + 1)) : line.substr(sp + 1);
   }
+  if (!meta_checked) throw bad("no metadata checksum");
   for (std::size_t k = 0; k < n; ++k) {
     if (!std::getline(in, line)) throw bad("truncated");
     std::istringstream s(line);
-    std::string word;
+    std::string word, sum;
     StateArray a;
     std::size_t rank = 0, nbytes = 0;
     s >> word >> a.name >> a.type >> rank;
-    if (word != "array" || !s || rank > 8) throw bad("bad array header");
+    if (word != "array" || !s || rank < 1 || rank > 8 || !type_size(a.type))
+      throw bad("bad array header '" + line + "'");
     a.extents.resize(rank);
-    for (auto& e : a.extents) s >> e;
+    std::size_t count = 1;
+    for (auto& e : a.extents) {
+      long long v = -1;
+      s >> v;
+      if (!s || v < 0 || v > (1ll << 40)) throw bad("bad extent in array '" + a.name + "'");
+      e = std::size_t(v);
+      count = e && count > (std::size_t(1) << 50) / e ? 0 : count * e;
+    }
     s >> nbytes;
-    if (!s) throw bad("bad array header");
+    if (checked) s >> sum;
+    if (!s || nbytes != count * type_size(a.type) || (!ec && nbytes > file_size))
+      throw bad("array '" + a.name + "': its size does not match its extents or the file");
     a.bytes.resize(nbytes);
     in.read(a.bytes.data(), static_cast<std::streamsize>(nbytes));
     if (!in || in.get() != '\n') throw bad("truncated array '" + a.name + "'");
+    if (checked && sum != hex(checksum(a.bytes.data(), a.bytes.size())))
+      throw bad("array '" + a.name + "' fails its checksum: the file is damaged");
     f.arrays.push_back(std::move(a));
   }
   if (!std::getline(in, line) || line != "end") throw bad("truncated (no end marker)");
   return f;
+}
+
+long meta_int(const FieldFile& f, const std::string& key, const std::string& file, long lo,
+              long hi) {
+  const auto& v = f.get(key, file);
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno == ERANGE || x < lo || x > hi)
+    throw Error(file + ": entry '" + key + "' is \"" + v + "\"; expected an integer from " +
+                std::to_string(lo) + " to " + std::to_string(hi) + " (a damaged file?)");
+  return x;
+}
+
+double meta_double(const FieldFile& f, const std::string& key, const std::string& file) {
+  const auto& v = f.get(key, file);
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !std::isfinite(x))
+    throw Error(file + ": entry '" + key + "' is \"" + v +
+                "\"; expected a finite number (a damaged file?)");
+  return x;
 }
 
 void grid_to_meta(const linalg::Grid& g, std::map<std::string, std::string>& m) {
@@ -109,17 +215,15 @@ void grid_to_meta(const linalg::Grid& g, std::map<std::string, std::string>& m) 
 
 linalg::Grid grid_from_meta(const FieldFile& f, const std::string& file) {
   linalg::Grid g;
-  try {
-    g.dim = std::stoi(f.get("dim", file));
-    g.ghost = std::stoi(f.get("ghost", file));
-    for (int d = 0; d < 3; ++d) {
-      const std::string s = std::to_string(d);
-      g.cells[d] = std::stoi(f.get("cells" + s, file));
-      g.length[d] = std::stod(f.get("length" + s, file));
-      g.origin[d] = std::stod(f.get("origin" + s, file));
-    }
-  } catch (const std::logic_error&) {  // std::stoi/stod on a damaged entry
-    throw Error(file + ": not a valid kflow field file (bad grid entry)");
+  g.dim = int(meta_int(f, "dim", file, 1, 3));
+  g.ghost = int(meta_int(f, "ghost", file, 0, 8));
+  for (int d = 0; d < 3; ++d) {
+    const std::string s = std::to_string(d);
+    g.cells[d] = int(meta_int(f, "cells" + s, file, 1, 2000000000));
+    g.length[d] = meta_double(f, "length" + s, file);
+    g.origin[d] = meta_double(f, "origin" + s, file);
+    if (!(g.length[d] > 0))
+      throw Error(file + ": entry 'length" + s + "' is not positive (a damaged file?)");
   }
   return g;
 }
@@ -155,27 +259,34 @@ std::size_t convert_frames(const std::string& dir) {
   std::sort(files.begin(), files.end());
   if (files.empty()) throw Error(dir + ": no .kff frames to convert");
   std::vector<std::pair<double, std::string>> frames;
-  for (const auto& name : files) {
-    const auto path = dir + "/" + name;
-    const auto ff = read_field_file(path);
-    if (ff.get("kind", path) != "frame") throw Error(path + ": not a frame file");
-    const auto g = grid_from_meta(ff, path);
-    std::vector<HostField> fields;
-    for (const auto& arr : ff.arrays) {
-      if (arr.type != "float64" || arr.extents.size() != 4 ||
-          arr.bytes.size() != arr.extents[0] * g.interior_cells() * sizeof(double))
-        throw Error(path + ": array '" + arr.name + "' does not match the frame's grid");
-      HostField f;
-      f.name = arr.name;
-      f.components = static_cast<int>(arr.extents[0]);
-      f.values.resize(arr.bytes.size() / sizeof(double));
-      std::memcpy(f.values.data(), arr.bytes.data(), arr.bytes.size());
-      fields.push_back(std::move(f));
+  try {  // a failed convert removes the .vti files it wrote
+    for (const auto& name : files) {
+      const auto path = dir + "/" + name;
+      const auto ff = read_field_file(path);
+      if (ff.get("kind", path) != "frame") throw Error(path + ": not a frame file");
+      const auto g = grid_from_meta(ff, path);
+      std::vector<HostField> fields;
+      for (const auto& arr : ff.arrays) {
+        const auto& e = arr.extents;
+        if (arr.type != "float64" || e.size() != 4 || e[0] < 1 || e[1] != std::size_t(g.cells[0]) ||
+            e[2] != std::size_t(g.cells[1]) || e[3] != std::size_t(g.cells[2]) ||
+            arr.bytes.size() != e[0] * g.interior_cells() * sizeof(double))
+          throw Error(path + ": array '" + arr.name + "' does not match the frame's grid");
+        HostField f;
+        f.name = arr.name;
+        f.components = static_cast<int>(e[0]);
+        f.values.resize(arr.bytes.size() / sizeof(double));
+        std::memcpy(f.values.data(), arr.bytes.data(), arr.bytes.size());
+        fields.push_back(std::move(f));
+      }
+      const double t = meta_double(ff, "time", path);
+      const auto out = fs::path(name).replace_extension(".vti").string();
+      write_vti(dir + "/" + out, g, fields, t);
+      frames.emplace_back(t, out);
     }
-    const double t = std::stod(ff.get("time", path));
-    const auto out = fs::path(name).replace_extension(".vti").string();
-    write_vti(dir + "/" + out, g, fields, t);
-    frames.emplace_back(t, out);
+  } catch (...) {
+    for (const auto& [t, name] : frames) std::remove((dir + "/" + name).c_str());
+    throw;
   }
   write_pvd(dir + "/run.pvd", frames);
   return frames.size();

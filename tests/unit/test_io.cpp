@@ -97,6 +97,70 @@ TEST_CASE("field files round-trip exactly and reject damaged files", "[unit]") {
   CHECK_THROWS_AS(kflow::io::read_field_file(tmp.str() + "/missing.kfc"), kflow::Error);
 }
 
+// Damage a checkpoint can suffer (issue: "nothing lost, nothing destroyed"):
+// one flipped bit in an array or in the metadata fails the checksum; a
+// metadata value with a newline round-trips; numbers are read strictly
+// ("2s", "0.x", "nan", out of range); sizes that do not match the extents or
+// the file are refused before any allocation.
+TEST_CASE("damaged field files are refused with the file and the entry named", "[unit]") {
+  TempDir tmp("damaged");
+  kflow::io::FieldFile f;
+  f.meta["kind"] = "checkpoint";
+  f.meta["case"] = "two\nlines \\ and a backslash";
+  f.meta["step"] = "2s";
+  f.meta["time"] = "0.x";
+  f.meta["bad_time"] = "nan";
+  f.meta["next_frame"] = "-5";
+  f.arrays.push_back({"u", "float64", {4, 4}, std::vector<char>(128, 1)});
+  const auto path = tmp.str() + "/c.kfc";
+  kflow::io::write_field_file(path, f);
+  const auto g = kflow::io::read_field_file(path);
+  CHECK(g.meta.at("case") == f.meta.at("case"));
+  using kflow::io::meta_double;
+  using kflow::io::meta_int;
+  using Catch::Matchers::ContainsSubstring;
+  CHECK_THROWS_WITH(meta_int(g, "step", path, 0, 100),
+                    ContainsSubstring("c.kfc: entry 'step' is \"2s\""));
+  CHECK_THROWS_WITH(meta_int(g, "next_frame", path, 0, 3), ContainsSubstring("'next_frame'"));
+  CHECK_THROWS_WITH(meta_double(g, "time", path), ContainsSubstring("'time' is \"0.x\""));
+  CHECK_THROWS_WITH(meta_double(g, "bad_time", path), ContainsSubstring("finite"));
+  const auto text = read_file(path);
+  auto damaged = [&](std::size_t at, char with, const std::string& why) {
+    std::string t = text;
+    t[at] = with;
+    std::ofstream(path, std::ios::binary) << t;
+    INFO("byte " << at);
+    CHECK_THROWS_WITH(kflow::io::read_field_file(path), ContainsSubstring(why));
+  };
+  damaged(text.size() - 20, char(text[text.size() - 20] ^ 1), "'u' fails its checksum");
+  damaged(text.find("2s"), '3', "the metadata fail their checksum");
+  // An array header whose size disagrees with its extents, or exceeds the file.
+  std::string t = text;
+  t.replace(t.find("128 "), 3, "999");
+  std::ofstream(path, std::ios::binary) << t;
+  CHECK_THROWS_WITH(kflow::io::read_field_file(path), ContainsSubstring("does not match"));
+}
+
+TEST_CASE("a restart refuses a checkpoint with impossible numbers", "[unit]") {
+  TempDir tmp("impossible");
+  run_text(small_case, tmp.str() + "/a");
+  const auto ck = tmp.str() + "/a/checkpoint.kfc";
+  auto f = kflow::io::read_field_file(ck);
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"next_frame", "999999999"},
+                                                        {"step", "-100"},
+                                                        {"time", "nan"},
+                                                        {"cells0", "-12"}}) {
+    auto g = f;
+    g.meta[key] = value;
+    const auto path = tmp.str() + "/bad.kfc";
+    kflow::io::write_field_file(path, g);
+    INFO(key << " = " << value);
+    CHECK_THROWS_WITH(run_text(small_case, tmp.str() + "/b", {"time.end=1"}, path),
+                      Catch::Matchers::ContainsSubstring("bad.kfc: entry '" + key + "'"));
+  }
+}
+
 TEST_CASE("the .pvd lists every frame with its time; lines and summary are written",
           "[regression]") {
   if (!kflow::io::vtk_available()) SKIP("this build has no VTK");

@@ -4,14 +4,19 @@
 // the frames of a build without VTK (.kff: cell-centred output fields, which
 // `kflow convert` turns into .vti/.pvd where VTK exists).
 //
-// Layout (format version 1):
-//   "KFLOW-FIELDS 1\n"
+// Layout (format version 2; version 1, without the checksums, is still read):
+//   "KFLOW-FIELDS 2\n"
 //   "<key> <value>\n"               metadata, one per line, value to end of line
+//                                   (backslash and newline escaped as \\ and \n)
+//   "meta-checksum <hex>\n"         over the metadata lines as written
 //   "arrays <n>\n"
-//   n x { "array <name> <type> <rank> <e0> .. <e(rank-1)> <nbytes>\n" <nbytes raw bytes> "\n" }
+//   n x { "array <name> <type> <rank> <e0> .. <e(rank-1)> <nbytes> <hex>\n"
+//         <nbytes raw bytes> "\n" }  hex: the checksum of the bytes
 //   "end\n"
 // Numbers in metadata are written with 17 significant digits (exact round trip).
+// The checksum (checksum()) detects any change of one 8-byte word for certain.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,7 +26,7 @@
 
 namespace kflow::io {
 
-inline constexpr int field_file_version = 1;
+inline constexpr int field_file_version = 2;
 
 struct FieldFile {
   std::map<std::string, std::string> meta;
@@ -35,6 +40,15 @@ void write_field_file(const std::string& path, const FieldFile& f);  // atomic
 FieldFile read_field_file(const std::string& path);                  // throws kflow::Error
 
 std::string exact(double v);  // 17 significant digits
+
+// A 64-bit checksum of n bytes (a multiply-rotate hash over 8-byte words).
+std::uint64_t checksum(const char* data, std::size_t n, std::uint64_t seed = 0);
+
+// Metadata numbers read strictly: the whole value, within [lo, hi]; else an
+// Error naming the file, the key and the value.
+long meta_int(const FieldFile& f, const std::string& key, const std::string& file, long lo,
+              long hi);
+double meta_double(const FieldFile& f, const std::string& key, const std::string& file);
 
 // Grid description <-> metadata entries (dim, ghost, cellsD, lengthD, originD).
 void grid_to_meta(const linalg::Grid& g, std::map<std::string, std::string>& meta);
