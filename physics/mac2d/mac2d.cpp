@@ -288,6 +288,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
   s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
   s->fixed_iterations = s->control.tolerance == 0;
+  // A solve stopped by max_iterations: counted (log column unconverged_solves)
+  // and warned about, or an error.
+  s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
   if (s->first_steps > 0 && !s->fixed_iterations)
     ss.fail("first_steps",
             "first_steps/first_iterations (the paper's cavity protocol) need "

@@ -69,6 +69,7 @@ struct Setup : ModelSetup {
   long first_steps = 0;
   int first_iterations = 0;
   bool fixed_iterations = false;
+  bool unconverged_is_error = false;  // solver.pressure.on_unconverged = "error"
   // A pressure problem with only Neumann sides is singular; with an outflow
   // side the right-hand side is projected onto the compatible space.
   bool project_rhs = false;

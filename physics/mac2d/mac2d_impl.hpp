@@ -12,7 +12,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/cg.hpp"
@@ -24,6 +26,12 @@
 #include "mac2d.hpp"
 
 namespace kflow::mac2d {
+
+inline std::string mac2d_g(double v) {  // %g for messages
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
 
 // Boundary parameters in a form the device can read.
 template <class Real>
@@ -518,6 +526,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     d.emplace_back("sor_iterations", last_.iterations);
     d.emplace_back("sor_criterion", last_.criterion);
     d.emplace_back("sor_iterations_total", double(iterations_total_));
+    d.emplace_back("unconverged_solves", double(unconverged_));
     if (s_.force_length > 0) {
       double fx = 0, fy = 0;
       kernels::obstacle_force(space_, op_, 1 / s_.re, u_, v_, p_, fx, fy);
@@ -564,8 +573,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
-    counters.extents = {2};
-    const double c[2] = {double(steps_), double(iterations_total_)};
+    counters.extents = {3};
+    const double c[3] = {double(steps_), double(iterations_total_), double(unconverged_)};
     counters.bytes.resize(sizeof c);
     std::memcpy(counters.bytes.data(), c, sizeof c);
     r.push_back(counters);
@@ -575,10 +584,10 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   void restore_state(const std::vector<StateArray>& state) override {
     for (auto* f : {&u_, &v_, &p_}) restore(state, *f);
     for (const auto& a : state)
-      if (a.name == "counters" && a.bytes.size() == 2 * sizeof(double)) {
-        double c[2];
-        std::memcpy(c, a.bytes.data(), sizeof c);
-        steps_ = long(c[0]), iterations_total_ = long(c[1]);
+      if (a.name == "counters" && a.bytes.size() >= 2 * sizeof(double)) {
+        double c[3] = {0, 0, 0};  // (checkpoints from before the third counter hold two)
+        std::memcpy(c, a.bytes.data(), std::min(sizeof c, a.bytes.size()));
+        steps_ = long(c[0]), iterations_total_ = long(c[1]), unconverged_ = long(c[2]);
       }
     apply_bc();
   }
@@ -610,6 +619,16 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     if (steps_ < s_.first_steps) c.max_iterations = s_.first_iterations;
     last_ = solver_->solve(p_, rhs_, c);
     iterations_total_ += last_.iterations;
+    if (!s_.fixed_iterations && !last_.converged) {
+      ++unconverged_;
+      if (s_.unconverged_is_error)
+        throw Error("the pressure solve of step " + std::to_string(steps_ + 1) +
+                    " did not reach solver.pressure.tolerance = " + mac2d_g(c.tolerance) + " in " +
+                    std::to_string(last_.iterations) + " iterations (criterion " +
+                    mac2d_g(last_.criterion) +
+                    "; solver.pressure.on_unconverged = \"error\"): raise max_iterations or the "
+                    "tolerance");
+    }
     kernels::correct_velocity(space_, op_, dt, f_, g_, p_, u_, v_);
     apply_bc();
     ++steps_;
@@ -669,6 +688,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> solver_;
   linalg::SolveStats last_;
   long steps_ = 0, iterations_total_ = 0;
+  long unconverged_ = 0;  // pressure solves that stopped at max_iterations
   kernels::VelocityMax<Real, Mem> vmax_dev_{"kflow::mac2d::velocity_max"};
   kernels::VelocityMax<Real, Kokkos::HostSpace> vmax_host_{"kflow::mac2d::velocity_max"};
   mutable double umax_ = 0, vmax_ = 0;

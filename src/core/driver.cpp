@@ -114,7 +114,8 @@ class Run {
         t_start_(t_start),
         progress_(log, opt.quiet, &log == &std::cerr && ::isatty(STDERR_FILENO)),
         out_(std::move(out)),
-        last_frame_time_(opt.restart.empty() ? -1 : start.t) {}
+        last_frame_time_(opt.restart.empty() ? -1 : start.t),
+        log_(log) {}
 
   // The time loop; returns "completed" or "interrupted".  On an exception the
   // output so far is kept in <dir>.failed.
@@ -125,6 +126,7 @@ class Run {
   void step_batch(DeviceDt& ddt, long m);
   void after_step(bool at_output);
   void write_log();
+  void warn_unconverged();
   void write_frame();
 
   PreparedCase& pc_;
@@ -141,6 +143,8 @@ class Run {
   double loop_seconds_ = 0, output_seconds_ = 0;
   double last_frame_time_;  // of the last complete frame and its checkpoint (-1: none)
   bool stopped_mid_step_ = false;
+  double warned_unconverged_ = 0;  // unconverged_solves at the last warning
+  std::ostream& log_;
 };
 
 std::string Run::loop() {
@@ -229,6 +233,7 @@ void Run::after_step(bool at_output) {
                     k + " is " + fmt(v) + " (dt = " + fmt(clock_.dt()) +
                     "); try a smaller time.safety_factor or a finer grid");
     write_log();
+    warn_unconverged();
   }
   if (clock_.output_due(at_output)) {
     write_frame();
@@ -236,6 +241,21 @@ void Run::after_step(bool at_output) {
   }
   progress_.update(clock_.step(), t, clock_.dt(), pc_.end, pc_.max_steps, seconds_since(t_start_),
                    start_.t, start_.step);
+}
+
+// A model's diagnostic "unconverged_solves" (solves stopped by their
+// iteration limit, counted from the start): a warning the first time it grows
+// and then at every 100 more.
+void Run::warn_unconverged() {
+  for (const auto& [k, v] : diag_)
+    if (k == "unconverged_solves" && v >= warned_unconverged_ + (warned_unconverged_ ? 100 : 1)) {
+      progress_.done();
+      log_ << "kflow: warning: " << fmt(v) << " solve" << (v == 1 ? "" : "s")
+           << " stopped at max_iterations before reaching the tolerance (by step " << clock_.step()
+           << "; log.csv: unconverged_solves); raise max_iterations, or set on_unconverged = "
+              "\"error\" to stop the run there\n";
+      warned_unconverged_ = v;
+    }
 }
 
 void Run::write_log() {
