@@ -6,6 +6,9 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
@@ -83,6 +86,46 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
     throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " + fmt(s.t) +
                 ", already at the case's end; raise time.end or time.steps");
   return ck;
+}
+
+// "section.key" -> value, for a document written by Config::to_toml (an
+// array may continue over several lines).
+std::map<std::string, std::string> flat_toml(const std::string& text) {
+  std::map<std::string, std::string> m;
+  std::istringstream in(text);
+  std::string section, line, key;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '[' && line.back() == ']' && line.find('=') == std::string::npos) {
+      section = line.substr(1, line.size() - 2) + ".";
+    } else if (const auto eq = line.find(" = "); eq != std::string::npos && line[0] != ' ') {
+      key = section + line.substr(0, eq);
+      m[key] = line.substr(eq + 3);
+    } else if (!key.empty()) {
+      m[key] += " " + line.substr(line.find_first_not_of(' '));
+    }
+  }
+  return m;
+}
+
+// A restart runs the case as given now; every key that differs from the run
+// that wrote the checkpoint (its case is in the checkpoint) is named.
+void note_case_changes(const io::FieldFile& ck, const PreparedCase& pc, const std::string& f,
+                       std::ostream& log) {
+  const auto it = ck.meta.find("case_toml");
+  if (it == ck.meta.end()) return;  // a checkpoint from before the case was kept in it
+  const auto then = flat_toml(it->second), now = flat_toml(pc.config.to_toml());
+  std::set<std::string> keys;
+  for (const auto* m : {&then, &now})
+    for (const auto& [k, v] : *m) keys.insert(k);
+  for (const auto& k : keys) {
+    const auto a = then.find(k), b = now.find(k);
+    const std::string was = a == then.end() ? "not set" : a->second;
+    const std::string is = b == now.end() ? "not set" : b->second;
+    if (was != is)
+      log << "kflow: note: the restart changes " << k << " (" << was << " in the run of " << f
+          << ", " << is << " now)\n";
+  }
 }
 
 TimeSettings time_settings(const PreparedCase& pc, double model_dt) {
@@ -284,6 +327,7 @@ void Run::write_frame() {
   ck.meta["step"] = std::to_string(clock_.step());
   ck.meta["time"] = io::exact(t);
   ck.meta["next_frame"] = std::to_string(frame_);
+  ck.meta["case_toml"] = pc_.config.to_toml();  // the case as run, for a restart to compare
   io::grid_to_meta(pc_.setup->grid, ck.meta);
   ck.arrays = model_->save_state();
   out_->checkpoint(ck);
@@ -371,7 +415,10 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   if (opt.write_output) out = std::make_unique<io::RunOutput>(pc.output_dir, pc.format, pc.lines);
   Start start;
   io::FieldFile ck;
-  if (!opt.restart.empty()) ck = read_checkpoint(pc, opt.restart, start);
+  if (!opt.restart.empty()) {
+    ck = read_checkpoint(pc, opt.restart, start);
+    note_case_changes(ck, pc, opt.restart, log);
+  }
   if (out) out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
   std::unique_ptr<Model> model = factory(*pc.setup);
   // A model whose discretisation fixes the step (lattice Boltzmann).

@@ -27,6 +27,10 @@ step=$(grep -a -m1 '^step ' "$out.interrupted/checkpoint.kfc" | cut -d' ' -f2)
 echo "interrupted at step $step"
 "$kflow" run "$case" --quiet --output "$out" --restart "$out.interrupted/checkpoint.kfc" \
   --set time.end=1e9 --set time.steps=$((step + 10)) --set 'output.fields=["u"]' \
-  --set output.every=10 --set output.lines=[]
+  --set output.every=10 --set output.lines=[] 2> "$out.restart.log"
+cat "$out.restart.log"
+# The checkpoint holds the case as run: the restart names the key it changes.
+grep -q "note: the restart changes time.steps (not set in the run of $out.interrupted/checkpoint.kfc, $((step + 10)) now)" \
+  "$out.restart.log" || { echo "no note of the changed key"; exit 1; }
 grep -q "\"steps\": $((step + 10))" "$out/summary.json"
 echo "restart ok"
