@@ -3,17 +3,23 @@
 # the work tree mounted at the same path, so build trees and paths printed by
 # the tools are valid both inside and outside.
 #
-#   tools/in-root.sh [--root DIR] [--no-bootstrap] -- COMMAND [ARGS...]
+#   tools/in-root.sh [--root DIR] [--no-bootstrap] [--bind DIR]... -- COMMAND [ARGS...]
 #
+# --bind DIR makes a host directory visible inside at the same path (tools/kflow
+# binds the directories of the paths a user names).  Inside, KFLOW_ROOT_BINDS
+# lists the host directories the command can reach (kflow refuses to write
+# elsewhere: it would be lost with the root's private /tmp and files).
 # With KFLOW_NATIVE=1 the command runs directly on the host instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 root=""
 bootstrap=1
+extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
   --root) root=$2; shift 2 ;;
+  --bind) extra+=("$2"); shift 2 ;;
   --no-bootstrap) bootstrap=0; shift ;;
   --) shift; break ;;
   *) break ;;
@@ -39,6 +45,10 @@ fi
 binds=("$top")
 [[ -d "$top/../shared" ]] && binds+=("$(cd "$top/../shared" && pwd)")
 case "$PWD" in "$top"/*|"$top") ;; *) binds+=("$PWD") ;; esac
+for d in "${extra[@]}"; do
+  [[ -d "$d" && "$d" != / ]] && binds+=("$(cd "$d" && pwd)")
+done
+visible=$(IFS=:; echo "${binds[*]}")
 
 # A private mount namespace: every mount below disappears with the command.
 script='set -e; r=$1; shift; n=$1; shift
@@ -47,9 +57,9 @@ mount -t proc proc "$r/proc"
 mount --rbind /dev "$r/dev"
 mount --rbind /sys "$r/sys" 2>/dev/null || true
 mount -t tmpfs tmpfs "$r/tmp"
-for ((k = 0; k < n; k++)); do d=$1; shift; mkdir -p "$r$d"; mount --bind "$d" "$r$d"; done
+for ((k = 0; k < n; k++)); do d=$1; shift; mkdir -p "$r$d"; mount --rbind "$d" "$r$d"; done
 cwd=$1; shift
 exec chroot "$r" /usr/bin/env -C "$cwd" "$@"'
 exec unshare --mount bash -c "$script" in-root "$root" "${#binds[@]}" "${binds[@]}" "$PWD" \
   env -u LD_LIBRARY_PATH PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  HOME=/root TERM="${TERM:-dumb}" "$@"
+  HOME=/root TERM="${TERM:-dumb}" KFLOW_ROOT_BINDS="$visible" "$@"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "kflow/core/error.hpp"
@@ -97,8 +98,13 @@ Config Config::load(const std::string& path, const std::vector<std::string>& ove
     *c.table_ = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     std::ostringstream s;
-    if (e.source().begin.line == 0)  // toml++ reports a missing file this way
+    if (e.source().begin.line == 0) {  // toml++ reports a missing file this way
       s << path << ": cannot read the case file: " << e.description();
+      if (std::getenv("KFLOW_ROOT_BINDS"))  // inside tools/in-root.sh's toolchain root
+        s << " (inside the toolchain root only " << std::getenv("KFLOW_ROOT_BINDS")
+          << " are shared with the host; tools/kflow shares the directories of the paths "
+             "on its command line)";
+    }
     else
       s << path << ":" << e.source().begin.line << ":" << e.source().begin.column
         << ": malformed TOML: " << e.description();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <cmath>
@@ -92,6 +93,25 @@ std::string output_problem(const std::string& dir) {
     return "\"" + dir +
            "\" names no directory of its own (., .. and / are refused: kflow "
            "would replace what is there); give a new or an earlier output's directory";
+  // Inside tools/in-root.sh's toolchain root only the host directories it
+  // lists outlive the run: output anywhere else would vanish with the root.
+  if (const char* shared = std::getenv("KFLOW_ROOT_BINDS"); shared && *shared) {
+    const auto abs = fs::absolute(p).lexically_normal().string() + "/";
+    bool visible = false;
+    std::string list = shared, dirs;
+    for (std::size_t at = 0; at <= list.size();) {
+      const auto end = std::min(list.find(':', at), list.size());
+      const std::string dir_k = list.substr(at, end - at);
+      if (!dir_k.empty() && abs.rfind(dir_k + "/", 0) == 0) visible = true;
+      dirs += (dirs.empty() ? "" : ", ") + dir_k;
+      at = end + 1;
+    }
+    if (!visible)
+      return d + " is outside the host directories this toolchain root shares (" + dirs +
+             "): its files would be lost when the run ends; use tools/kflow (it shares the "
+             "directories of the paths on its command line), write below one of those, or "
+             "build natively (KFLOW_NATIVE=1)";
+  }
   std::string why;
   for (const char* suffix : {"", ".running", ".interrupted", ".failed"})
     if (!replaceable(fs::path(d + suffix), why)) return why;

@@ -23,9 +23,10 @@ struct TempDir {
   std::filesystem::path path;
   explicit TempDir(const std::string& tag) {
     static int counter = 0;
-    path =
-        std::filesystem::temp_directory_path() /
-        ("kflow-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    // Under the build tree: a run refuses output the toolchain root would lose.
+    path = std::filesystem::path(KFLOW_TEST_TMPDIR) /
+           ("kflow-test-" + tag + "-" + std::to_string(::getpid()) + "-" +
+            std::to_string(counter++));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
