@@ -67,6 +67,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     s->has_exact = true;
     s->fields = {"u", "u_exact", "error"};
   }
+  s->values_per_cell = 2;  // u, u_next
   return s;
 }
 

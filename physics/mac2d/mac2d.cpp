@@ -325,6 +325,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
             .fail("",
                   "an obstacle touches a periodic side (y); keep "
                   "obstacles off periodic sides");
+  // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
+  // r, two p, q and the inverse diagonal
+  s->values_per_cell = 6.25 + (s->method == "sip" ? 6 : s->method == "cg" ? 5 : 0);
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -242,6 +243,10 @@ int cmd_check(const Args& a) {
             << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir
             << "\n";
   for (const auto& n : pc.setup->notes) std::cout << "  note: " << n << "\n";
+  if (pc.state_bytes > 0)
+    std::cout << "  memory: about " << pc.state_bytes / 1e9 << " GB for the state on the "
+              << (pc.backend == "cuda" ? "device" : "host") << ", " << pc.frame_bytes / 1e9
+              << " GB or more on the host per frame\n";
   return 0;
 }
 
@@ -470,6 +475,9 @@ int main(int argc, char** argv) {
     if (a.command == "convert") return cmd_convert(a);
   } catch (const Error& e) {
     std::cerr << "kflow: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc& e) {  // Kokkos' allocation failures derive from it
+    std::cerr << "kflow: error: out of memory: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "kflow: internal error: " << e.what() << "\n";

@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "kflow/core/error.hpp"
@@ -60,6 +61,27 @@ std::string backend_description(const std::string& name) {
 #endif
   if (name == "serial") return "Serial, 1 thread";
   return name;
+}
+
+double available_memory(const std::string& name) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") {
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear it: unknown is not an error here
+      return -1;
+    }
+    return double(free);
+  }
+#endif
+  (void)name;
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return -1;
 }
 
 }  // namespace kflow

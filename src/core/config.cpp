@@ -104,8 +104,7 @@ Config Config::load(const std::string& path, const std::vector<std::string>& ove
         s << " (inside the toolchain root only " << std::getenv("KFLOW_ROOT_BINDS")
           << " are shared with the host; tools/kflow shares the directories of the paths "
              "on its command line)";
-    }
-    else
+    } else
       s << path << ":" << e.source().begin.line << ":" << e.source().begin.column
         << ": malformed TOML: " << e.description();
     throw Error(s.str());

@@ -409,6 +409,21 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         << (io::vtk_available() ? "" : " (this build has no VTK)")
         << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
 
+  // Memory: refused before allocating when it cannot fit.
+  auto gb = [](double b) {
+    return fmt(b / 1e9, 3) + " GB";
+  };
+  const bool host = pc.backend != "cuda";
+  const double free = available_memory(pc.backend), host_free = available_memory("openmp");
+  const double need = pc.state_bytes + (host ? pc.frame_bytes : 0);
+  if (free > 0 && need > 0.9 * free)
+    throw Error("the case needs about " + gb(need) + " of " + (host ? "host" : "device") +
+                " memory (grid " + grid.cells_text() + ", " + pc.precision + "), " + gb(free) +
+                " are free here; a coarser grid, float precision or a larger machine");
+  if (!host && host_free > 0 && pc.frame_bytes > 0.9 * host_free)
+    throw Error("the case's output needs about " + gb(pc.frame_bytes) +
+                " of host memory per frame, " + gb(host_free) + " are free here");
+
   // The output's lock before any work; the checkpoint read before the
   // staging directory (which may be where it lies) is set up.
   std::unique_ptr<io::RunOutput> out;

@@ -141,6 +141,11 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   }
 
   pc.config.check_unknown();
+  double cells = 1;
+  for (int d = 0; d < grid.dim; ++d) cells *= grid.extent(d);
+  pc.state_bytes = pc.setup->values_per_cell * cells * (pc.precision == "float" ? 4 : 8);
+  // (one component per field: a lower bound; vectors have three)
+  pc.frame_bytes = double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells());
   return pc;
 }
 

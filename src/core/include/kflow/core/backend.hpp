@@ -13,5 +13,8 @@ std::string default_backend();
 void require_backend(const std::string& name, const std::string& where);
 // One-paragraph description of the device behind a backend.
 std::string backend_description(const std::string& name);
+// Free memory (bytes) where a backend allocates: the device's for cuda
+// (Kokkos initialized), the host's (MemAvailable) otherwise; -1 if unknown.
+double available_memory(const std::string& name);
 
 }  // namespace kflow

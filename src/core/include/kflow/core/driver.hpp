@@ -54,6 +54,9 @@ struct PreparedCase {
   // and outputs in batches without a read-back per step (the same steps and
   // bits as reading dt back every step, which 'false' does).
   bool device_dt = true;
+  // Memory estimate (bytes): the model's state on its device, and the host
+  // copies of one frame's fields.
+  double state_bytes = 0, frame_bytes = 0;
 };
 
 // Validates the case (and the options); throws kflow::Error.  No work, no files.

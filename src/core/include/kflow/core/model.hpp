@@ -41,6 +41,9 @@ struct ModelSetup {
   // Messages about the set-up worth a user's attention (e.g. geometry fixed
   // up); printed by 'kflow check' and at the start of a run.
   std::vector<std::string> notes;
+  // Real values the model allocates per cell of grid.extent() (ghosts
+  // included), for the memory estimate that a run checks before allocating.
+  double values_per_cell = 0;
 };
 
 // Optional capability: time steps chosen on the device.  A model whose
