@@ -162,6 +162,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   // flag byte; ghost layers of the grid description make this an upper bound
   const int q = s->stencil == Stencil::d2q9 ? 9 : s->stencil == Stencil::d3q19 ? 19 : 27;
   s->values_per_cell = q * (s->in_place ? 1 : 2) + 0.25;
+  s->fixed_dt = s->dt;  // one lattice step
   return s;
 }
 

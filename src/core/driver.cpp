@@ -75,9 +75,17 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
   if (ck.get("precision", f) != pc.precision)
     throw Error(f + ": checkpoint in " + ck.get("precision", f) + " precision, the case runs " +
                 pc.precision + " (set run.precision)");
-  if (!(io::grid_from_meta(ck, f) == grid))
-    throw Error(f + ": checkpoint grid " + io::grid_from_meta(ck, f).cells_text() +
-                " differs from the case's grid " + grid.cells_text());
+  if (const auto g = io::grid_from_meta(ck, f); !(g == grid)) {
+    auto text = [](const linalg::Grid& x) {
+      std::string t = x.cells_text() + " cells on ";
+      for (int d = 0; d < x.dim; ++d) t += (d ? " x " : "") + fmt(x.length[d], 10);
+      return t + (x.origin[0] || x.origin[1] || x.origin[2]
+                      ? " from (" + fmt(x.origin[0]) + ", " + fmt(x.origin[1]) + ", " +
+                            fmt(x.origin[2]) + ")"
+                      : "");
+    };
+    throw Error(f + ": checkpoint grid " + text(g) + " differs from the case's grid " + text(grid));
+  }
   s.t = io::meta_double(ck, "time", f);
   s.step = io::meta_int(ck, "step", f, 0, 1000000000000L);
   // one frame per step at most, plus the one at step 0

@@ -1,6 +1,7 @@
 #include "kflow/core/driver.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "kflow/core/backend.hpp"
@@ -140,6 +141,16 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
     pc.lines.push_back(l);
   }
 
+  // What the run would refuse, check refuses too.
+  if (const double model_dt = pc.setup->fixed_dt;
+      model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
+    ts.fail("dt", "model " + model_name + " steps by exactly " + fmt(model_dt, 10) +
+                      " (fixed by its discretisation); leave time.dt out");
+  for (std::size_t k = 0; k < pc.lines.size(); ++k)
+    for (std::size_t j = 0; j < k; ++j)
+      if (pc.lines[j].name == pc.lines[k].name)
+        os.fail("lines", "two lines named \"" + pc.lines[k].name +
+                             "\" (each writes line_<name>.csv); give each its own name");
   pc.config.check_unknown();
   double cells = 1;
   for (int d = 0; d < grid.dim; ++d) cells *= grid.extent(d);

@@ -3,6 +3,7 @@
 // 3D with every kind of boundary, and bit-for-bit restart.
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -134,6 +135,11 @@ TEST_CASE("restart refuses a checkpoint of another grid or precision", "[unit]")
   run_text(dirichlet_2d, tmp.str() + "/a");
   const auto ck = tmp.str() + "/a/checkpoint.kfc";
   CHECK_THROWS(run_text(dirichlet_2d, tmp.str() + "/b", {"grid.cells=[16, 8]", "time.end=1"}, ck));
+  // Same cells, another length: the message tells the two grids apart.
+  CHECK_THROWS_WITH(
+      run_text(dirichlet_2d, tmp.str() + "/b", {"grid.length=[2.0, 1.0]", "time.end=1"}, ck),
+      Catch::Matchers::ContainsSubstring("16x16 cells on 1 x 1 differs from the case's grid "
+                                         "16x16 cells on 2 x 1"));
   CHECK_THROWS(
       run_text(dirichlet_2d, tmp.str() + "/b", {"run.precision=\"float\"", "time.end=1"}, ck));
   CHECK_THROWS(run_text(dirichlet_2d, tmp.str() + "/b", {}, ck));  // already at the end
