@@ -56,9 +56,11 @@ const std::map<std::string, std::string> help = {
                 [--output DIR] [--restart CHECKPOINT] [--quiet] [--threads N]
 
 Runs the case.  While it runs, output goes to DIR.running; a completed run then
-replaces DIR, an interrupted one (Ctrl-C, SIGTERM: the step finishes, a last frame
-and a checkpoint are written) becomes DIR.interrupted, a failed one DIR.failed.
-The output of an earlier run in DIR is never touched by a run that does not complete.
+replaces DIR, an interrupted one (Ctrl-C, SIGTERM, SIGHUP: the step finishes, a
+last frame and a checkpoint are written; a second signal stops at once, keeping
+the last complete checkpoint) becomes DIR.interrupted, a failed one DIR.failed.
+The output of an earlier run in DIR is never touched by a run that does not
+complete, and kflow replaces only directories a kflow run created (or empty ones).
 
   --backend B         execution space (default: [run] backend, else the fastest compiled in)
   --set KEY=VALUE     override a case key, e.g. --set time.end=2 --set grid.cells=[64,64]
