@@ -68,6 +68,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     s->fields = {"u", "u_exact", "error"};
   }
   s->values_per_cell = 2;  // u, u_next
+  s->saved_values_per_cell = 1;
   return s;
 }
 

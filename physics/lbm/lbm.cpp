@@ -158,10 +158,12 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
 
   s->fields = {"density", "velocity", "u", "v", "vorticity_magnitude", "flags"};
   if (g.dim == 3) s->fields.insert(s->fields.begin() + 4, "w");
-  // populations (one set in place, two for two-grid; no ghost layer) and a
-  // flag byte; ghost layers of the grid description make this an upper bound
+  // populations (one set in place, two for two-grid; no ghost layer), a flag
+  // byte; ghost layers of the grid description make this an upper bound
   const int q = s->stencil == Stencil::d2q9 ? 9 : s->stencil == Stencil::d3q19 ? 19 : 27;
-  s->values_per_cell = q * (s->in_place ? 1 : 2) + 0.25;
+  // (a checkpoint adds one canonical copy of the populations on the device)
+  s->values_per_cell = q * (s->in_place ? 2 : 3) + 0.25;
+  s->saved_values_per_cell = q;
   s->fixed_dt = s->dt;  // one lattice step
   return s;
 }

@@ -328,6 +328,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
   // r, two p, q and the inverse diagonal
   s->values_per_cell = 6.25 + (s->method == "sip" ? 6 : s->method == "cg" ? 5 : 0);
+  s->saved_values_per_cell = 3;  // u, v, p
   return s;
 }
 

@@ -155,8 +155,10 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   double cells = 1;
   for (int d = 0; d < grid.dim; ++d) cells *= grid.extent(d);
   pc.state_bytes = pc.setup->values_per_cell * cells * (pc.precision == "float" ? 4 : 8);
-  // (one component per field: a lower bound; vectors have three)
-  pc.frame_bytes = double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells());
+  // Host copies at an output: the fields (one component each: a lower bound;
+  // vectors have three) and the checkpoint's state, copied twice.
+  pc.frame_bytes = double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells()) +
+                   2 * pc.setup->saved_values_per_cell * cells * (pc.precision == "float" ? 4 : 8);
   return pc;
 }
 

@@ -44,6 +44,8 @@ struct ModelSetup {
   // Real values the model allocates per cell of grid.extent() (ghosts
   // included), for the memory estimate that a run checks before allocating.
   double values_per_cell = 0;
+  // Real values per cell a checkpoint saves (save_state: copied to the host twice).
+  double saved_values_per_cell = 0;
   // The time step the discretisation fixes (Model::fixed_dt()), when the
   // set-up already knows it; 0 otherwise.
   double fixed_dt = 0;
