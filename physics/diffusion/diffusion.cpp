@@ -46,6 +46,12 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     for (int d = 0; d < g.dim; ++d) {
       const Bc lo = s->bc[d][0], hi = s->bc[d][1];
       const double m = double(modes[d]), L = g.length[d];
+      // Resolved: at least two cells per wavelength (periodic: L / m; else 2 L / m).
+      const long most = lo == Bc::periodic ? g.cells[d] / 2 : g.cells[d];
+      if (modes[d] > most)
+        is.fail("modes", "mode " + std::to_string(modes[d]) + " in direction " + std::to_string(d) +
+                             " is not resolved by " + std::to_string(g.cells[d]) +
+                             " cells (at most " + std::to_string(most) + ")");
       homogeneous = homogeneous && s->bc_value[d][0] == 0 && s->bc_value[d][1] == 0;
       // The Laplacian eigenmode that satisfies this axis' conditions.
       if (lo == Bc::periodic)

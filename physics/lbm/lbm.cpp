@@ -73,6 +73,9 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   const double n_l = s->length / s->dx;  // the characteristic length in cells
   if (ls.has("tau")) {
     s->tau = ls.require("tau", 0.0, 1e6, true);
+    if (!(s->tau > tau_error))
+      ls.fail("tau", "tau = " + num(s->tau) +
+                         " gives a lattice viscosity (tau - 0.5) / 3 <= 0: BGK needs tau > 0.5");
     s->nu_lat = (s->tau - 0.5) / 3.0;
     s->u_lat = s->reynolds * s->nu_lat / n_l;
   } else {

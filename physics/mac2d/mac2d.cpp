@@ -96,12 +96,32 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
   auto at = [&](int i, int j) -> char& {
     return fluid[i + std::size_t(ex) * j];
   };
+  std::vector<long> covered(shapes.size(), 0);  // cell centres inside each shape
   for (int j = 1; j <= ny; ++j)
     for (int i = 1; i <= nx; ++i) {
       const double x = g.centre(0, i - 1), y = g.centre(1, j - 1);
-      at(i, j) = std::none_of(shapes.begin(), shapes.end(),
-                              [&](const Shape& sh) { return sh.contains(x, y); });
+      bool solid = false;
+      for (std::size_t k = 0; k < shapes.size(); ++k)
+        if (shapes[k].contains(x, y)) solid = true, ++covered[k];
+      at(i, j) = !solid;
     }
+  const auto obstacle_tables = c.section("").tables("obstacle");
+  for (std::size_t k = 0; k < shapes.size() && k < obstacle_tables.size(); ++k) {
+    const auto& sh = shapes[k];
+    const double lo[2] = {sh.circle ? sh.x0 - sh.r : sh.x0, sh.circle ? sh.y0 - sh.r : sh.y0};
+    const double hi[2] = {sh.circle ? sh.x0 + sh.r : sh.x1, sh.circle ? sh.y0 + sh.r : sh.y1};
+    bool outside = false;
+    for (int d = 0; d < 2; ++d)
+      outside = outside || hi[d] <= g.origin[d] || lo[d] >= g.origin[d] + g.length[d];
+    if (outside)
+      obstacle_tables[k].fail(
+          sh.circle ? "centre" : "min",
+          "obstacle " + std::to_string(k + 1) + " lies entirely outside the domain");
+    if (covered[k] == 0)
+      s.notes.push_back("obstacle " + std::to_string(k + 1) +
+                        " covers no cell centre (thinner than a cell): it has no effect; "
+                        "refine the grid to resolve it");
+  }
   auto wrap_i = [&](int i) {
     return s.periodic_x ? (i < 1 ? nx : i > nx ? 1 : i) : i;
   };
