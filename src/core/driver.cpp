@@ -243,7 +243,14 @@ std::string Run::loop() {
     return "interrupted";
   } catch (const std::exception& e) {  // kflow::Error, and Kokkos/CUDA or I/O failures
     progress_.done();
-    std::string where;
+    std::string where, starved;
+    // A time step that shrank to the floor after solves stopped short: a
+    // starved solver rather than the physics.
+    for (const auto& [k, v] : diag_)
+      if (k == "unconverged_solves" && v > 0)
+        starved = " (" + fmt(v) + " solve" + (v == 1 ? "" : "s") +
+                 " had stopped at max_iterations before this: the solver may be starved; raise "
+                 "its max_iterations)";
     if (out_) {
       const std::string target = out_->directory() + ".failed";
       try {
@@ -259,7 +266,7 @@ std::string Run::loop() {
       } catch (const Error&) {
       }
     }
-    throw Error(std::string(e.what()) + where);
+    throw Error(std::string(e.what()) + starved + where);
   }
   progress_.done();
   loop_seconds_ = seconds_since(t_loop);
@@ -281,8 +288,11 @@ void Run::after_step(bool at_output) {
     for (const auto& [k, v] : diag_)
       if (!std::isfinite(v))
         throw Error("blow-up at step " + std::to_string(clock_.step()) + ", t = " + fmt(t) + ": " +
-                    k + " is " + fmt(v) + " (dt = " + fmt(clock_.dt()) +
-                    "); try a smaller time.safety_factor or a finer grid");
+                    k + " is " + fmt(v) + " (dt = " + fmt(clock_.dt()) + "); " +
+                    (model_->fixed_dt() > 0
+                         ? "the model fixes its time step: try a finer grid or the model's own "
+                           "stability parameters"
+                         : "try a smaller time.safety_factor or a finer grid"));
     write_log();
     warn_unconverged();
   }
