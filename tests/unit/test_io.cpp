@@ -4,6 +4,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -231,4 +232,35 @@ TEST_CASE("kff frames convert to .vti and .pvd", "[regression]") {
   std::vector<double> u(ff.arrays[0].bytes.size() / 8);
   std::memcpy(u.data(), ff.arrays[0].bytes.data(), ff.arrays[0].bytes.size());
   CHECK(fields[0].values == u);
+}
+
+// A damaged frame (negative or mismatched extents, a bad time) stops convert
+// with the file named, before VTK sees it, and leaves no .vti of this
+// convert behind (the reproducer aborted inside VTK and left partial files).
+TEST_CASE("a failed convert names the damaged frame and leaves nothing half-written",
+          "[regression]") {
+  if (!kflow::io::vtk_available()) SKIP("this build has no VTK to convert with");
+  TempDir tmp("convert-bad");
+  const auto dir = tmp.str() + "/run";
+  run_text(small_case, dir, {"output.format=\"kff\""});
+  const auto last = dir + "/frame_00005.kff";
+  auto f = kflow::io::read_field_file(last);
+  for (const auto& [key, value, why] :
+       std::vector<std::array<std::string, 3>>{{"cells0", "-5", "entry 'cells0' is \"-5\""},
+                                               {"cells1", "11", "does not match the frame's grid"},
+                                               {"time", "0.x", "entry 'time' is \"0.x\""}}) {
+    auto g = f;
+    g.meta[key] = value;
+    kflow::io::write_field_file(last, g);
+    INFO(key << " = " << value);
+    CHECK_THROWS_WITH(kflow::io::convert_frames(dir),
+                      Catch::Matchers::ContainsSubstring("frame_00005.kff") &&
+                          Catch::Matchers::ContainsSubstring(why));
+    for (int k = 0; k < 6; ++k) {
+      char name[32];
+      std::snprintf(name, sizeof name, "/frame_%05d.vti", k);
+      CHECK(!fs::exists(dir + name));
+    }
+    CHECK(!fs::exists(dir + "/run.pvd"));
+  }
 }
