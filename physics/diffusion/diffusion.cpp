@@ -75,6 +75,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   }
   s->values_per_cell = 2;  // u, u_next
   s->saved_values_per_cell = 1;
+  double inv = 0;  // the explicit scheme's limit, as Model::stable_dt
+  for (int d = 0; d < g.dim; ++d) inv += 1.0 / (g.spacing(d) * g.spacing(d));
+  s->stable_dt_bound = 1.0 / (2.0 * s->kappa * inv);
   return s;
 }
 

@@ -349,6 +349,10 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // r, two p, q and the inverse diagonal
   s->values_per_cell = 6.25 + (s->method == "sip" ? 6 : s->method == "cg" ? 5 : 0);
   s->saved_values_per_cell = 3;  // u, v, p
+  // the diffusive limit (the convective one needs the velocity field)
+  const auto& gr = s->grid;
+  s->stable_dt_bound =
+      s->re / 2 / (1 / (gr.spacing(0) * gr.spacing(0)) + 1 / (gr.spacing(1) * gr.spacing(1)));
   return s;
 }
 

@@ -146,6 +146,9 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
       model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
     ts.fail("dt", "model " + model_name + " steps by exactly " + fmt(model_dt, 10) +
                       " (fixed by its discretisation); leave time.dt out");
+  if (const double bound = pc.setup->stable_dt_bound; bound > 0 && pc.fixed_dt > bound)
+    ts.fail("dt", "time.dt = " + fmt(pc.fixed_dt) + " exceeds the stable step " + fmt(bound) +
+                      " of this case; lower time.dt or use time.safety_factor");
   for (std::size_t k = 0; k < pc.lines.size(); ++k)
     for (std::size_t j = 0; j < k; ++j)
       if (pc.lines[j].name == pc.lines[k].name)

@@ -206,9 +206,9 @@ TEST_CASE("a failing run leaves the earlier run's output intact", "[regression]"
   run_text(small_case, dir);
   const auto before = snapshot(dir);
   REQUIRE(before.size() > 5);
-  // A fixed step above the stability limit fails after the run has started.
-  CHECK_THROWS_WITH(run_text(small_case, dir, {"time.dt=0.01"}),
-                    Catch::Matchers::ContainsSubstring("exceeds the stable step"));
+  // A time step below its floor fails after the run has started.
+  CHECK_THROWS_WITH(run_text(small_case, dir, {"time.dt_floor=1"}),
+                    Catch::Matchers::ContainsSubstring("below time.dt_floor"));
   CHECK(snapshot(dir) == before);
   CHECK(fs::exists(dir + ".failed"));
   CHECK(!fs::exists(dir + ".running"));

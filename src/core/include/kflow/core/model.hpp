@@ -49,6 +49,9 @@ struct ModelSetup {
   // The time step the discretisation fixes (Model::fixed_dt()), when the
   // set-up already knows it; 0 otherwise.
   double fixed_dt = 0;
+  // An upper bound of the stable time step at the start, when the set-up
+  // knows one (0: unknown): check refuses a time.dt above it, as run does.
+  double stable_dt_bound = 0;
 };
 
 // Optional capability: time steps chosen on the device.  A model whose
