@@ -1,6 +1,17 @@
 #include "kflow/core/case_grid.hpp"
 
+#include <cstdio>
+#include <string>
+
 namespace kflow {
+
+namespace {
+std::string shortest(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+}  // namespace
 
 linalg::Grid parse_grid(const Config::Section& gs, int min_dim, int max_dim,
                         const std::string& expected) {
@@ -14,6 +25,11 @@ linalg::Grid parse_grid(const Config::Section& gs, int min_dim, int max_dim,
   for (int d = 0; d < g.dim; ++d) {
     g.cells[d] = static_cast<int>(cells[d]);
     if (!(length[d] > 0)) gs.fail("length", "expected positive lengths");
+    // 1 / h^2 and h^2 must stay normal doubles (time-step limits, operators)
+    const double h = length[d] / double(cells[d]);
+    if (!(h > 1e-100 && h < 1e100))
+      gs.fail("length", "a cell size of " + shortest(h) + " in direction " + std::to_string(d) +
+                            " is outside what the solvers' arithmetic handles (1e-100 to 1e100)");
     g.length[d] = length[d];
     g.origin[d] = origin[d];
   }
