@@ -604,6 +604,12 @@ class Model final : public kflow::Model {
     double umax = 0, energy = 0, mass = 0;
     kernels::norms<L>(space_, a_, geo_, off_, layout_, umax, energy, mass);
     const double c = s_.dx / s_.dt;  // lattice -> physical velocity
+    // Faster than the lattice's speed of sound, 1/sqrt(3): the run has
+    // diverged (a finite but meaningless state must not become a frame).
+    if (umax > 1 / std::sqrt(3.0))
+      throw Error("the flow diverged: lattice speed " + std::to_string(umax) +
+                  " exceeds the lattice speed of sound 0.577 (Ma > 1); use a finer grid, a smaller "
+                  "lattice.velocity or collision = \"trt\"");
     return {{"max_velocity", umax * c},
             {"kinetic_energy", energy * c * c},
             {"mean_density", mass},
