@@ -34,6 +34,14 @@ struct Setup : ModelSetup {
   ModeAxis mode[3];
   bool has_exact = false;
   double decay = 0;  // kappa |k|^2
+
+  // u on a Dirichlet side is its value.
+  bool boundary_value(const std::string& field, int axis, int side, const double*,
+                      double& value) const override {
+    if (field != "u" || bc[axis][side] != Bc::dirichlet) return false;
+    value = bc_value[axis][side];
+    return true;
+  }
 };
 
 // Registered in diffusion.cpp; instantiated per (backend, precision) by CMake.

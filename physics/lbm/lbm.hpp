@@ -81,6 +81,19 @@ struct Setup : ModelSetup {
   // Initial state.
   std::string initial = "rest";  // rest | taylor_green
   int tg_modes[3] = {1, 1, 1};   // wavenumbers per axis (k_d = 2 pi m_d / length_d)
+
+  // The velocity components on a wall (halfway bounce-back puts the walls on
+  // the domain's sides): 0, or a moving wall's velocity.
+  bool boundary_value(const std::string& field, int axis, int side, const double*,
+                      double& value) const override {
+    const int comp = field == "u" || field == "velocity" ? 0
+                     : field == "v"                      ? 1
+                     : field == "w"                      ? 2
+                                                         : -1;
+    if (comp < 0 || bc[axis][side] == Bc::periodic) return false;
+    value = bc[axis][side] == Bc::moving_wall ? wall_velocity[axis][side][comp] : 0.0;
+    return true;
+  }
 };
 
 // Reads and checks the model's keys (lbm.cpp; also used by the benchmark).

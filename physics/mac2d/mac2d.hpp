@@ -81,6 +81,35 @@ struct Setup : ModelSetup {
   double force_velocity = 0, force_length = 0;
   // Report the sign changes of u along the south and north walls.
   bool wall_points = false;
+
+  // u and v (and velocity's x component) on walls and uniform inflows: the
+  // normal component of a wall is 0, the tangential one the wall's speed (0
+  // for no-slip; unknown on a free-slip wall).
+  bool boundary_value(const std::string& field, int axis, int high, const double* x,
+                      double& value) const override {
+    const int comp = field == "u" || field == "velocity" ? 0 : field == "v" ? 1 : -1;
+    if (comp < 0) return false;
+    const Boundary& b = side[2 * axis + high];
+    const bool normal = comp == axis;
+    const double along = x[1 - axis];  // the coordinate along the side
+    switch (b.type) {
+      case Bc::no_slip:
+        value = 0;
+        return true;
+      case Bc::moving_wall:
+        value = normal ? 0 : b.tangential;
+        return true;
+      case Bc::free_slip:
+        value = 0;
+        return normal;
+      case Bc::inflow:
+        if (b.profile != Profile::uniform) return false;
+        value = normal ? (along >= b.lo && along <= b.hi ? b.normal : 0) : b.tangential;
+        return true;
+      default:
+        return false;
+    }
+  }
 };
 
 // Normal inflow velocity (into the domain) of side `b` at position s along

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -136,6 +137,32 @@ void note_case_changes(const io::FieldFile& ck, const PreparedCase& pc, const st
   }
 }
 
+// A line's samples: interpolated between cell centres, except at points on
+// the domain's boundary whose value the boundary condition fixes (the lid of
+// a cavity reads the lid's speed, not the nearest cell's).
+std::vector<double> sample_with_boundary(const ModelSetup& setup, const HostField& f,
+                                         const io::LineSpec& l) {
+  const auto& g = setup.grid;
+  auto v = io::sample_line(g, f, l);
+  for (int p = 0; p < l.points; ++p) {
+    const double s = double(p) / (l.points - 1);
+    double x[3] = {0, 0, 0};
+    for (int d = 0; d < 3; ++d) x[d] = l.from[d] + s * (l.to[d] - l.from[d]);
+    for (int d = 0; d < g.dim; ++d) {
+      const double tol = 1e-12 * g.length[d];
+      const int side = std::abs(x[d] - g.origin[d]) <= tol                 ? 0
+                       : std::abs(x[d] - g.origin[d] - g.length[d]) <= tol ? 1
+                                                                           : -1;
+      double b = 0;
+      if (side >= 0 && setup.boundary_value(f.name, d, side, x, b)) {
+        v[p] = b;
+        break;
+      }
+    }
+  }
+  return v;
+}
+
 TimeSettings time_settings(const PreparedCase& pc, double model_dt) {
   TimeSettings s;
   s.end = pc.end;
@@ -249,8 +276,8 @@ std::string Run::loop() {
     for (const auto& [k, v] : diag_)
       if (k == "unconverged_solves" && v > 0)
         starved = " (" + fmt(v) + " solve" + (v == 1 ? "" : "s") +
-                 " had stopped at max_iterations before this: the solver may be starved; raise "
-                 "its max_iterations)";
+                  " had stopped at max_iterations before this: the solver may be starved; raise "
+                  "its max_iterations)";
     if (out_) {
       const std::string target = out_->directory() + ".failed";
       try {
@@ -329,12 +356,16 @@ void Run::write_frame() {
   if (!out_) return;
   const auto t_out = Clock::now();
   const double t = clock_.time();
-  std::vector<HostField> fields, line_fields;
+  std::vector<HostField> fields;
   for (const auto& name : pc_.fields) fields.push_back(model_->field(name, t));
-  for (const auto& l : pc_.lines)
-    if (std::find(pc_.fields.begin(), pc_.fields.end(), l.field) == pc_.fields.end())
-      line_fields.push_back(model_->field(l.field, t));
-  out_->frame(frame_, t, clock_.step(), pc_.setup->grid, fields, line_fields);
+  std::vector<std::vector<double>> line_values;
+  for (const auto& l : pc_.lines) {
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const HostField& f) { return f.name == l.field; });
+    const HostField f = it != fields.end() ? *it : model_->field(l.field, t);
+    line_values.push_back(sample_with_boundary(*pc_.setup, f, l));
+  }
+  out_->frame(frame_, t, clock_.step(), pc_.setup->grid, fields, line_values);
   ++frame_;
   io::FieldFile ck;
   ck.meta["kind"] = "checkpoint";

@@ -240,7 +240,7 @@ void RunOutput::log_row(long step, double t, double dt, double wall, const Diagn
 
 void RunOutput::frame(long index, double t, long step, const linalg::Grid& grid,
                       const std::vector<HostField>& fields,
-                      const std::vector<HostField>& line_fields) {
+                      const std::vector<std::vector<double>>& line_values) {
   const std::string file = frame_name(index, "." + format_);
   if (format_ == "vti")
     write_vti(dir_ + "/" + file, grid, fields, t);
@@ -248,14 +248,8 @@ void RunOutput::frame(long index, double t, long step, const linalg::Grid& grid,
     write_frame_file(dir_ + "/" + file, grid, fields, t, step);
   frames_.emplace_back(t, file);
   if (format_ == "vti") write_pvd(dir_ + "/run.pvd", frames_);
-  for (const auto& l : lines_) {
-    const HostField* f = nullptr;
-    for (const auto* set : {&fields, &line_fields})
-      for (const auto& g : *set)
-        if (!f && g.name == l.field) f = &g;
-    if (!f) throw Error("line " + l.name + ": field " + l.field + " was not handed to the output");
-    append_line_csv(dir_ + "/line_" + l.name + ".csv", l, t, sample_line(grid, *f, l));
-  }
+  for (std::size_t k = 0; k < lines_.size(); ++k)
+    append_line_csv(dir_ + "/line_" + lines_[k].name + ".csv", lines_[k], t, line_values.at(k));
 }
 
 void RunOutput::checkpoint(const FieldFile& ck) {

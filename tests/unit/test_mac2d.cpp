@@ -490,3 +490,37 @@ TEST_CASE("reference tables in cases/reference read back with every row", "[unit
     CHECK(kflow::test::reference_table(std::string("erturk2005_re1000_") + c + ".csv", 23).size() ==
           23);
 }
+
+// A line sample on a wall takes the wall's value (the issue's reproducer: the
+// lid of the Re = 100 cavity read 0.974 at y = 1, the nearest cell centre's u):
+// u = 1 on the moving lid, 0 on the bottom wall; v = 0 on the side walls.
+TEST_CASE("mac2d: line samples on walls read the wall's velocity", "[regression]") {
+  TempDir tmp("wall-lines");
+  const auto dir = tmp.str() + "/run";
+  run_text(cavity, dir,
+           {"time.end=0.2", "output.every=0.1",
+            "output.lines=[{name=\"u\",field=\"u\",from=[0.5,0.0],to=[0.5,1.0]},"
+            "{name=\"v\",field=\"v\",from=[0.0,0.5],to=[1.0,0.5]}]"});
+  auto last_frame_rows = [&](const std::string& file) {
+    std::ifstream in(dir + "/" + file);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::vector<double> r;
+      std::stringstream s(line);
+      for (std::string cell; std::getline(s, cell, ',');) r.push_back(std::stod(cell));
+      if (!rows.empty() && r[0] != rows.back()[0]) rows.clear();  // keep the last frame's
+      rows.push_back(r);
+    }
+    return rows;
+  };
+  const auto u = last_frame_rows("line_u.csv"), v = last_frame_rows("line_v.csv");
+  REQUIRE(u.size() == 31);  // 30 cells + 1 points
+  REQUIRE(v.size() == 31);
+  CHECK(u.front()[5] == 0.0);  // y = 0: the bottom wall
+  CHECK(u.back()[5] == 1.0);   // y = 1: the lid
+  CHECK(std::fabs(u[u.size() - 2][5]) < 1.0);  // inside: the flow, not the lid
+  CHECK(v.front()[5] == 0.0);  // x = 0 and x = 1: side walls
+  CHECK(v.back()[5] == 0.0);
+}

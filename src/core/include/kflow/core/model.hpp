@@ -36,6 +36,15 @@ using Diagnostics = std::vector<std::pair<std::string, double>>;
 // allocation.  Each model derives its own.
 struct ModelSetup {
   virtual ~ModelSetup() = default;
+  // The value of output field `field` (its first component) at point x on
+  // the domain side (axis, side: 0 low, 1 high) when that side's boundary
+  // condition fixes it (a wall, a Dirichlet side); false otherwise.  Line
+  // samples use it at points on the boundary instead of the nearest cell.
+  virtual bool boundary_value(const std::string& field, int axis, int side, const double x[3],
+                              double& value) const {
+    (void)field, (void)axis, (void)side, (void)x, (void)value;
+    return false;
+  }
   linalg::Grid grid;
   std::vector<std::string> fields;  // every field the model can output
   // Messages about the set-up worth a user's attention (e.g. geometry fixed

@@ -77,9 +77,10 @@ class RunOutput {
   void log_row(long step, double t, double dt, double wall, const Diagnostics& d);
 
   // Frame number `index` at time t: the output fields, .pvd, and a row per
-  // line (a line's field is looked up in `fields`, then in `line_fields`).
+  // line (line_values[k]: the samples of line k).
   void frame(long index, double t, long step, const linalg::Grid& grid,
-             const std::vector<HostField>& fields, const std::vector<HostField>& line_fields);
+             const std::vector<HostField>& fields,
+             const std::vector<std::vector<double>>& line_values);
 
   void checkpoint(const FieldFile& ck);     // checkpoint.kfc, atomic
   void write_summary(const RunSummary& s);  // summary.json and case.toml
