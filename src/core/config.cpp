@@ -191,6 +191,28 @@ std::string Config::where_of(const std::string& key) const {
 }
 
 void Config::fail_at(const std::string& key, const std::string& what) const {
+  throw_all(key, message_at(key, what));
+}
+
+void Config::record_at(const std::string& key, const std::string& what) const {
+  problems_.emplace_back(key, message_at(key, what));
+}
+
+// Every recorded problem, one per line, then `last` unless it is about a
+// key already reported (a check that failed on a fallback value).
+void Config::throw_all(const std::string& key, const std::string& last) const {
+  std::string all;
+  bool seen = false;
+  for (const auto& [k, m] : problems_) {
+    all += (all.empty() ? "" : "\nkflow: error: ") + m;
+    seen = seen || k == key;
+  }
+  problems_.clear();
+  if (!seen) all += (all.empty() ? "" : "\nkflow: error: ") + last;
+  throw Error(all);
+}
+
+std::string Config::message_at(const std::string& key, const std::string& what) const {
   std::string hint;
   if (what.rfind("missing", 0) == 0) {
     // A missing key is often a misspelt one: name the unknown neighbour.
@@ -204,7 +226,7 @@ void Config::fail_at(const std::string& key, const std::string& what) const {
           hint = " (the file has '" + full + "': did you mean '" + leaf_of(key) + "'?)";
       }
   }
-  throw Error(where_of(key) + ": key '" + key + "': " + what + hint);
+  return where_of(key) + ": key '" + key + "': " + what + hint;
 }
 
 void Config::check_unknown() const {
@@ -233,7 +255,8 @@ void Config::check_unknown() const {
                join_list(siblings);
       else
         msg += "; [" + parent + "] takes no keys";
-      fail_at(key, msg);
+      record_at(key, msg);
+      return;  // (its own keys are unknown with it)
     }
     if (auto* t = n.as_table()) walk(*t, key);
     if (auto* a = n.as_array())
@@ -248,6 +271,11 @@ void Config::check_unknown() const {
     }
   };
   walk(*table_, "");
+  if (!problems_.empty()) {
+    const auto last = problems_.back();
+    problems_.pop_back();
+    throw_all(last.first, last.second);
+  }
 }
 
 std::string Config::to_toml() const {
@@ -291,6 +319,14 @@ void Config::Section::fail(const std::string& key, const std::string& what) cons
   c_->fail_at(join(key), what);
 }
 
+// A problem with one key's value: recorded (check_unknown reports it with the
+// rest) and the reader goes on with `fallback`.
+#define KFLOW_SOFT(key, what, fallback) \
+  do {                                  \
+    c_->record_at(join(key), what);     \
+    return fallback;                    \
+  } while (0)
+
 double Config::Section::get(const std::string& key, double fallback, double min, double max,
                             bool min_open) const {
   const auto* n = c_->find(join(key));
@@ -302,16 +338,18 @@ double Config::Section::get(const std::string& key, double fallback, double min,
   else if (auto* i = n->as_integer())
     v = static_cast<double>(i->get());
   else
-    fail(key, "expected " + expect + ", got " + describe(*n));
+    KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
   if (!std::isfinite(v) || v < min || v > max || (min_open && v == min))
-    fail(key, "expected " + expect + ", got " + describe(*n));
+    KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
   return v;
 }
 
 double Config::Section::require(const std::string& key, double min, double max,
                                 bool min_open) const {
-  if (!has(key)) fail(key, "missing; expected " + range_text(min, max, min_open));
-  return get(key, 0, min, max, min_open);
+  // (a value inside the range to go on with)
+  const double inside = std::min(max, std::max(min, 1.0)) + (min_open && min >= 1.0 ? 1.0 : 0.0);
+  if (!has(key)) KFLOW_SOFT(key, "missing; expected " + range_text(min, max, min_open), inside);
+  return get(key, inside, min, max, min_open);
 }
 
 std::int64_t Config::Section::get_int(const std::string& key, std::int64_t fallback,
@@ -322,35 +360,39 @@ std::int64_t Config::Section::get_int(const std::string& key, std::int64_t fallb
       "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   auto* i = n->as_integer();
   if (!i || i->get() < min || i->get() > max)
-    fail(key, "expected " + expect + ", got " + describe(*n));
+    KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
   return i->get();
 }
 
 std::int64_t Config::Section::require_int(const std::string& key, std::int64_t min,
                                           std::int64_t max) const {
   if (!has(key))
-    fail(key, "missing; expected an integer in [" + std::to_string(min) + ", " +
-                  std::to_string(max) + "]");
-  return get_int(key, 0, min, max);
+    KFLOW_SOFT(key,
+               "missing; expected an integer in [" + std::to_string(min) + ", " +
+                   std::to_string(max) + "]",
+               min);
+  return get_int(key, min, min, max);
 }
 
 bool Config::Section::get_bool(const std::string& key, bool fallback) const {
   const auto* n = c_->find(join(key));
   if (!n) return fallback;
   if (auto* b = n->as_boolean()) return b->get();
-  fail(key, "expected true or false, got " + describe(*n));
+  KFLOW_SOFT(key, "expected true or false, got " + describe(*n), fallback);
 }
 
 std::string Config::Section::get_string(const std::string& key, const std::string& fallback) const {
   const auto* n = c_->find(join(key));
   if (!n) return fallback;
   if (auto* s = n->as_string()) return s->get();
-  fail(key, "expected a string, got " + describe(*n));
+  KFLOW_SOFT(key, "expected a string, got " + describe(*n), fallback);
 }
 
 std::string Config::Section::require_string(const std::string& key) const {
   if (!has(key)) fail(key, "missing; expected a string");
-  return get_string(key, "");
+  const auto* n = c_->find(join(key));
+  if (auto* s = n->as_string()) return s->get();
+  fail(key, "expected a string, got " + describe(*n));
 }
 
 std::string Config::Section::get_choice(const std::string& key,
@@ -365,30 +407,43 @@ std::string Config::Section::get_choice(const std::string& key,
     const auto guess = closest(s->get(), choices);
     if (!guess.empty()) msg += " (did you mean \"" + guess + "\"?)";
   }
-  fail(key, msg);
+  KFLOW_SOFT(key, msg, fallback);
 }
 
+// Arrays: a fallback of an allowed size lets the reader go on; otherwise stop.
 std::vector<double> Config::Section::get_numbers(const std::string& key, std::size_t min_size,
                                                  std::size_t max_size,
                                                  std::vector<double> fallback) const {
   const auto* n = c_->find(join(key));
   if (!n) return fallback;
+  const bool go_on = fallback.size() >= min_size && fallback.size() <= max_size;
+  auto problem = [&](const std::string& what) {
+    if (!go_on) fail(key, what);
+    c_->record_at(join(key), what);
+  };
   const std::string expect = min_size == max_size
                                  ? "an array of " + std::to_string(min_size) + " numbers"
                                  : "an array of " + std::to_string(min_size) + " to " +
                                        std::to_string(max_size) + " numbers";
   const auto* a = n->as_array();
-  if (!a || a->size() < min_size || a->size() > max_size)
-    fail(key, "expected " + expect + ", got " + describe(*n));
+  if (!a || a->size() < min_size || a->size() > max_size) {
+    problem("expected " + expect + ", got " + describe(*n));
+    return fallback;
+  }
   std::vector<double> r;
   for (auto&& e : *a) {
     if (auto* f = e.as_floating_point())
       r.push_back(f->get());
     else if (auto* i = e.as_integer())
       r.push_back(static_cast<double>(i->get()));
-    else
-      fail(key, "expected " + expect + ", got an element " + describe(e));
-    if (!std::isfinite(r.back())) fail(key, "expected finite numbers, got " + describe(e));
+    else {
+      problem("expected " + expect + ", got an element " + describe(e));
+      return fallback;
+    }
+    if (!std::isfinite(r.back())) {
+      problem("expected finite numbers, got " + describe(e));
+      return fallback;
+    }
   }
   return r;
 }
@@ -399,19 +454,28 @@ std::vector<std::int64_t> Config::Section::get_ints(const std::string& key, std:
                                                     std::vector<std::int64_t> fallback) const {
   const auto* n = c_->find(join(key));
   if (!n) return fallback;
+  const bool go_on = fallback.size() >= min_size && fallback.size() <= max_size;
+  auto problem = [&](const std::string& what) {
+    if (!go_on) fail(key, what);
+    c_->record_at(join(key), what);
+  };
   const std::string expect =
       (min_size == max_size
            ? "an array of " + std::to_string(min_size)
            : "an array of " + std::to_string(min_size) + " to " + std::to_string(max_size)) +
       " integers in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   const auto* a = n->as_array();
-  if (!a || a->size() < min_size || a->size() > max_size)
-    fail(key, "expected " + expect + ", got " + describe(*n));
+  if (!a || a->size() < min_size || a->size() > max_size) {
+    problem("expected " + expect + ", got " + describe(*n));
+    return fallback;
+  }
   std::vector<std::int64_t> r;
   for (auto&& e : *a) {
     auto* i = e.as_integer();
-    if (!i || i->get() < min || i->get() > max)
-      fail(key, "expected " + expect + ", got an element " + describe(e));
+    if (!i || i->get() < min || i->get() > max) {
+      problem("expected " + expect + ", got an element " + describe(e));
+      return fallback;
+    }
     r.push_back(i->get());
   }
   return r;
@@ -455,5 +519,7 @@ std::string Config::Section::get_kind(const std::string& key, const std::vector<
   fail(key, "expected a boundary type (one of " + join_list(kinds) +
                 ") or a table { type = ..., ... }, got " + describe(*n));
 }
+
+#undef KFLOW_SOFT
 
 }  // namespace kflow

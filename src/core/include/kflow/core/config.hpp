@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace toml {
@@ -77,7 +78,8 @@ class Config {
     std::string get_kind(const std::string& key, const std::vector<std::string>& kinds,
                          const std::string& fallback) const;
 
-    // Throws an error about `key` (for checks that combine several keys).
+    // Throws an error about `key` (for checks that combine several keys),
+    // with every problem found before it.
     [[noreturn]] void fail(const std::string& key, const std::string& what) const;
     std::string where(const std::string& key) const;
     std::string full(const std::string& key) const { return join(key); }
@@ -93,7 +95,10 @@ class Config {
   Section root() { return Section(*this, ""); }
   Section section(const std::string& key) { return Section(*this, key); }
 
-  // Reports keys in the file that no reader asked for.  Throws kflow::Error.
+  // Reports keys in the file that no reader asked for, and every problem
+  // the readers found: a wrong type, range or choice, or a missing number,
+  // is recorded and the reader goes on with the fallback, so one check
+  // reports them all.  Throws kflow::Error (one line per problem).
   void check_unknown() const;
 
   // The configuration as run (after overrides), as TOML and as JSON.
@@ -106,12 +111,17 @@ class Config {
   const toml::node* find(const std::string& key) const;
   std::string where_of(const std::string& key) const;
   [[noreturn]] void fail_at(const std::string& key, const std::string& what) const;
+  std::string message_at(const std::string& key, const std::string& what) const;
+  void record_at(const std::string& key, const std::string& what) const;  // and go on
+  [[noreturn]] void throw_all(const std::string& key, const std::string& last) const;
   void apply_override(const std::string& assignment);
 
   std::string path_;
   std::unique_ptr<toml::table> table_;
   std::map<std::string, std::string> overridden_;  // key -> the --set argument
   mutable std::set<std::string> known_;            // keys some reader asked for
+  // (key, message) recorded by readers, reported together
+  mutable std::vector<std::pair<std::string, std::string>> problems_;
 };
 
 // Closest of `candidates` to `word` by edit distance, or "" when none is close.
