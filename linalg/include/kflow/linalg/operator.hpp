@@ -1,7 +1,7 @@
 #pragma once
 // Operators A of the structured-grid systems A x = b, and what every solver
 // computes with them in 2D and 3D alike.  The operators themselves:
-// stencil.hpp (5-point, 2D: Laplace5, Stencil5) and stencil7.hpp (7-point,
+// stencil.hpp (5-point, 2D: Laplace5, Stencil5, Uniform5) and stencil7.hpp (7-point,
 // 3D: Stencil7).  An operator carries `real_type`, `dim`, its `grid` and
 // coeffs(i, j[, k]); apply_at(op, x, i, j[, k]) is (A x) at a cell.  Cells
 // with c.p == 0 are not part of the system.

@@ -84,6 +84,30 @@ struct Stencil5 : Neighbours2 {
   }
 };
 
+// Constant coefficients on every cell of a rectangle (stream function and
+// implicit diffusion on a uniform grid: p = -2/dx^2 - 2/dy^2, or 1 + dt k
+// (2/dx^2 + 2/dy^2), ...).  Across a non-periodic side the neighbour is
+// either a known (Dirichlet) value, coefficient 0 here and its term in b, or
+// a copy of the cell itself (first-order zero normal gradient: `neumann`,
+// the coefficient moves onto the diagonal).  Symmetric either way.
+template <class Real>
+struct Uniform5 : Neighbours2 {
+  using real_type = Real;
+  static constexpr int dim = 2;
+  Coeffs5<Real> c{};
+  bool neumann[4] = {false, false, false, false};  // west, east, south, north
+  Grid grid;
+
+  KOKKOS_INLINE_FUNCTION Coeffs5<Real> coeffs(int i, int j) const {
+    Coeffs5<Real> r = c;
+    if (!px && i == 1) r.p += neumann[0] ? r.w : Real(0), r.w = 0;
+    if (!px && i == nx) r.p += neumann[1] ? r.e : Real(0), r.e = 0;
+    if (!py && j == 1) r.p += neumann[2] ? r.s : Real(0), r.s = 0;
+    if (!py && j == ny) r.p += neumann[3] ? r.n : Real(0), r.n = 0;
+    return r;
+  }
+};
+
 // Sets the neighbour indexing of an operator on `g`.
 inline void set_neighbours(Neighbours2& n, const Grid& g, bool periodic_x, bool periodic_y) {
   n.nx = g.cells[0];
