@@ -14,6 +14,8 @@ cp "$top/cases/diffusion/sine-2d.toml" "$tmp/case.toml"
 small=(--quiet --set 'grid.cells=[16,16]' --set time.end=0.5 --set output.lines=[])
 "$top/tools/kflow" run "$tmp/case.toml" "${small[@]}" --output "$tmp/out" > /dev/null 2>&1 ||
   fail "a case and output in /tmp"
+"$top/tools/kflow" run "$tmp/case.toml" "${small[@]}" --output "$tmp/out" > /dev/null 2>&1 ||
+  fail "a rerun into the same output directory (it must not be a mount point)"
 [[ -f "$tmp/out/summary.json" ]] || fail "no $tmp/out/summary.json on the host"
 if [[ -w "$top/.." ]]; then  # a directory beside the tree, named in the case
   (cd "$top" && tools/kflow run cases/diffusion/sine-2d.toml "${small[@]}" \

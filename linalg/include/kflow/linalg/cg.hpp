@@ -138,6 +138,14 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     return run<false>(x, b, c);
   }
 
+  // Replaces the operator by one of the same structure (the same cells in
+  // the system, symmetric, the same sign of the diagonal): e.g. I - dt k lap
+  // for a new dt.  Not checked; recomputes the Jacobi diagonal, allocates nothing.
+  void set_operator(const Op& op) {
+    op_ = op;
+    if (pre_ == CgPreconditioner::jacobi) detail::cg_diagonal(space_, op_, dinv_, sign_);
+  }
+
   std::string name() const override { return std::string("cg (") + linalg::name(pre_) + ")"; }
   CgPreconditioner preconditioner() const { return pre_; }
   // Whether the constants are in the null space (the right-hand side is

@@ -1,0 +1,396 @@
+// physics/vorticity2d: case parsing (grid of nodes, sides, material or
+// dimensionless numbers, boundary stream function) and registration.  The
+// Kokkos code is in vorticity2d_impl.hpp, instantiated per (backend, precision).
+
+#include "vorticity2d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kflow/core/case_grid.hpp"
+#include "kflow/core/registry.hpp"
+
+namespace kflow::vorticity2d {
+
+namespace {
+
+const char* side_name(int sd) {
+  return kflow::side_names[sd / 2][sd % 2];
+}
+
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(6);
+  o << v;
+  return o.str();
+}
+
+// Volume flux into the domain through side b from its start s0 to s (exact
+// antiderivative of the profile, so that psi closes around the boundary
+// exactly when the fluxes balance).
+double flux_to(const Boundary& b, double s) {
+  if (b.kind != Kind::inflow) return 0;
+  const double c = std::clamp(s, b.lo, b.hi), w = b.hi - b.lo;
+  if (b.profile == Profile::uniform) return b.normal * (c - b.lo);
+  const double x = (c - b.lo) / w;
+  return b.normal * w * (2 * x * x - 4.0 / 3.0 * x * x * x);  // integral of 4x(1-x)
+}
+
+Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& domain) {
+  const std::string key = side_name(sd);
+  Boundary b;
+  const auto kind = bs.get_kind(key, {"no_slip", "moving_wall", "inflow", "outflow"}, "no_slip");
+  const auto t = bs.section(key);
+  const int along = sd < 2 ? 1 : 0;
+  const double s0 = domain.origin[along], s1 = s0 + domain.length[along];
+  if (kind == "outflow") b.kind = Kind::outflow;
+  if (kind == "moving_wall") {
+    if (!t.has("velocity"))
+      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = U } (the wall's " +
+                       std::string(along == 0 ? "x" : "y") + " velocity)");
+    b.tangential = t.get("velocity", 0.0);
+  }
+  if (kind == "inflow") {
+    b.kind = Kind::inflow;
+    const auto prof = t.get_choice("profile", {"uniform", "parabolic"}, "uniform");
+    b.profile = prof == "uniform" ? Profile::uniform : Profile::parabolic;
+    const auto range = t.get_numbers("range", 2, 2, {s0, s1});
+    b.lo = range[0], b.hi = range[1];
+    if (!(b.lo < b.hi) || b.lo < s0 - 1e-12 * std::fabs(s1) || b.hi > s1 + 1e-12 * std::fabs(s1))
+      t.fail("range", "expected [lo, hi] with " + num(s0) + " <= lo < hi <= " + num(s1) +
+                          " (the extent of the " + key + " side)");
+    const std::string vkey = b.profile == Profile::uniform ? "velocity" : "max_velocity";
+    if (!t.has(vkey))
+      bs.fail(key, "an inflow with profile \"" + prof + "\" needs " + vkey +
+                       " (the velocity into the domain; negative: a prescribed outflow)");
+    b.normal = t.get(vkey, 0.0);
+  }
+  if (t.has("temperature") && t.has("adiabatic"))
+    t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
+  if (t.has("temperature")) {
+    b.thermal = Thermal::fixed;
+    b.temperature = t.get("temperature", 0.0);
+    b.thermal_given = true;
+    if (b.kind == Kind::outflow)
+      t.fail("temperature",
+             "an outflow side carries the temperature out (zero normal gradient); it takes no "
+             "fixed temperature");
+  }
+  if (t.has("adiabatic")) {
+    if (!t.get_bool("adiabatic", true))
+      t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
+    b.thermal = Thermal::adiabatic;
+    b.thermal_given = true;
+  }
+  if (b.kind == Kind::outflow) b.thermal = Thermal::adiabatic, b.thermal_given = true;
+  return b;
+}
+
+// Material of the thesis (digest 001, sec. 2.7), taken as printed: "water at
+// 1 bar, 20 C" with nu = 1000 m^2/s (sic; water has 1e-6) and g = 9.81
+// (the thesis gives none).
+struct Material {
+  double nu = 1000, lambda = 0.597, rho = 1000, cw = 4187, beta = 0.21e-3, g = 9.81;
+};
+
+std::unique_ptr<ModelSetup> parse(Config& c) {
+  auto s = std::make_unique<Setup>();
+  const auto gs = c.section("grid");
+  // [grid] cells = interior nodes; the boundary ring lies at distance h
+  // outside them: h = L / (n + 1) (digest 001, open question 1).
+  linalg::Grid domain = parse_grid(gs, 2, 2, "[nx, ny] (interior nodes)");
+  const int nx = domain.cells[0], ny = domain.cells[1];
+  const double hx = domain.length[0] / (nx + 1), hy = domain.length[1] / (ny + 1);
+  auto& nodes = s->nodes;
+  nodes = domain;
+  nodes.ghost = 1;
+  nodes.origin = {domain.origin[0] + 0.5 * hx, domain.origin[1] + 0.5 * hy, 0};
+  nodes.length = {nx * hx, ny * hy, 1};
+  auto& og = s->grid;  // output: the nodes and the ring, one cell each
+  og = domain;
+  og.ghost = 0;
+  og.cells = {nx + 2, ny + 2, 1};
+  og.origin = {domain.origin[0] - 0.5 * hx, domain.origin[1] - 0.5 * hy, 0};
+  og.length = {(nx + 2) * hx, (ny + 2) * hy, 1};
+  s->fields = {"stream_function", "vorticity", "temperature", "velocity", "u", "v"};
+  if (std::fabs(hx - hy) > 1e-9 * std::max(hx, hy))
+    s->notes.push_back("the node spacing differs in x and y (hx = " + num(hx) +
+                       ", hy = " + num(hy) + "); the thesis uses square cells, kflow allows both");
+
+  const auto bs = c.section("boundary");
+  const auto periodic = parse_sides(bs, 2, [&](const std::string&, int a, int side) {
+    s->side[2 * a + side] = parse_side(bs, 2 * a + side, domain);
+    return false;
+  });
+  (void)periodic;
+  int outflows = 0, outflow = -1;
+  for (int sd = 0; sd < 4; ++sd)
+    if (s->side[sd].kind == Kind::outflow) ++outflows, outflow = sd;
+  if (outflows > 1)
+    bs.fail(side_name(outflow),
+            "at most one outflow side: psi on the boundary comes from integrating the "
+            "prescribed velocities around it, which leaves one side open at most");
+
+  // Physics: dimensionless numbers, or dimensional values (thesis).
+  const auto ps = c.section("physics");
+  const bool dimless = ps.has("reynolds") || ps.has("rayleigh") || ps.has("grashof");
+  const bool dimensional = ps.has("viscosity") || ps.has("material");
+  if (dimless && dimensional)
+    ps.fail(ps.has("viscosity") ? "viscosity" : "material",
+            "give dimensionless numbers (reynolds, prandtl, rayleigh or grashof) or dimensional "
+            "values (viscosity, diffusivity, expansion, gravity, or material), not both");
+  if (ps.has("rayleigh") && ps.has("grashof"))
+    ps.fail("grashof", "give rayleigh or grashof (Ra = Gr Pr), not both");
+  bool buoyant = false;
+  double pr = 0;
+  if (dimless || !dimensional) {
+    if (!dimless)
+      ps.fail("reynolds",
+              "missing; give reynolds (flow) or rayleigh/grashof with prandtl (natural "
+              "convection), or dimensional values (viscosity, ...; material = \"thesis_water\")");
+    pr = ps.get("prandtl", 0.71, 0.0, 1e300, true);
+    const double ra = ps.has("grashof") ? ps.get("grashof", 0.0, 0.0, 1e300) * pr
+                                        : ps.get("rayleigh", 0.0, 0.0, 1e300);
+    if (ps.has("gravity") && (ps.has("rayleigh") || ps.has("grashof")) &&
+        ps.get("gravity", 1.0, 0.0, 1e300) == 0)
+      ps.fail("gravity", "a Rayleigh (or Grashof) number needs gravity; it is 0 here");
+    if (ps.has("reynolds")) {
+      // Scales L, U: nu = 1/Re, kappa = 1/(Re Pr), C = Gr/Re^2 (Gr = Ra/Pr).
+      const double re = ps.require("reynolds", 0.0, 1e300, true);
+      s->nu = 1 / re;
+      s->kappa = 1 / (re * pr);
+      s->buoyancy = ra / pr / (re * re);
+    } else {
+      // Scales L, kappa/L (de Vahl Davis 1983): nu = Pr, kappa = 1, C = Ra Pr.
+      s->nu = pr;
+      s->kappa = 1;
+      s->buoyancy = ra * pr;
+    }
+    buoyant = ra > 0;
+  } else {
+    Material m;
+    const std::string mat = ps.get_choice("material", {"thesis_water", "none"}, "none");
+    const bool thesis = mat == "thesis_water";
+    s->nu = thesis ? ps.get("viscosity", m.nu, 0.0, 1e300, true)
+                   : ps.require("viscosity", 0.0, 1e300, true);
+    if (ps.has("diffusivity")) {
+      s->kappa = ps.get("diffusivity", 1.0, 0.0, 1e300, true);
+    } else if (thesis || ps.has("conductivity")) {
+      const double lambda = ps.get("conductivity", m.lambda, 0.0, 1e300, true);
+      const double rho = ps.get("density", m.rho, 0.0, 1e300, true);
+      const double cw = ps.get("heat_capacity", m.cw, 0.0, 1e300, true);
+      s->kappa = lambda / (rho * cw);  // a = lambda / (rho c_w), thesis eq. (12)
+    } else {
+      s->kappa = s->nu;
+    }
+    const double beta = ps.get("expansion", thesis ? m.beta : 0.0, 0.0, 1e300);
+    const double g = ps.get("gravity", thesis ? m.g : 9.81, 0.0, 1e300);
+    if (ps.has("expansion") && beta > 0 && g == 0)
+      ps.fail("gravity", "buoyancy (expansion > 0) needs gravity; it is 0 here");
+    s->buoyancy = beta * g;
+    buoyant = s->buoyancy > 0;
+    pr = s->nu / s->kappa;
+  }
+
+  // The temperature equation is solved when anything asks for it.
+  const auto is = c.section("initial");
+  bool any_thermal = false;
+  for (const auto& b : s->side)
+    if (b.thermal_given && b.kind != Kind::outflow) any_thermal = true;
+  s->heat = buoyant || any_thermal || is.has("temperature") || is.has("temperature_left") ||
+            ps.has("prandtl") || ps.has("diffusivity") || ps.has("conductivity");
+  if (s->heat)
+    for (int sd = 0; sd < 4; ++sd)
+      if (!s->side[sd].thermal_given)
+        bs.fail(side_name(sd),
+                std::string("no temperature condition on this side") +
+                    (buoyant ? " (buoyancy is on)" : " (the temperature equation is solved)") +
+                    ": give { ..., temperature = T } (fixed) or { ..., adiabatic = true }");
+  if (s->heat) {
+    if (is.has("temperature_left") || is.has("temperature_right")) {
+      s->split_initial = true;
+      s->t_left = is.require("temperature_left");
+      s->t_right = is.require("temperature_right");
+      s->split = is.get("split_x", domain.origin[0] + 0.5 * domain.length[0]);
+      if (is.has("temperature"))
+        is.fail("temperature", "give temperature (uniform) or temperature_left/_right, not both");
+    } else {
+      if (!is.has("temperature"))
+        is.fail("temperature",
+                "missing; the temperature equation needs an initial temperature (uniform "
+                "temperature = T, or temperature_left, temperature_right and split_x)");
+      s->t0 = is.get("temperature", 0.0);
+    }
+  }
+
+  // Scheme choices.
+  const auto ns = c.section("numerics");
+  const auto wv = ns.get_choice("wall_vorticity", {"woods", "thom", "thesis"}, "woods");
+  s->wall_vorticity = wv == "thesis" ? WallVorticity::thesis
+                      : wv == "thom" ? WallVorticity::thom
+                                     : WallVorticity::woods;
+  s->convection = ns.get_choice("convection", {"upwind", "tvd"}, "upwind") == "tvd"
+                      ? Convection::tvd
+                      : Convection::upwind;
+
+  const auto ss = c.section("solver");
+  ss.get_choice("method", {"cg"}, "cg");
+  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none"}, "jacobi");
+  // The thesis gives no tolerance; 1e-9 reproduces its CG iteration counts
+  // (digest 001, sec. 3.6).  kflow's criterion: max |b - A x| / max |b|.
+  s->control.tolerance = ss.get("tolerance", 1e-9, 0.0, 1e300);
+  s->control.max_iterations = int(ss.get_int("max_iterations", 20000, 1, 1 << 30));
+  s->control.check_every = int(ss.get_int("check_every", 10, 1, 1 << 20));
+  s->control.criterion = linalg::Criterion::residual;
+  s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
+
+  // Boundary psi: integrate the normal velocity counter-clockwise around the
+  // boundary (d psi = -(inflow) ds) from the corner after the outflow side
+  // (or the south-west corner); psi = 0 there.  Mass must balance.
+  const int ex = nx + 2;
+  s->psi_ring.assign(std::size_t(ex) * (ny + 2), 0.0);
+  auto P = [&](int i, int j) -> double& {
+    return s->psi_ring[i + std::size_t(ex) * j];
+  };
+  const int ccw[4] = {2, 1, 3, 0};  // south, east, north, west
+  double net = 0, total = 0;
+  for (int sd = 0; sd < 4; ++sd) {
+    const auto& b = s->side[sd];
+    const int along = sd < 2 ? 1 : 0;
+    const double q =
+        flux_to(b, domain.origin[along] + domain.length[along]) - flux_to(b, domain.origin[along]);
+    net += q;
+    total += std::fabs(q);
+  }
+  if (outflows == 0 && std::fabs(net) > 1e-10 * std::max(total, 1e-300)) {
+    int first = 0;
+    while (s->side[first].kind != Kind::inflow) ++first;
+    bs.fail(side_name(first),
+            "the prescribed velocities bring a net volume flux of " + num(net) +
+                " into the domain (mass is not conserved: psi cannot close around the "
+                "boundary); balance the inflows or make one side an outflow");
+  }
+  int start = 0;
+  for (int k = 0; k < 4; ++k)
+    if (ccw[k] == outflow) start = (k + 1) % 4;
+  double corner = 0;
+  for (int m = 0; m < 4; ++m) {
+    const int sd = ccw[(start + m) % 4];
+    const auto& b = s->side[sd];
+    const int along = sd < 2 ? 1 : 0;
+    const int n = along == 0 ? nx : ny;
+    const double h = along == 0 ? hx : hy, s0 = domain.origin[along];
+    const bool forward = sd == 2 || sd == 1;  // south and east run in +x, +y
+    auto node = [&](int k) -> double& {
+      return sd == 2 ? P(k, 0) : sd == 3 ? P(k, ny + 1) : sd == 0 ? P(0, k) : P(nx + 1, k);
+    };
+    const double f0 = flux_to(b, s0), f1 = flux_to(b, s0 + (n + 1) * h);
+    if (b.kind == Kind::outflow) continue;  // filled below
+    for (int k = 0; k <= n + 1; ++k) {
+      const double f = flux_to(b, s0 + k * h);
+      node(k) = forward ? corner - (f - f0) : corner - (f1 - f);
+    }
+    corner -= f1 - f0;
+  }
+  if (outflow >= 0) {  // initial guess on the open side: linear between its corners
+    const int along = outflow < 2 ? 1 : 0, n = along == 0 ? nx : ny;
+    for (int k = 1; k <= n; ++k) {
+      const double w = double(k) / (n + 1);
+      if (outflow == 0) P(0, k) = (1 - w) * P(0, 0) + w * P(0, ny + 1);
+      if (outflow == 1) P(nx + 1, k) = (1 - w) * P(nx + 1, 0) + w * P(nx + 1, ny + 1);
+      if (outflow == 2) P(k, 0) = (1 - w) * P(0, 0) + w * P(nx + 1, 0);
+      if (outflow == 3) P(k, ny + 1) = (1 - w) * P(0, ny + 1) + w * P(nx + 1, ny + 1);
+    }
+  }
+  // d psi / dn (inward) on each side: the tangential velocity, signed
+  // (south u, north -u, west -v, east v); 0 on inflows.
+  for (int sd = 0; sd < 4; ++sd) {
+    const int n = sd < 2 ? ny : nx;
+    const double sign = (sd == 2 || sd == 1) ? 1.0 : -1.0;
+    s->psi_normal[sd].assign(n + 2,
+                             s->side[sd].kind == Kind::wall ? sign * s->side[sd].tangential : 0.0);
+  }
+
+  // Reference scales and the dimensionless numbers actually run.
+  double umax = 0;
+  for (const auto& b : s->side)
+    umax = std::max({umax, std::fabs(b.tangential), std::fabs(b.normal)});
+  double tmin = 1e300, tmax = -1e300;
+  auto temp = [&](double t) {
+    tmin = std::min(tmin, t), tmax = std::max(tmax, t);
+  };
+  if (s->heat) {
+    for (const auto& b : s->side)
+      if (b.thermal == Thermal::fixed && b.kind != Kind::outflow) temp(b.temperature);
+    if (s->split_initial)
+      temp(s->t_left), temp(s->t_right);
+    else
+      temp(s->t0);
+  }
+  s->ref_dt = s->heat ? tmax - tmin : 0;
+  s->ref_velocity = umax;
+  s->ref_length = ps.get("reference_length", domain.length[1], 0.0, 1e300, true);
+  const double L = s->ref_length;
+  s->velocity_scale = L / s->kappa;
+  auto& nb = s->numbers;
+  if (umax > 0) nb.emplace_back("reynolds", umax * L / s->nu);
+  if (s->heat) {
+    nb.emplace_back("prandtl", s->nu / s->kappa);
+    if (s->buoyancy > 0) {
+      const double gr = s->buoyancy * s->ref_dt * L * L * L / (s->nu * s->nu);
+      nb.emplace_back("grashof", gr);
+      nb.emplace_back("rayleigh", gr * s->nu / s->kappa);
+    }
+  }
+  std::string line = "dimensionless numbers run (L = " + num(L) + ", U = " + num(umax) +
+                     ", delta T = " + num(s->ref_dt) + "):";
+  for (const auto& [k, v] : nb) line += " " + k + " = " + num(v);
+  if (nb.empty()) line += " none (fluid at rest, no buoyancy)";
+  s->notes.push_back(line);
+
+  // psi, omega, T, three right-hand sides; CG's r, q, two p and the inverse
+  // diagonal per solve.
+  s->values_per_cell = 6 + 15;
+  s->saved_values_per_cell = 3;
+  // Stable explicit step (docs/models/vorticity2d.md): convection dt (|u|/hx +
+  // |v|/hy) <= 1 with |u| <= the fastest boundary velocity at the start, and
+  // buoyancy dt sqrt(C dT / h) <= 1.
+  double bound = 1e300;
+  if (umax > 0) bound = std::min(bound, 1 / (umax / hx + umax / hy));
+  if (s->buoyancy > 0 && s->ref_dt > 0)
+    bound = std::min(bound, 1 / std::sqrt(s->buoyancy * s->ref_dt / std::min(hx, hy)));
+  s->stable_dt_bound = bound < 1e300 ? bound : 0;
+  return s;
+}
+
+}  // namespace
+
+KFLOW_REGISTER_MODEL((ModelInfo{
+    "vorticity2d",
+    "2D stream function-vorticity with Boussinesq heat transport, IMEX (implicit diffusion), "
+    "upwind or TVD convection, three CG solves per step (seed 001; Baumann & Buran 2010)",
+    parse,
+    R"(
+[case]
+model = "vorticity2d"
+[grid]
+cells = [1022, 1022]
+[physics]
+rayleigh = 1.0e6
+prandtl = 0.71
+[boundary]
+west = { type = "no_slip", temperature = 0.5 }
+east = { type = "no_slip", temperature = -0.5 }
+south = { type = "no_slip", adiabatic = true }
+north = { type = "no_slip", adiabatic = true }
+[initial]
+temperature = 0.0
+[time]
+steps = 20
+dt = 1.0e-6
+[output]
+log_every = 1000000
+)"}))
+
+}  // namespace kflow::vorticity2d

@@ -1,0 +1,80 @@
+#pragma once
+// physics/vorticity2d: 2D incompressible flow in the stream function and
+// vorticity formulation with Boussinesq heat transport, as in the seed-001
+// thesis (Baumann & Buran, TU Berlin 2010; digest 001):
+//
+//   -lap psi = omega,   u = d psi/dy,  v = -d psi/dx
+//   d omega/dt + c.grad omega = nu lap omega + C dT/dx      (C = beta g)
+//   dT/dt + c.grad T = kappa lap T
+//
+// on a uniform grid of nx x ny interior nodes with a ring of boundary nodes at
+// distance h (h = L / (n + 1)), the 5-point Laplacian, first-order upwind
+// convection with face velocities from psi (or a TVD option), IMEX time
+// stepping (implicit diffusion, explicit convection and buoyancy): three
+// symmetric positive definite solves per step through linalg's solver
+// interface.  Decisions on the thesis's typos and gaps: docs/models/vorticity2d.md.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kflow/core/model.hpp"
+#include "kflow/linalg/solver.hpp"
+
+namespace kflow::vorticity2d {
+
+// Sides in kflow's order: west, east, south, north (2 axis + high).
+enum class Kind { wall, inflow, outflow };
+enum class Profile { uniform, parabolic };
+enum class Thermal { fixed, adiabatic };
+// Boundary vorticity: the thesis's ghost-node rule (half of Thom's, first
+// order), Thom's (first order) or Woods' (second order) formula.
+enum class WallVorticity { thesis, thom, woods };
+enum class Convection { upwind, tvd };
+
+struct Boundary {
+  Kind kind = Kind::wall;
+  double tangential = 0;  // wall: its velocity along the side (+x or +y)
+  // inflow: the velocity into the domain over [lo, hi] along the side (a
+  // wall at rest outside): uniform, or a parabola with maximum `normal`.
+  Profile profile = Profile::uniform;
+  double normal = 0, lo = 0, hi = 0;
+  Thermal thermal = Thermal::adiabatic;
+  double temperature = 0;  // fixed
+  bool thermal_given = false;
+};
+
+struct Setup : ModelSetup {
+  // The solver's grid: nx x ny interior nodes with one ring of boundary
+  // nodes (ghost = 1), spacing h per axis.  ModelSetup::grid (output) is the
+  // same nodes with the ring, as (nx + 2) x (ny + 2) cells centred on them.
+  linalg::Grid nodes;
+  double nu = 1, kappa = 1, buoyancy = 0;  // C = beta g
+  bool heat = false;                       // the temperature equation is solved
+  Boundary side[4];
+  WallVorticity wall_vorticity = WallVorticity::woods;
+  Convection convection = Convection::upwind;
+  // Initial temperature: uniform t0, or t_left / t_right in x < / > split
+  // (the thesis's heat-diffusion test).
+  double t0 = 0, t_left = 0, t_right = 0, split = 0;
+  bool split_initial = false;
+  // Solves: "cg" with a preconditioner ("jacobi" | "none"), per system.
+  std::string preconditioner = "jacobi";
+  linalg::SolveControl control;
+  bool unconverged_is_error = false;
+  // Boundary psi on the ring (host, (nx + 2) x (ny + 2), i fastest; 0 inside).
+  std::vector<double> psi_ring;
+  // psi's inward normal derivative on each side's nodes (the tangential
+  // velocity, signed), indexed [side][k], k = 0..n+1 along the side.
+  std::vector<double> psi_normal[4];
+  // Reference scales of the dimensionless numbers reported.
+  double ref_length = 1, ref_velocity = 0, ref_dt = 0;
+  // The benchmark's velocity scale kappa / L (natural convection).
+  double velocity_scale = 1;
+  std::vector<std::pair<std::string, double>> numbers;  // Re, Pr, Gr, Ra as run
+};
+
+template <class ExecSpace, class Real>
+std::unique_ptr<Model> make_model(const ModelSetup& setup);
+
+}  // namespace kflow::vorticity2d

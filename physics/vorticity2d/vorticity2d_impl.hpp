@@ -1,0 +1,714 @@
+#pragma once
+// Kokkos implementation of physics/vorticity2d (included only by the
+// generated per-(backend, precision) translation units).
+//
+// One time step, all on the device (the thesis's Alg. 17 order):
+//   b_psi = -omega - (ring terms)            -> CG: lap psi = -omega
+//   boundary ring: omega from psi (thesis | Thom | Woods), outflow copies
+//   right-hand sides of omega and T: face velocities from psi, explicit
+//   convection (upwind | TVD) and buoyancy C dT/dx, ring terms
+//   -> CG: (I - dt kappa lap) T,  CG: (I - dt nu lap) omega
+//   temperature ring: zero-gradient copies
+// Every field holds the interior nodes 1..n and the boundary ring (0, n+1).
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "kflow/core/error.hpp"
+#include "kflow/linalg/cg.hpp"
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/operator.hpp"
+#include "kflow/linalg/reduce.hpp"
+#include "vorticity2d.hpp"
+
+namespace kflow::vorticity2d {
+
+// What the kernels need, by value on the device.
+template <class Real>
+struct Params {
+  int nx = 1, ny = 1;
+  Real hx = 1, hy = 1;
+  int kind[4] = {0, 0, 0, 0};     // Kind per side
+  int thermal[4] = {0, 0, 0, 0};  // Thermal per side
+  Real tfix[4] = {0, 0, 0, 0};
+  int wall_vorticity = 0;
+  int convection = 0;
+  bool heat = false;
+  Real buoyancy = 0;
+};
+
+namespace kernels {
+
+// Face velocities of node (i, j) from psi: u on the east and west faces, v on
+// the north and south faces, each the mean of the four staggered values
+// around it (thesis Abb. 8): discretely divergence-free.
+template <class Real, class F2>
+struct Faces {
+  Real ue, uw, vn, vs;
+  KOKKOS_INLINE_FUNCTION Faces(const F2& psi, int i, int j, Real hx, Real hy) {
+    const Real qy = Real(0.25) / hy, qx = Real(0.25) / hx;
+    const Real a = psi(i, j + 1) - psi(i, j - 1);
+    ue = (a + psi(i + 1, j + 1) - psi(i + 1, j - 1)) * qy;
+    uw = (psi(i - 1, j + 1) - psi(i - 1, j - 1) + a) * qy;
+    const Real b = psi(i + 1, j) - psi(i - 1, j);
+    vn = -(b + psi(i + 1, j + 1) - psi(i - 1, j + 1)) * qx;
+    vs = -(psi(i + 1, j - 1) - psi(i - 1, j - 1) + b) * qx;
+  }
+};
+
+// Van Leer's limited correction of an upwind face value: ab / (a + b) for
+// slopes of the same sign (upwind a, downwind b), 0 otherwise.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real van_leer(Real a, Real b) {
+  return a * b > 0 ? a * b / (a + b) : Real(0);
+}
+
+// c . grad zeta at node (i, j).  Upwind: the thesis's eq. (18) in its
+// self-consistent form (digest 001, sec. 3.3: the printed last line has sign
+// errors).  TVD: the flux form with van Leer-limited face values (first
+// order where the second upwind node lies beyond the ring), minus
+// zeta_P div_h (0 up to rounding), so both share the same upwind limit.
+template <class Real, class F2>
+KOKKOS_INLINE_FUNCTION Real convection(const Params<Real>& m, const Faces<Real, F2>& f, const F2& z,
+                                       int i, int j) {
+  const Real zp = z(i, j), zw = z(i - 1, j), ze = z(i + 1, j), zs = z(i, j - 1), zn = z(i, j + 1);
+  if (m.convection == int(Convection::upwind)) {
+    const Real cx =
+        Kokkos::fmax(f.uw, Real(0)) * (zp - zw) + Kokkos::fmin(f.ue, Real(0)) * (ze - zp);
+    const Real cy =
+        Kokkos::fmax(f.vs, Real(0)) * (zp - zs) + Kokkos::fmin(f.vn, Real(0)) * (zn - zp);
+    return cx / m.hx + cy / m.hy;
+  }
+  const int nx = m.nx, ny = m.ny;
+  // Face value between lo (index k) and hi (k + 1) along one axis, velocity w.
+  auto face = [&](Real w, Real lo, Real hi, Real far_lo, Real far_hi, bool has_lo, bool has_hi) {
+    if (w >= 0) return lo + (has_lo ? van_leer(lo - far_lo, hi - lo) : Real(0));
+    return hi + (has_hi ? van_leer(hi - far_hi, lo - hi) : Real(0));
+  };
+  const Real fe =
+      f.ue * face(f.ue, zp, ze, zw, i + 2 <= nx + 1 ? z(i + 2, j) : ze, true, i + 2 <= nx + 1);
+  const Real fw = f.uw * face(f.uw, zw, zp, i - 2 >= 0 ? z(i - 2, j) : zw, ze, i - 2 >= 0, true);
+  const Real fn =
+      f.vn * face(f.vn, zp, zn, zs, j + 2 <= ny + 1 ? z(i, j + 2) : zn, true, j + 2 <= ny + 1);
+  const Real fs = f.vs * face(f.vs, zs, zp, j - 2 >= 0 ? z(i, j - 2) : zs, zn, j - 2 >= 0, true);
+  const Real div = (f.ue - f.uw) / m.hx + (f.vn - f.vs) / m.hy;
+  return (fe - fw) / m.hx + (fn - fs) / m.hy - zp * div;
+}
+
+// Right-hand side of the stream-function equation lap psi = -omega, with the
+// known ring values of the Dirichlet sides moved over (outflow: folded into
+// the operator as a zero normal gradient).
+template <class ExecSpace, class F2>
+void rhs_psi(const ExecSpace& space, const linalg::Grid& g,
+             const Params<typename F2::value_type>& m, const F2& psi, const F2& omega,
+             const F2& b) {
+  using Real = typename F2::value_type;
+  const Real cx = Real(1) / (m.hx * m.hx), cy = Real(1) / (m.hy * m.hy);
+  const bool open[4] = {m.kind[0] == int(Kind::outflow), m.kind[1] == int(Kind::outflow),
+                        m.kind[2] == int(Kind::outflow), m.kind[3] == int(Kind::outflow)};
+  const bool ow = open[0], oe = open[1], os = open[2], on = open[3];
+  Kokkos::parallel_for(
+      "kflow::vorticity2d::rhs_psi", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j) {
+        Real r = -omega(i, j);
+        if (i == 1 && !ow) r -= cx * psi(0, j);
+        if (i == m.nx && !oe) r -= cx * psi(m.nx + 1, j);
+        if (j == 1 && !os) r -= cy * psi(i, 0);
+        if (j == m.ny && !on) r -= cy * psi(i, m.ny + 1);
+        b(i, j) = r;
+      });
+}
+
+// The boundary ring after the psi solve: vorticity on walls and inflows
+// (thesis, Thom or Woods), copies on the outflow side; zero-gradient copies
+// of T (called after the T solve as well: `which` 1 psi/omega, 2 T).
+//   Thom:   omega_0 = -2 (psi_1 - psi_0 - h psi_n) / h^2 - psi_tt,0
+//   thesis: omega_0 = -(psi_1 - psi_0 - h psi_n) / h^2 - psi_tt,0  (half of
+//           Thom's normal part: digest 001, sec. 3.4, derived)
+//   Woods:  omega_0 = -3 (psi_1 - psi_0 - h psi_n) / h^2 - omega_1 / 2
+//           - psi_tt,1 / 2 - psi_tt,0   (second order)
+// psi_n: the inward normal derivative (the wall's tangential velocity);
+// psi_tt: second derivative along the side (0 on straight walls).
+template <class ExecSpace, class F2, class N>
+void ring(const ExecSpace& space, const Params<typename F2::value_type>& m, const N& psin,
+          const F2& psi, const F2& omega, const F2& temp, int which) {
+  using Real = typename F2::value_type;
+  const int nmax = Kokkos::max(m.nx, m.ny);
+  Kokkos::parallel_for(
+      "kflow::vorticity2d::ring", linalg::RangePolicy<ExecSpace>(space, 1, nmax + 1),
+      KOKKOS_LAMBDA(int k) {
+        for (int sd = 0; sd < 4; ++sd) {
+          const int n = sd < 2 ? m.ny : m.nx;
+          if (k > n) continue;
+          // ring node (i0, j0), first and second interior nodes, tangent step
+          const int i0 = sd == 0 ? 0 : sd == 1 ? m.nx + 1 : k;
+          const int j0 = sd == 2 ? 0 : sd == 3 ? m.ny + 1 : k;
+          const int di = sd == 0 ? 1 : sd == 1 ? -1 : 0, dj = sd == 2 ? 1 : sd == 3 ? -1 : 0;
+          const int ti = sd < 2 ? 0 : 1, tj = sd < 2 ? 1 : 0;
+          const int i1 = i0 + di, j1 = j0 + dj;
+          if (which == 2) {
+            if (m.heat && m.thermal[sd] == int(Thermal::adiabatic)) temp(i0, j0) = temp(i1, j1);
+            continue;
+          }
+          if (m.kind[sd] == int(Kind::outflow)) {
+            psi(i0, j0) = psi(i1, j1);
+            omega(i0, j0) = omega(i1, j1);
+            continue;
+          }
+          const Real hn = sd < 2 ? m.hx : m.hy, ht = sd < 2 ? m.hy : m.hx;
+          const Real d = psi(i1, j1) - psi(i0, j0) - hn * Real(psin(k, sd));
+          const Real tt0 =
+              (psi(i0 + ti, j0 + tj) - 2 * psi(i0, j0) + psi(i0 - ti, j0 - tj)) / (ht * ht);
+          Real w;
+          if (m.wall_vorticity == int(WallVorticity::thesis)) {
+            w = -d / (hn * hn) - tt0;
+          } else if (m.wall_vorticity == int(WallVorticity::thom)) {
+            w = -2 * d / (hn * hn) - tt0;
+          } else {
+            const Real tt1 =
+                (psi(i1 + ti, j1 + tj) - 2 * psi(i1, j1) + psi(i1 - ti, j1 - tj)) / (ht * ht);
+            w = -3 * d / (hn * hn) - omega(i1, j1) / 2 - tt1 / 2 - tt0;
+          }
+          omega(i0, j0) = w;
+        }
+      });
+}
+
+// Right-hand sides of the omega and T systems (I - dt k lap) z = b:
+//   b = z - dt c.grad z (+ dt C dT/dx for omega) + dt k / h^2 (Dirichlet ring)
+// The buoyancy term is the central difference (T_E - T_W) / 2h with the sign
+// of eq. (9) (digest 001, open question 4: the printed T_D has it reversed).
+template <class ExecSpace, class F2>
+void rhs_transport(const ExecSpace& space, const linalg::Grid& g,
+                   const Params<typename F2::value_type>& m, double dt, double nu, double kappa,
+                   const F2& psi, const F2& omega, const F2& temp, const F2& bw, const F2& bt) {
+  using Real = typename F2::value_type;
+  const Real rdt = Real(dt);
+  const Real wx = Real(dt * nu) / (m.hx * m.hx), wy = Real(dt * nu) / (m.hy * m.hy);
+  const Real kx = Real(dt * kappa) / (m.hx * m.hx), ky = Real(dt * kappa) / (m.hy * m.hy);
+  const Real cb = Real(dt) * m.buoyancy / (2 * m.hx);
+  Kokkos::parallel_for(
+      "kflow::vorticity2d::rhs_transport", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j) {
+        const Faces<Real, F2> f(psi, i, j, m.hx, m.hy);
+        // ring terms: omega is Dirichlet on every side but an outflow; T on
+        // its fixed sides
+        auto ring_terms = [&](const F2& z, Real cx, Real cy, bool temperature) {
+          Real r = 0;
+          auto dir = [&](int sd) {
+            return temperature ? m.thermal[sd] == int(Thermal::fixed)
+                               : m.kind[sd] != int(Kind::outflow);
+          };
+          if (i == 1 && dir(0)) r += cx * z(0, j);
+          if (i == m.nx && dir(1)) r += cx * z(m.nx + 1, j);
+          if (j == 1 && dir(2)) r += cy * z(i, 0);
+          if (j == m.ny && dir(3)) r += cy * z(i, m.ny + 1);
+          return r;
+        };
+        Real w =
+            omega(i, j) - rdt * convection(m, f, omega, i, j) + ring_terms(omega, wx, wy, false);
+        if (m.buoyancy != 0) w += cb * (temp(i + 1, j) - temp(i - 1, j));
+        bw(i, j) = w;
+        if (m.heat)
+          bt(i, j) =
+              temp(i, j) - rdt * convection(m, f, temp, i, j) + ring_terms(temp, kx, ky, true);
+      });
+}
+
+// max over the nodes of max(|u_e|, |u_w|) / hx + max(|v_n|, |v_s|) / hy (the
+// explicit convection limit: dt times it <= 1), and max |u|, max |v| of the faces.
+template <class ExecSpace, class F2>
+void velocity_bounds(const ExecSpace& space, const linalg::Grid& g,
+                     const Params<typename F2::value_type>& m, const F2& psi, double& rate,
+                     double& umax, double& vmax) {
+  using Real = typename F2::value_type;
+  linalg::grid_reduce<2>(
+      space, "kflow::vorticity2d::velocity_bounds", g, false,
+      KOKKOS_LAMBDA(int i, int j, double& r, double& a, double& b) {
+        const Faces<Real, F2> f(psi, i, j, m.hx, m.hy);
+        const double u = Kokkos::fmax(Kokkos::fabs(double(f.ue)), Kokkos::fabs(double(f.uw)));
+        const double v = Kokkos::fmax(Kokkos::fabs(double(f.vn)), Kokkos::fabs(double(f.vs)));
+        const double c = linalg::nan_as_inf(u / double(m.hx) + v / double(m.hy));
+        r = c > r ? c : r;
+        a = u > a ? u : a;
+        b = v > b ? v : b;
+      },
+      Kokkos::Max<double>(rate), Kokkos::Max<double>(umax), Kokkos::Max<double>(vmax));
+}
+
+}  // namespace kernels
+
+template <class ExecSpace, class Real>
+class Model final : public kflow::Model {
+  using Mem = typename ExecSpace::memory_space;
+  using F2 = linalg::Field<Real, 2, Mem>;
+  using Op = linalg::Uniform5<Real>;
+  using Cg = linalg::ConjugateGradient<ExecSpace, Op>;
+
+ public:
+  explicit Model(const Setup& s) : s_(s) {
+    const auto& g = s_.nodes;
+    const int nx = g.cells[0], ny = g.cells[1];
+    psi_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::psi", g);
+    omega_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::omega", g);
+    temp_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::temperature", g);
+    bpsi_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::b_psi", g);
+    bw_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::b_omega", g);
+    bt_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::b_temperature", g);
+    m_.nx = nx, m_.ny = ny;
+    m_.hx = Real(g.spacing(0)), m_.hy = Real(g.spacing(1));
+    for (int sd = 0; sd < 4; ++sd) {
+      m_.kind[sd] = int(s_.side[sd].kind);
+      m_.thermal[sd] = int(s_.side[sd].thermal);
+      m_.tfix[sd] = Real(s_.side[sd].temperature);
+    }
+    m_.wall_vorticity = int(s_.wall_vorticity);
+    m_.convection = int(s_.convection);
+    m_.heat = s_.heat;
+    m_.buoyancy = Real(s_.buoyancy);
+    const int nmax = std::max(nx, ny) + 2;
+    psin_ = Kokkos::View<double**, Kokkos::LayoutLeft, Mem>(
+        Kokkos::view_alloc(space_, "kflow::vorticity2d::psi_normal"), nmax, 4);
+    {
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), psin_);
+      Kokkos::deep_copy(h, 0.0);
+      for (int sd = 0; sd < 4; ++sd)
+        for (std::size_t k = 0; k < s_.psi_normal[sd].size(); ++k) h(k, sd) = s_.psi_normal[sd][k];
+      Kokkos::deep_copy(space_, psin_, h);
+    }
+    initialise();
+
+    const double hx = g.spacing(0), hy = g.spacing(1);
+    bool open[4];
+    for (int sd = 0; sd < 4; ++sd) open[sd] = s_.side[sd].kind == Kind::outflow;
+    op_psi_ = make_op(-2 / (hx * hx) - 2 / (hy * hy), 1 / (hx * hx), 1 / (hy * hy), open);
+    const linalg::CgOptions o{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner)};
+    cg_psi_ = std::make_unique<Cg>(space_, op_psi_, o);
+    bool adiabatic[4];
+    for (int sd = 0; sd < 4; ++sd) adiabatic[sd] = s_.side[sd].thermal == Thermal::adiabatic;
+    op_w_ = diffusion_op(1.0, s_.nu, open);
+    op_t_ = diffusion_op(1.0, s_.kappa, adiabatic);
+    cg_w_ = std::make_unique<Cg>(space_, op_w_, o);
+    if (s_.heat) cg_t_ = std::make_unique<Cg>(space_, op_t_, o);
+  }
+
+  const linalg::Grid& grid() const override { return s_.grid; }
+  void fence() override { space_.fence("kflow::vorticity2d::fence"); }
+
+  // Per node and step, an ideal implementation reads omega and writes b_psi,
+  // reads psi, omega, T and writes two right-hand sides, and per CG iteration
+  // moves about 9 values (direction: r, p_old in, p, q out; update: x, r in
+  // and out, p, q in).
+  double bytes_per_cell_step() const override {
+    const double iters = last_[0].iterations + last_[1].iterations + last_[2].iterations;
+    return sizeof(Real) * (2 + 5 + 9 * iters);
+  }
+
+  double stable_dt(double) const override {
+    double rate = 0, umax = 0, vmax = 0;
+    kernels::velocity_bounds(space_, s_.nodes, m_, psi_, rate, umax, vmax);
+    space_.fence("kflow::vorticity2d::stable_dt");
+    // the boundary's own speeds (a lid) count as well: they drive the flow
+    const double ub = s_.ref_velocity;
+    rate = std::max(rate, ub / s_.nodes.spacing(0) + ub / s_.nodes.spacing(1));
+    // TVD with explicit Euler: Courant number <= 1/2 (van Leer).
+    double dt = (rate > 0 ? 1 / rate : 1e300) * (s_.convection == Convection::tvd ? 0.5 : 1.0);
+    if (s_.buoyancy > 0 && s_.ref_dt > 0) {
+      const double h = std::min(s_.nodes.spacing(0), s_.nodes.spacing(1));
+      dt = std::min(dt, 1 / std::sqrt(s_.buoyancy * s_.ref_dt / h));
+    }
+    if (!(dt < 1e300)) {  // at rest, no buoyancy: a quarter of the slowest diffusion time
+      const double L = std::max(s_.nodes.length[0], s_.nodes.length[1]);
+      dt = 0.25 * L * L / std::max(s_.nu, s_.heat ? s_.kappa : 0.0);
+    }
+    return dt;
+  }
+
+  void step(double, double dt) override {
+    const auto& g = s_.nodes;
+    kernels::rhs_psi(space_, g, m_, psi_, omega_, bpsi_);
+    last_[0] = solve(*cg_psi_, psi_, bpsi_, "stream function");
+    kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 1);
+    if (dt != op_dt_) {
+      op_dt_ = dt;
+      bool open[4], adiabatic[4];
+      for (int sd = 0; sd < 4; ++sd) {
+        open[sd] = s_.side[sd].kind == Kind::outflow;
+        adiabatic[sd] = s_.side[sd].thermal == Thermal::adiabatic;
+      }
+      op_w_ = diffusion_op(dt, s_.nu, open);
+      cg_w_->set_operator(op_w_);
+      if (s_.heat) {
+        op_t_ = diffusion_op(dt, s_.kappa, adiabatic);
+        cg_t_->set_operator(op_t_);
+      }
+    }
+    kernels::rhs_transport(space_, g, m_, dt, s_.nu, s_.kappa, psi_, omega_, temp_, bw_, bt_);
+    if (s_.heat) {
+      last_[2] = solve(*cg_t_, temp_, bt_, "temperature");
+      kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 2);
+    }
+    last_[1] = solve(*cg_w_, omega_, bw_, "vorticity");
+    ++steps_;
+  }
+
+  Diagnostics diagnostics(double) override;
+  HostField field(const std::string& name, double) override;
+
+  std::vector<StateArray> save_state() override {
+    std::vector<StateArray> r;
+    for (auto* f : {&psi_, &omega_, &temp_}) r.push_back(save(*f));
+    StateArray counters;
+    counters.name = "counters";
+    counters.type = "float64";
+    counters.extents = {5};
+    const double c[5] = {double(steps_), double(iterations_[0]), double(iterations_[1]),
+                         double(iterations_[2]), double(unconverged_)};
+    counters.bytes.resize(sizeof c);
+    std::memcpy(counters.bytes.data(), c, sizeof c);
+    r.push_back(counters);
+    return r;
+  }
+
+  void restore_state(const std::vector<StateArray>& state) override {
+    for (auto* f : {&psi_, &omega_, &temp_}) restore(state, *f);
+    for (const auto& a : state)
+      if (a.name == "counters" && a.bytes.size() == 5 * sizeof(double)) {
+        double c[5];
+        std::memcpy(c, a.bytes.data(), sizeof c);
+        steps_ = long(c[0]), iterations_[0] = long(c[1]), iterations_[1] = long(c[2]);
+        iterations_[2] = long(c[3]), unconverged_ = long(c[4]);
+      }
+  }
+
+ private:
+  Op make_op(double p, double cx, double cy, const bool neumann[4]) const {
+    Op op;
+    op.c = {Real(p), Real(cx), Real(cx), Real(cy), Real(cy)};
+    for (int sd = 0; sd < 4; ++sd) op.neumann[sd] = neumann[sd];
+    op.grid = s_.nodes;
+    linalg::set_neighbours(op, s_.nodes, false, false);
+    return op;
+  }
+  // I - dt k lap
+  Op diffusion_op(double dt, double k, const bool neumann[4]) const {
+    const double hx = s_.nodes.spacing(0), hy = s_.nodes.spacing(1);
+    const double ax = dt * k / (hx * hx), ay = dt * k / (hy * hy);
+    return make_op(1 + 2 * ax + 2 * ay, -ax, -ay, neumann);
+  }
+
+  linalg::SolveStats solve(Cg& cg, const F2& x, const F2& b, const char* what) {
+    const auto st = cg.solve(x, b, s_.control);
+    const int k = what[0] == 's' ? 0 : what[0] == 'v' ? 1 : 2;
+    iterations_[k] += st.iterations;
+    if (s_.control.tolerance > 0 && !st.converged) {
+      ++unconverged_;
+      if (s_.unconverged_is_error)
+        throw Error(std::string("the ") + what + " solve did not converge to " +
+                    std::to_string(s_.control.tolerance) + " in " + std::to_string(st.iterations) +
+                    " iterations (solver.on_unconverged = \"error\"); raise "
+                    "solver.max_iterations or reduce time.dt");
+    }
+    return st;
+  }
+
+  // psi on the ring (interior 0), omega = 0 (fluid at rest: thesis sec. 3.2),
+  // T initial and fixed ring values; corners of T take a fixed side's value.
+  void initialise() {
+    const auto& g = s_.nodes;
+    const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2;
+    auto hp = Kokkos::create_mirror_view(Kokkos::HostSpace(), psi_);
+    for (int j = 0; j < ny + 2; ++j)
+      for (int i = 0; i < ex; ++i) hp(i, j) = Real(s_.psi_ring[i + std::size_t(ex) * j]);
+    Kokkos::deep_copy(space_, psi_, hp);
+    Kokkos::deep_copy(space_, omega_, Real(0));
+    auto ht = Kokkos::create_mirror_view(Kokkos::HostSpace(), temp_);
+    for (int j = 0; j < ny + 2; ++j)
+      for (int i = 0; i < ex; ++i) {
+        const double x = s_.grid.origin[0] + (i + 0.5) * s_.grid.spacing(0);
+        ht(i, j) = Real(s_.split_initial ? (x < s_.split ? s_.t_left : s_.t_right) : s_.t0);
+      }
+    if (s_.heat) {
+      auto fixed = [&](int sd) {
+        return s_.side[sd].thermal == Thermal::fixed;
+      };
+      for (int sd = 0; sd < 4; ++sd) {
+        if (!fixed(sd)) continue;
+        const Real t = Real(s_.side[sd].temperature);
+        const int n = sd < 2 ? ny : nx;
+        for (int k = 0; k <= n + 1; ++k) {
+          const int i = sd == 0 ? 0 : sd == 1 ? nx + 1 : k, j = sd == 2 ? 0 : sd == 3 ? ny + 1 : k;
+          ht(i, j) = t;
+        }
+      }
+      // a corner between two fixed sides: their mean
+      const int cs[4][3] = {{0, 0, 0}, {1, nx + 1, 0}, {0, 0, ny + 1}, {1, nx + 1, ny + 1}};
+      for (int c = 0; c < 4; ++c) {
+        const int x = cs[c][0], y = c < 2 ? 2 : 3;
+        if (fixed(x) && fixed(y))
+          ht(cs[c][1], cs[c][2]) = Real(0.5 * (s_.side[x].temperature + s_.side[y].temperature));
+      }
+    }
+    Kokkos::deep_copy(space_, temp_, ht);
+    if (s_.heat) kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 2);
+    space_.fence("kflow::vorticity2d::initialise");
+  }
+
+  StateArray save(const F2& f) const {
+    StateArray a;
+    a.name = f.label();
+    a.type = sizeof(Real) == 8 ? "float64" : "float32";
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+    a.extents = {h.extent(0), h.extent(1)};
+    a.bytes.resize(h.span() * sizeof(Real));
+    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
+    return a;
+  }
+
+  void restore(const std::vector<StateArray>& state, const F2& f) {
+    for (const auto& a : state)
+      if (a.name == f.label()) {
+        auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), f);
+        if (a.type != (sizeof(Real) == 8 ? "float64" : "float32") ||
+            a.bytes.size() != h.span() * sizeof(Real))
+          throw Error("checkpoint: array '" + a.name + "' does not match this grid and precision");
+        std::memcpy(h.data(), a.bytes.data(), a.bytes.size());
+        Kokkos::deep_copy(space_, f, h);
+        return;
+      }
+    throw Error("checkpoint: no array '" + std::string(f.label()) + "'");
+  }
+
+  Setup s_;
+  ExecSpace space_;
+  Params<Real> m_;
+  F2 psi_, omega_, temp_, bpsi_, bw_, bt_;
+  Kokkos::View<double**, Kokkos::LayoutLeft, Mem> psin_;
+  Op op_psi_, op_w_, op_t_;
+  double op_dt_ = 1.0;  // the dt the transport operators were built with
+  std::unique_ptr<Cg> cg_psi_, cg_w_, cg_t_;
+  linalg::SolveStats last_[3];  // psi, omega, T
+  long iterations_[3] = {0, 0, 0};
+  long steps_ = 0, unconverged_ = 0;
+};
+
+// Host copies of the fields on the nodes and the ring, as (nx+2) x (ny+2) cells.
+template <class ExecSpace, class Real>
+HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
+  const auto& g = s_.nodes;
+  const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2, ey = ny + 2;
+  const double hx = g.spacing(0), hy = g.spacing(1);
+  HostField f;
+  f.name = name;
+  const std::size_t n = std::size_t(ex) * ey;
+  auto idx = [&](int i, int j) {
+    return std::size_t(i) + std::size_t(ex) * j;
+  };
+  auto corners = [&](auto& v) {  // a corner: the mean of its two ring neighbours
+    v[idx(0, 0)] = 0.5 * (v[idx(1, 0)] + v[idx(0, 1)]);
+    v[idx(ex - 1, 0)] = 0.5 * (v[idx(ex - 2, 0)] + v[idx(ex - 1, 1)]);
+    v[idx(0, ey - 1)] = 0.5 * (v[idx(1, ey - 1)] + v[idx(0, ey - 2)]);
+    v[idx(ex - 1, ey - 1)] = 0.5 * (v[idx(ex - 2, ey - 1)] + v[idx(ex - 1, ey - 2)]);
+  };
+  auto copy = [&](const F2& a) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    std::vector<double> v(n);
+    for (int j = 0; j < ey; ++j)
+      for (int i = 0; i < ex; ++i) v[idx(i, j)] = double(h(i, j));
+    return v;
+  };
+  if (name == "stream_function") {
+    f.values = copy(psi_);
+  } else if (name == "vorticity") {
+    f.values = copy(omega_);
+    corners(f.values);
+  } else if (name == "temperature") {
+    f.values = copy(temp_);
+    if (!s_.heat) std::fill(f.values.begin(), f.values.end(), 0.0);
+  } else if (name == "u" || name == "v" || name == "velocity") {
+    const auto p = copy(psi_);
+    std::vector<double> u(n, 0.0), v(n, 0.0);
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i) {
+        u[idx(i, j)] = (p[idx(i, j + 1)] - p[idx(i, j - 1)]) / (2 * hy);
+        v[idx(i, j)] = -(p[idx(i + 1, j)] - p[idx(i - 1, j)]) / (2 * hx);
+      }
+    // ring: the normal component from psi along the side, the tangential one
+    // from the side's condition (walls, inflows) or one-sided (outflow)
+    for (int sd = 0; sd < 4; ++sd) {
+      const int len = sd < 2 ? ny : nx;
+      for (int k = 1; k <= len; ++k) {
+        const int i = sd == 0 ? 0 : sd == 1 ? nx + 1 : k, j = sd == 2 ? 0 : sd == 3 ? ny + 1 : k;
+        const bool open = s_.side[sd].kind == Kind::outflow;
+        if (sd < 2) {  // west/east: u normal, v tangential
+          u[idx(i, j)] = (p[idx(i, j + 1)] - p[idx(i, j - 1)]) / (2 * hy);
+          const int d = sd == 0 ? 1 : -1;
+          v[idx(i, j)] =
+              open ? -d * (-3 * p[idx(i, j)] + 4 * p[idx(i + d, j)] - p[idx(i + 2 * d, j)]) /
+                         (2 * hx)
+                   : (sd == 0 ? -1.0 : 1.0) * s_.psi_normal[sd][k];
+        } else {
+          v[idx(i, j)] = -(p[idx(i + 1, j)] - p[idx(i - 1, j)]) / (2 * hx);
+          const int d = sd == 2 ? 1 : -1;
+          u[idx(i, j)] =
+              open
+                  ? d * (-3 * p[idx(i, j)] + 4 * p[idx(i, j + d)] - p[idx(i, j + 2 * d)]) / (2 * hy)
+                  : (sd == 2 ? 1.0 : -1.0) * s_.psi_normal[sd][k];
+        }
+      }
+    }
+    corners(u);
+    corners(v);
+    if (name == "velocity") {
+      f.components = 3;
+      f.values.assign(3 * n, 0.0);
+      for (std::size_t c = 0; c < n; ++c) f.values[3 * c] = u[c], f.values[3 * c + 1] = v[c];
+    } else {
+      f.values = name == "u" ? u : v;
+    }
+  } else {
+    throw Error("vorticity2d has no output field '" + name + "'");
+  }
+  return f;
+}
+
+namespace detail {
+// Vertex of the parabola through (-1, a), (0, b), (1, c): offset and value.
+inline void parabola(double a, double b, double c, double& off, double& val) {
+  const double den = a - 2 * b + c;
+  off = den != 0 ? 0.5 * (a - c) / den : 0.0;
+  off = std::clamp(off, -0.5, 0.5);
+  val = b - 0.25 * (a - c) * off;
+}
+}  // namespace detail
+
+template <class ExecSpace, class Real>
+Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
+  Diagnostics d;
+  const auto& g = s_.nodes;
+  const int nx = g.cells[0], ny = g.cells[1];
+  const double hx = g.spacing(0), hy = g.spacing(1);
+  double rate = 0, umax = 0, vmax = 0;
+  kernels::velocity_bounds(space_, g, m_, psi_, rate, umax, vmax);
+  // Extremum of psi over the interior nodes with its position refined by a
+  // parabola through the neighbours in x and y.
+  using MinMax = Kokkos::MinMaxLoc<double, int>;
+  typename MinMax::value_type mm;
+  const F2 psi = psi_;
+  Kokkos::parallel_reduce(
+      "kflow::vorticity2d::psi_extrema",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space_, 0, nx * ny),
+      KOKKOS_LAMBDA(int k, typename MinMax::value_type& a) {
+        const int i = 1 + k % nx, j = 1 + k / nx;
+        const double v = double(psi(i, j));
+        if (v < a.min_val) a.min_val = v, a.min_loc = k;
+        if (v > a.max_val) a.max_val = v, a.max_loc = k;
+      },
+      MinMax(mm));
+  auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), psi_);
+  auto extremum = [&](int k, const char* name) {
+    const int i = 1 + k % nx, j = 1 + k / nx;
+    double ox, oy, vx, vy;
+    detail::parabola(double(hp(i - 1, j)), double(hp(i, j)), double(hp(i + 1, j)), ox, vx);
+    detail::parabola(double(hp(i, j - 1)), double(hp(i, j)), double(hp(i, j + 1)), oy, vy);
+    const std::string n = name;
+    d.emplace_back(n, vx + vy - double(hp(i, j)));
+    d.emplace_back(n + "_x", g.origin[0] + (i - 0.5 + ox) * hx);
+    d.emplace_back(n + "_y", g.origin[1] + (j - 0.5 + oy) * hy);
+  };
+  extremum(mm.min_loc, "psi_min");
+  extremum(mm.max_loc, "psi_max");
+  d.emplace_back("u_max", umax);
+  d.emplace_back("v_max", vmax);
+  d.emplace_back("psi_iterations", last_[0].iterations);
+  d.emplace_back("omega_iterations", last_[1].iterations);
+  if (s_.heat) d.emplace_back("temperature_iterations", last_[2].iterations);
+  d.emplace_back("solver_iterations_total",
+                 double(iterations_[0] + iterations_[1] + iterations_[2]));
+  d.emplace_back("unconverged_solves", double(unconverged_));
+
+  if (s_.heat) {
+    // Nusselt numbers of the hottest and coldest fixed-temperature sides:
+    // mean over the side of the heat flux into (hot) or out of (cold) the
+    // fluid, times L / delta T, L the distance to the opposite side; the
+    // gradient one-sided second order, the mean by the trapezoidal rule
+    // over the side's nodes (corners included).
+    auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), temp_);
+    int hot = -1, cold = -1;
+    for (int sd = 0; sd < 4; ++sd) {
+      if (s_.side[sd].thermal != Thermal::fixed) continue;
+      if (hot < 0 || s_.side[sd].temperature > s_.side[hot].temperature) hot = sd;
+      if (cold < 0 || s_.side[sd].temperature < s_.side[cold].temperature) cold = sd;
+    }
+    auto nusselt = [&](int sd) {
+      const int len = sd < 2 ? ny : nx;
+      const double hn = sd < 2 ? hx : hy;
+      double sum = 0;
+      for (int k = 0; k <= len + 1; ++k) {
+        const int i0 = sd == 0 ? 0 : sd == 1 ? nx + 1 : k, j0 = sd == 2 ? 0 : sd == 3 ? ny + 1 : k;
+        const int di = sd == 0 ? 1 : sd == 1 ? -1 : 0, dj = sd == 2 ? 1 : sd == 3 ? -1 : 0;
+        const double dn = (-3 * double(ht(i0, j0)) + 4 * double(ht(i0 + di, j0 + dj)) -
+                           double(ht(i0 + 2 * di, j0 + 2 * dj))) /
+                          (2 * hn);
+        sum += (k == 0 || k == len + 1 ? 0.5 : 1.0) * dn;
+      }
+      const double mean = sum / (len + 1);
+      const double width = sd < 2 ? (nx + 1) * hx : (ny + 1) * hy;
+      const double dT = s_.side[hot].temperature - s_.side[cold].temperature;
+      return mean * width / dT;
+    };
+    if (hot >= 0 && cold >= 0 && s_.side[hot].temperature > s_.side[cold].temperature) {
+      d.emplace_back("nusselt_hot", -nusselt(hot));
+      d.emplace_back("nusselt_cold", nusselt(cold));
+    }
+    // Velocity maxima on the mid-lines, in units of kappa / L: u on the
+    // vertical line x = x0 + Lx/2, v on the horizontal line y = y0 + Ly/2
+    // (linear between the two node columns/rows around it; position and
+    // value refined by a parabola).
+    const double vs = s_.velocity_scale;
+    auto profile = [&](bool vertical, std::vector<double>& out) {
+      const int len = vertical ? ny : nx;
+      const double c = 0.5 * (vertical ? (nx + 1) : (ny + 1));  // mid-line in node units
+      const int a = int(std::floor(c));
+      const double w = c - a;
+      out.assign(len + 2, 0.0);
+      for (int k = 1; k <= len; ++k) {
+        auto val = [&](int line) {
+          return vertical ? (double(hp(line, k + 1)) - double(hp(line, k - 1))) / (2 * hy)
+                          : -(double(hp(k + 1, line)) - double(hp(k - 1, line))) / (2 * hx);
+        };
+        out[k] = (1 - w) * val(a) + (w > 0 ? w * val(a + 1) : 0.0);
+      }
+    };
+    for (const bool vertical : {true, false}) {
+      std::vector<double> pr;
+      profile(vertical, pr);
+      int best = 1;
+      for (int k = 1; k + 1 < int(pr.size()); ++k)
+        if (pr[k] > pr[best]) best = k;
+      double off = 0, val = pr[best];
+      if (best > 1 && best + 2 < int(pr.size()))
+        detail::parabola(pr[best - 1], pr[best], pr[best + 1], off, val);
+      const double h = vertical ? hy : hx;
+      const double pos =
+          (vertical ? s_.grid.origin[1] : s_.grid.origin[0]) + (best + 0.5 + off) * h;
+      d.emplace_back(vertical ? "midline_u_max" : "midline_v_max", val * vs);
+      d.emplace_back(vertical ? "midline_u_max_y" : "midline_v_max_x", pos);
+    }
+  }
+  for (const auto& [k, v] : s_.numbers) d.emplace_back(k, v);
+  return d;
+}
+
+template <class ExecSpace, class Real>
+std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
+  return std::make_unique<Model<ExecSpace, Real>>(static_cast<const Setup&>(setup));
+}
+
+}  // namespace kflow::vorticity2d
