@@ -189,7 +189,10 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     if (ps.has("expansion") && beta > 0 && g == 0)
       ps.fail("gravity", "buoyancy (expansion > 0) needs gravity; it is 0 here");
     s->buoyancy = beta * g;
-    buoyant = s->buoyancy > 0;
+    // With a material, buoyancy acts once the temperature equation is on
+    // (an isothermal case needs no temperature conditions); an explicit
+    // expansion coefficient asks for it.
+    buoyant = ps.has("expansion") && s->buoyancy > 0;
     pr = s->nu / s->kappa;
   }
 
@@ -207,6 +210,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                 std::string("no temperature condition on this side") +
                     (buoyant ? " (buoyancy is on)" : " (the temperature equation is solved)") +
                     ": give { ..., temperature = T } (fixed) or { ..., adiabatic = true }");
+  if (!s->heat) s->buoyancy = 0;
   if (s->heat) {
     if (is.has("temperature_left") || is.has("temperature_right")) {
       s->split_initial = true;
@@ -355,8 +359,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->saved_values_per_cell = 3;
   // Stable explicit step (docs/models/vorticity2d.md): convection dt (|u|/hx +
   // |v|/hy) <= 1 with |u| <= the fastest boundary velocity at the start, and
-  // buoyancy dt sqrt(C dT / h) <= 1.
-  double bound = 1e300;
+  // buoyancy dt sqrt(C dT / h) <= 1; the lagged wall vorticity nu dt / h^2 <= c.
+  double bound = wall_vorticity_limit(s->wall_vorticity) * std::min(hx * hx, hy * hy) / s->nu;
   if (umax > 0) bound = std::min(bound, 1 / (umax / hx + umax / hy));
   if (s->buoyancy > 0 && s->ref_dt > 0)
     bound = std::min(bound, 1 / std::sqrt(s->buoyancy * s->ref_dt / std::min(hx, hy)));

@@ -30,6 +30,14 @@ enum class Thermal { fixed, adiabatic };
 // Boundary vorticity: the thesis's ghost-node rule (half of Thom's, first
 // order), Thom's (first order) or Woods' (second order) formula.
 enum class WallVorticity { thesis, thom, woods };
+
+// The wall vorticity lags the implicit diffusion by a step, which bounds the
+// step: nu dt / h^2 <= this (measured, docs/models/vorticity2d.md: the next
+// 20 % up diverge on the Ra = 1e3 cavity; the stronger the formula's
+// feedback, the smaller).
+inline double wall_vorticity_limit(WallVorticity w) {
+  return w == WallVorticity::woods ? 0.75 : w == WallVorticity::thom ? 1.5 : 4.0;
+}
 enum class Convection { upwind, tvd };
 
 struct Boundary {

@@ -319,15 +319,10 @@ class Model final : public kflow::Model {
     rate = std::max(rate, ub / s_.nodes.spacing(0) + ub / s_.nodes.spacing(1));
     // TVD with explicit Euler: Courant number <= 1/2 (van Leer).
     double dt = (rate > 0 ? 1 / rate : 1e300) * (s_.convection == Convection::tvd ? 0.5 : 1.0);
-    if (s_.buoyancy > 0 && s_.ref_dt > 0) {
-      const double h = std::min(s_.nodes.spacing(0), s_.nodes.spacing(1));
+    const double h = std::min(s_.nodes.spacing(0), s_.nodes.spacing(1));
+    if (s_.buoyancy > 0 && s_.ref_dt > 0)
       dt = std::min(dt, 1 / std::sqrt(s_.buoyancy * s_.ref_dt / h));
-    }
-    if (!(dt < 1e300)) {  // at rest, no buoyancy: a quarter of the slowest diffusion time
-      const double L = std::max(s_.nodes.length[0], s_.nodes.length[1]);
-      dt = 0.25 * L * L / std::max(s_.nu, s_.heat ? s_.kappa : 0.0);
-    }
-    return dt;
+    return std::min(dt, wall_vorticity_limit(s_.wall_vorticity) * h * h / s_.nu);
   }
 
   void step(double, double dt) override {
