@@ -89,7 +89,8 @@ struct Stencil5 : Neighbours2 {
 // (2/dx^2 + 2/dy^2), ...).  Across a non-periodic side the neighbour is
 // either a known (Dirichlet) value, coefficient 0 here and its term in b, or
 // a copy of the cell itself (first-order zero normal gradient: `neumann`,
-// the coefficient moves onto the diagonal).  Symmetric either way.
+// the coefficient moves onto the diagonal).  Symmetric either way; cells
+// outside the rectangle (the ghost ring) are not part of the system.
 template <class Real>
 struct Uniform5 : Neighbours2 {
   using real_type = Real;
@@ -99,6 +100,7 @@ struct Uniform5 : Neighbours2 {
   Grid grid;
 
   KOKKOS_INLINE_FUNCTION Coeffs5<Real> coeffs(int i, int j) const {
+    if (i < 1 || i > nx || j < 1 || j > ny) return {Real(0), Real(0), Real(0), Real(0), Real(0)};
     Coeffs5<Real> r = c;
     if (!px && i == 1) r.p += neumann[0] ? r.w : Real(0), r.w = 0;
     if (!px && i == nx) r.p += neumann[1] ? r.e : Real(0), r.e = 0;
