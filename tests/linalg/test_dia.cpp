@@ -456,3 +456,47 @@ TEMPLATE_LIST_TEST_CASE("make_dia5 rejects periodic operators and couplings to g
   la::set_neighbours(other, grid2(12, 10), false, false);
   CHECK_THROWS_AS(la::make_dia5(space, other), std::invalid_argument);
 }
+
+TEMPLATE_LIST_TEST_CASE("linalg::apply is A x in 3D too (Stencil7), ghosts of y untouched",
+                        "[dia][unit]", kflow::test::ExecutionSpaces) {
+  using S = TestType;
+  using F3 = la::Field<double, 3, Host>;
+  la::Grid g;
+  g.dim = 3;
+  g.cells = {5, 4, 3};
+  const int e0 = g.extent(0), e1 = g.extent(1), e2 = g.extent(2);
+  std::mt19937 gen(9);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto random3 = [&](const char* label) {
+    F3 f(label, e0, e1, e2);
+    for (int k = 0; k < e2; ++k)
+      for (int j = 0; j < e1; ++j)
+        for (int i = 0; i < e0; ++i) f(i, j, k) = u(gen);
+    return f;
+  };
+  la::Stencil7<double, Host> hop;
+  hop.cp = random3("cp"), hop.cw = random3("cw"), hop.ce = random3("ce");
+  hop.cs = random3("cs"), hop.cn = random3("cn"), hop.cb = random3("cb");
+  hop.ct = random3("ct");
+  hop.grid = g;
+  const F3 hx = random3("x");
+  F3 y0("y", e0, e1, e2);
+  Kokkos::deep_copy(y0, 7.25);
+  const auto y = to_space<S>(y0);
+  la::apply(S(), op_to_space<S>(hop), to_space<S>(hx), y);
+  const auto hy = to_host(y);
+  double worst = 0;
+  long ghosts = 0;
+  for (int k = 0; k < e2; ++k)
+    for (int j = 0; j < e1; ++j)
+      for (int i = 0; i < e0; ++i) {
+        const bool interior = i >= 1 && i <= 5 && j >= 1 && j <= 4 && k >= 1 && k <= 3;
+        if (!interior) {
+          ghosts += hy(i, j, k) != 7.25;
+          continue;
+        }
+        worst = std::max(worst, std::fabs(hy(i, j, k) - la::apply_at(hop, hx, i, j, k)));
+      }
+  CHECK(worst <= 1e-14);
+  CHECK(ghosts == 0);
+}
