@@ -1,4 +1,5 @@
-// Registration of the seed-003 kernel benchmarks (kflow bench tridiag | sip | poisson).
+// Registration of the linear-algebra kernel benchmarks (kflow bench tridiag | sip | poisson |
+// spmv).
 #include "kflow/core/bench.hpp"
 #include "kflow/core/registry.hpp"
 
@@ -43,3 +44,10 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), check_every=N (5), "
     "max_iterations=N (200000), alpha=A (SIP, 0.92), ordering=lexicographic (CPU "
     "default),diagonals,pipelined,tiles (GPU default) (SIP), sweeps=N (10, per-iteration time)"}))
+
+KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
+    "spmv",
+    "y = A x for the 5-point Laplacian (Dirichlet sides) on n x n cells: matrix-free "
+    "(linalg::Uniform5), DIA (linalg::Dia5, seed 001's format) and Kokkos Kernels' CRS spmv "
+    "(where built); ideal bytes for the bandwidth, GFlop/s at 9 flop/row",
+    "n=LIST (cells per side, 1024,4096)"}))

@@ -357,8 +357,12 @@ int cmd_bench(const Args& a) {
               << kflow::backend_description(r.backend) << "), " << r.precision << ", best of "
               << o.repeat << "\n";
     for (const auto& row : r.rows) {
-      std::cout << "  " << row.label << ": " << row.seconds * 1e3 << " ms";
-      if (row.bytes > 0)
+      std::cout << "  " << row.label << ": ";
+      if (row.seconds > 0)
+        std::cout << row.seconds * 1e3 << " ms";
+      else
+        std::cout << "not timed";
+      if (row.bytes > 0 && row.seconds > 0)
         std::cout << ", " << gbs(row.bytes / row.seconds) << " = "
                   << 100 * row.bytes / row.seconds / copy << "% of copy";
       if (!row.note.empty()) std::cout << "  [" << row.note << "]";

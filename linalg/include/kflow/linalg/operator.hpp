@@ -3,8 +3,9 @@
 // computes with them in 2D and 3D alike.  The operators themselves:
 // stencil.hpp (5-point, 2D: Laplace5, Stencil5, Uniform5) and stencil7.hpp (7-point,
 // 3D: Stencil7).  An operator carries `real_type`, `dim`, its `grid` and
-// coeffs(i, j[, k]); apply_at(op, x, i, j[, k]) is (A x) at a cell.  Cells
-// with c.p == 0 are not part of the system.
+// coeffs(i, j[, k]); apply_at(op, x, i, j[, k]) is (A x) at a cell, apply()
+// the matrix-free product over the grid.  Cells with c.p == 0 are not part of
+// the system.  dia.hpp holds a 5-point operator as an assembled DIA matrix.
 
 #include <Kokkos_Core.hpp>
 
@@ -38,6 +39,17 @@ struct SystemAbs {
   }
 };
 
+template <class Op, class X, class Y>
+struct Apply {
+  Op op;
+  X x;
+  Y y;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { y(i, j) = apply_at(op, x, i, j); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    y(i, j, k) = apply_at(op, x, i, j, k);
+  }
+};
+
 template <class Op, class X, class B, class R>
 struct Residual {
   Op op;
@@ -52,6 +64,14 @@ struct Residual {
   }
 };
 }  // namespace detail
+
+// y = A x on every interior cell, matrix-free (the operator's rows as they
+// are, also where c.p == 0).  Ghosts of y are left alone; x and y distinct.
+template <class ExecSpace, class Op, class X, class Y>
+void apply(const ExecSpace& space, const Op& op, const X& x, const Y& y) {
+  Kokkos::parallel_for("kflow::linalg::apply", interior_policy<Op::dim>(space, op.grid),
+                       detail::Apply<Op, X, Y>{op, x, y});
+}
 
 // r = b - A x on every cell in the system (0 elsewhere).
 template <class ExecSpace, class Op, class X, class B, class R>

@@ -68,7 +68,7 @@ struct KernelBenchOptions {
 
 struct KernelBenchRow {
   std::string label;   // what was timed, with its sizes
-  double seconds = 0;  // best of `repeat`
+  double seconds = 0;  // best of `repeat` (0: not timed, the note says why)
   double bytes = 0;    // bytes an ideal implementation moves (0: not a bandwidth figure)
   std::string note;    // e.g. iterations, residual, error against a reference
 };
