@@ -40,6 +40,9 @@ inline double wall_vorticity_limit(WallVorticity w) {
 }
 enum class Convection { upwind, tvd };
 
+// The smallest solver tolerance a float run uses (32 float epsilons).
+inline constexpr double float_tolerance = 4e-6;
+
 struct Boundary {
   Kind kind = Kind::wall;
   double tangential = 0;  // wall: its velocity along the side (+x or +y)

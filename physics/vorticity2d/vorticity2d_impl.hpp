@@ -399,7 +399,9 @@ class Model final : public kflow::Model {
   }
 
   linalg::SolveStats solve(Cg& cg, const F2& x, const F2& b, const char* what) {
-    const auto st = cg.solve(x, b, s_.control);
+    linalg::SolveControl c = s_.control;
+    if (sizeof(Real) == 4 && c.tolerance > 0) c.tolerance = std::max(c.tolerance, float_tolerance);
+    const auto st = cg.solve(x, b, c);
     const int k = what[0] == 's' ? 0 : what[0] == 'v' ? 1 : 2;
     iterations_[k] += st.iterations;
     if (s_.control.tolerance > 0 && !st.converged) {
