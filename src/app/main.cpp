@@ -383,7 +383,12 @@ int cmd_bench(const Args& a) {
             << 100 * r.bytes_per_second / r.stream.copy_bytes_per_second
             << "% of the copy bandwidth measured in this run ("
             << gbs(r.stream.copy_bytes_per_second) << "; dot " << gbs(r.stream.dot_bytes_per_second)
-            << ")\n";
+            << ")\n"
+            << "  " << r.seconds / double(r.steps) * 1e3 << " ms per step\n";
+  for (const auto& [k, v] : r.per_step)
+    std::cout << "  " << k
+              << (k.find("_total") != std::string::npos ? " per step: " : " (last step): ") << v
+              << "\n";
   return 0;
 }
 

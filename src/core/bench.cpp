@@ -105,6 +105,7 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   double t = 0;
   for (int k = 0; k < 5; ++k, t += dt) m->step(t, dt);  // warm-up
   m->fence();
+  const auto before = m->diagnostics(t);
   const auto t0 = std::chrono::steady_clock::now();
   for (long k = 0; k < r.steps; ++k, t += dt) m->step(t, dt);
   m->fence();
@@ -116,6 +117,15 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   for (const auto& [k, v] : d)
     if (!std::isfinite(v))
       throw Error("bench " + model + ": " + k + " is not finite after the run");
+  for (const auto& [k, v] : d) {
+    const bool total = k.size() > 6 && k.compare(k.size() - 6, 6, "_total") == 0;
+    if (total || k.find("_iterations") != std::string::npos) {
+      double v0 = 0;
+      for (const auto& [k0, x] : before)
+        if (k0 == k) v0 = x;
+      r.per_step.emplace_back(k, total ? (v - v0) / double(r.steps) : v);
+    }
+  }
   m.reset();
   log << "kflow bench: measuring " << pc.backend << " copy bandwidth for reference\n";
   r.stream = bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend), 5);

@@ -169,8 +169,10 @@ TEST_CASE("vorticity2d differentially heated cavity at Ra = 1e3 and 1e4 near de 
                    << " (deviation " << (g - w) / w * 100 << " %)");
       return std::fabs(g - w) / w;
     };
-    CHECK(rel("nusselt_hot", "nusselt_average") <= tol);
-    CHECK(rel("nusselt_cold", "nusselt_average") <= tol);
+    // The hot-wall mean (de Vahl Davis's Nu_0), like with like; in a steady
+    // state the cold wall carries the same heat out.
+    CHECK(rel("nusselt_hot", "nusselt_hot_wall_average") <= tol);
+    CHECK(rel("nusselt_cold", "nusselt_hot_wall_average") <= tol);
     CHECK(rel("midline_u_max", "u_max") <= tol);
     CHECK(rel("midline_v_max", "v_max") <= tol);
     CHECK(std::fabs(diag(r, "midline_u_max_y") - std::stod(b.at("u_max_y"))) <= tolx);
@@ -187,7 +189,7 @@ TEST_CASE("vorticity2d differentially heated cavity at Ra = 1e5, 128^2, near de 
   const auto& b = ref[2];
   const auto r = run_text(case_text("natural-convection-ra1e5.toml"), "", {}, "", false);
   for (const auto& [got, want] :
-       {std::pair{"nusselt_hot", "nusselt_average"}, std::pair{"midline_u_max", "u_max"},
+       {std::pair{"nusselt_hot", "nusselt_hot_wall_average"}, std::pair{"midline_u_max", "u_max"},
         std::pair{"midline_v_max", "v_max"}}) {
     const double g = diag(r, got), w = std::stod(b.at(want));
     WARN("Ra = 1e5 128^2: " << got << " = " << g << ", de Vahl Davis " << w);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kflow {
@@ -25,6 +26,10 @@ struct ModelBenchResult {
   std::string model, backend, precision, grid;
   long steps = 0;
   double seconds = 0, cell_updates_per_second = 0, bytes_per_second = 0;
+  // Per timed step: the mean of each running total the model reports
+  // (diagnostics "*_total", e.g. solver iterations), and the last step's
+  // per-solve counts ("*_iterations").
+  std::vector<std::pair<std::string, double>> per_step;
   StreamResult stream;
 };
 
