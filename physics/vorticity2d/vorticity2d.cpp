@@ -250,9 +250,12 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // at 1e-6 moves a steady state by < 1e-8 (docs/models/vorticity2d.md).
   s->control.tolerance = ss.get("tolerance", 1e-6, 0.0, 1e300);
   if (c.section("run").get_choice("precision", {"double", "float"}, "double") == "float" &&
-      s->control.tolerance > 0 && s->control.tolerance < float_tolerance)
+      s->control.tolerance > 0 && s->control.tolerance < float_tolerance(nx, ny, true))
     s->notes.push_back("solver.tolerance = " + num(s->control.tolerance) +
-                       " is below what float reaches; the solves use " + num(float_tolerance));
+                       " is below what float reaches on this grid; the solves use at least " +
+                       num(float_tolerance(nx, ny, true)) + " (psi) and " +
+                       num(float_tolerance(nx, ny, false)) +
+                       " (omega, T): docs/models/vorticity2d.md");
   s->control.max_iterations = int(ss.get_int("max_iterations", 20000, 1, 1 << 30));
   s->control.check_every = int(ss.get_int("check_every", 10, 1, 1 << 20));
   s->control.criterion = linalg::Criterion::residual;

@@ -385,10 +385,10 @@ int cmd_bench(const Args& a) {
             << gbs(r.stream.copy_bytes_per_second) << "; dot " << gbs(r.stream.dot_bytes_per_second)
             << ")\n"
             << "  " << r.seconds / double(r.steps) * 1e3 << " ms per step\n";
-  for (const auto& [k, v] : r.per_step)
-    std::cout << "  " << k
-              << (k.find("_total") != std::string::npos ? " per step: " : " (last step): ") << v
-              << "\n";
+  for (const auto& [key, value] : r.per_step)
+    std::cout << "  " << key
+              << (key.find("_total") != std::string::npos ? " per step: " : " (last step): ")
+              << value << "\n";
   return 0;
 }
 
