@@ -10,9 +10,11 @@
 #
 # KFLOW: the kflow binary (or tools/kflow); OUTDIR: a new directory for the
 # runs and table.md; BACKEND: cuda (default) or openmp; JOBS: runs side by
-# side (4); SET: "cavity", "convection" or "all" (default).
+# side (4); SET: "cavity", "convection" or "all" (default).  With
+# KFLOW_STUDY_TIMEOUT=S a run still going after S seconds is stopped (SIGTERM:
+# it ends after its step) and the table shows its last log row, marked.
 set -euo pipefail
-[[ $# -ge 2 ]] || { sed -n 2,14p "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n 2,17p "$0"; exit 2; }
 kflow=$1 out=$2 backend=${3:-cuda} jobs=${4:-4} set=${5:-all}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cases=$top/cases/vorticity2d
@@ -22,13 +24,13 @@ mkdir -p "$out"
 # name | case | overrides (space-separated --set values)
 runs=()
 if [[ $set == all || $set == cavity ]]; then
-  for n in 127 255 511; do
+  for n in 511 255 127; do  # the longest first
     runs+=("cavity-re1000-n$n|cavity-re1000.toml|grid.cells=[$n,$n] output.every=60.0")
   done
 fi
 if [[ $set == all || $set == convection ]]; then
-  for spec in 1e3:63:1.0 1e3:127:1.0 1e4:63:1.0 1e4:127:1.0 1e5:127:0.6 1e5:255:0.6 \
-              1e6:255:0.4; do
+  for spec in 1e6:255:0.4 1e5:255:0.6 1e5:127:0.6 1e4:127:1.0 1e3:127:1.0 1e4:63:1.0 \
+              1e3:63:1.0; do
     IFS=: read -r ra n end <<<"$spec"
     for conv in tvd upwind; do
       runs+=("ra$ra-n$n-$conv|natural-convection-ra$ra.toml|grid.cells=[$n,$n] time.end=$end output.every=$end numerics.convection=\"$conv\"")
@@ -41,7 +43,7 @@ one() {
   local args=(--set output.log_every=200)
   for s in $sets; do args+=(--set "$s"); done
   local t0=$SECONDS
-  if "$kflow" run "$cases/$file" --backend "$backend" --quiet --output "$out/$name" "${args[@]}" \
+  if timeout "${KFLOW_STUDY_TIMEOUT:-0}" "$kflow" run "$cases/$file" --backend "$backend" --quiet --output "$out/$name" "${args[@]}" \
       >"$out/$name.log" 2>&1; then
     echo "$name: done in $((SECONDS - t0)) s"
   else
@@ -49,7 +51,7 @@ one() {
   fi
 }
 export -f one
-export kflow out backend cases
+export kflow out backend cases KFLOW_STUDY_TIMEOUT
 printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {}
 
 python3 - "$out" "$top/cases/reference" <<'EOF' | tee "$out/table.md"
@@ -58,13 +60,28 @@ out, ref = sys.argv[1], sys.argv[2]
 def table(name):
     with open(os.path.join(ref, name)) as f:
         return list(csv.DictReader(l for l in f if not l.startswith('#')))
+def logfile(name):
+    # a finished run's log, or one stopped by KFLOW_STUDY_TIMEOUT (DIR.interrupted)
+    for d in (name, name + '.interrupted', name + '.failed', name + '.running'):
+        p = os.path.join(out, d, 'log.csv')
+        if os.path.exists(p): return p
+    return None
 def summary(name):
     p = os.path.join(out, name, 'summary.json')
-    return json.load(open(p))['diagnostics'] if os.path.exists(p) else None
+    if os.path.exists(p): return json.load(open(p))['diagnostics']
+    p = logfile(name)
+    if not p: return None
+    rows = list(csv.DictReader(open(p)))
+    if len(rows) < 2: return None
+    d = {k: float(v) for k, v in rows[-1].items()}
+    d['stopped'] = 1
+    return d
+def tag(d):
+    return f" (stopped at t = {d['time']:.4g})" if d.get('stopped') else ''
 def drift(name, key):
     # relative change of key over the last 10 % of the run (steadiness)
-    p = os.path.join(out, name, 'log.csv')
-    if not os.path.exists(p): return float('nan')
+    p = logfile(name)
+    if not p: return float('nan')
     rows = list(csv.DictReader(open(p)))
     t_end = float(rows[-1]['time'])
     early = [r for r in rows if float(r['time']) <= 0.9 * t_end][-1]
@@ -75,8 +92,11 @@ vortex = table('cavity_primary_vortex.csv')
 assert len(vortex) == 4, 'cavity_primary_vortex.csv: expected 4 rows'
 ghia = next(r for r in vortex if r['source'] == 'ghia1982' and r['reynolds'] == '1000')
 bp = next(r for r in vortex if r['source'] == 'botella_peyret1998')
-cav = sorted((int(os.path.basename(p)[15:]), summary(os.path.basename(p)))
-       for p in glob.glob(os.path.join(out, 'cavity-re1000-n*')) if os.path.isdir(p))
+def runs(prefix):
+    # run names in OUTDIR (a stopped run's directory has a suffix)
+    return sorted({os.path.basename(p).split('.')[0] for p in glob.glob(os.path.join(out, prefix + '*'))
+                   if os.path.isdir(p)})
+cav = sorted((int(n[15:]), summary(n)) for n in runs('cavity-re1000-n'))
 if any(d for _, d in cav):
     print('## Cavity Re = 1000, primary vortex (TVD, Woods)\n')
     print('| interior nodes | h | psi_min | x | y | vs Ghia | vs Botella & Peyret | psi_min change over the last 10 % of t |')
@@ -84,11 +104,11 @@ if any(d for _, d in cav):
     for n, d in cav:
         if not d: print(f'| {n}^2 | 1/{n+1} | (no result) |||||'); continue
         p = d['psi_min']
-        print(f"| {n}^2 | 1/{n+1} | {p:.7f} | {d['psi_min_x']:.4f} | {d['psi_min_y']:.4f} | "
+        print(f"| {n}^2{tag(d)} | 1/{n+1} | {p:.7f} | {d['psi_min_x']:.4f} | {d['psi_min_y']:.4f} | "
               f"{(p - float(ghia['psi_min'])) / abs(float(ghia['psi_min'])) * 100:+.3f} % | "
               f"{(p - float(bp['psi_min'])) / abs(float(bp['psi_min'])) * 100:+.3f} % | "
               f"{drift(f'cavity-re1000-n{n}', 'psi_min'):.1e} |")
-    ps = [d['psi_min'] for _, d in cav if d]
+    ps = [d['psi_min'] for _, d in cav if d and not d.get('stopped')]
     if len(ps) == 3 and (ps[1] - ps[2]) != 0 and (ps[0] - ps[1]) / (ps[1] - ps[2]) > 0:
         order = math.log2((ps[0] - ps[1]) / (ps[1] - ps[2]))
         rich = ps[2] + (ps[2] - ps[1]) / (2 ** order - 1)
@@ -96,7 +116,7 @@ if any(d for _, d in cav):
               f'Richardson-extrapolated psi_min {rich:.7f} '
               f'({(rich - float(bp["psi_min"])) / abs(float(bp["psi_min"])) * 100:+.3f} % from Botella & Peyret)')
     for k in (1, 2):
-        if cav[k - 1][1] and cav[k][1]:
+        if k < len(cav) and cav[k - 1][1] and cav[k][1]:
             e0 = abs(cav[k - 1][1]['psi_min'] - float(bp['psi_min']))
             e1 = abs(cav[k][1]['psi_min'] - float(bp['psi_min']))
             if e1 > 0:
@@ -106,7 +126,7 @@ if any(d for _, d in cav):
 
 dvd = table('devahldavis1983_natural_convection.csv')
 assert len(dvd) == 4, 'devahldavis1983_natural_convection.csv: expected 4 rows'
-names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, 'ra*')) if os.path.isdir(p))
+names = runs('ra')
 if names:
     print('## Heated cavity against de Vahl Davis (1983): deviation in %, positions in L\n')
     print('| Ra | interior nodes | convection | Nu hot wall | Nu cold wall | u_max (y) | v_max (x) | Nu change over the last 10 % of t |')
@@ -120,7 +140,7 @@ if names:
         if not d: print(f'| {ra[2:]} | {grid[1:]}^2 | {conv} | (no result) ||||'); continue
         r = next(r for r in dvd if float(r['rayleigh']) == float(ra[2:]))
         dev = lambda got, want: (got - float(r[want])) / float(r[want]) * 100
-        print(f"| {ra[2:]} | {grid[1:]}^2 | {conv} | {d['nusselt_hot']:.4f} ({dev(d['nusselt_hot'], 'nusselt_hot_wall_average'):+.2f}) | "
+        print(f"| {ra[2:]} | {grid[1:]}^2{tag(d)} | {conv} | {d['nusselt_hot']:.4f} ({dev(d['nusselt_hot'], 'nusselt_hot_wall_average'):+.2f}) | "
               f"{d['nusselt_cold']:.4f} ({dev(d['nusselt_cold'], 'nusselt_hot_wall_average'):+.2f}) | "
               f"{d['midline_u_max']:.3f} ({dev(d['midline_u_max'], 'u_max'):+.2f}) at {d['midline_u_max_y']:.4f} ({float(r['u_max_y'])}) | "
               f"{d['midline_v_max']:.3f} ({dev(d['midline_v_max'], 'v_max'):+.2f}) at {d['midline_v_max_x']:.4f} ({float(r['v_max_x'])}) | "
