@@ -12,9 +12,11 @@
 # runs and table.md; BACKEND: cuda (default) or openmp; JOBS: runs side by
 # side (4); SET: "cavity", "convection" or "all" (default).  With
 # KFLOW_STUDY_TIMEOUT=S a run still going after S seconds is stopped (SIGTERM:
-# it ends after its step) and the table shows its last log row, marked.
+# it ends after its step) and the table shows its last log row, marked;
+# KFLOW_STUDY_ONLY=REGEX runs only the runs whose names match (e.g.
+# "cavity-re1000-n511|ra1e6-n255-tvd").
 set -euo pipefail
-[[ $# -ge 2 ]] || { sed -n 2,17p "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n 2,20p "$0"; exit 2; }
 kflow=$1 out=$2 backend=${3:-cuda} jobs=${4:-4} set=${5:-all}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cases=$top/cases/vorticity2d
@@ -36,6 +38,12 @@ if [[ $set == all || $set == convection ]]; then
       runs+=("ra$ra-n$n-$conv|natural-convection-ra$ra.toml|grid.cells=[$n,$n] time.end=$end output.every=$end numerics.convection=\"$conv\"")
     done
   done
+fi
+
+if [[ -n ${KFLOW_STUDY_ONLY:-} ]]; then  # a regular expression on the run names
+  kept=()
+  for r in "${runs[@]}"; do [[ ${r%%|*} =~ ^($KFLOW_STUDY_ONLY)$ ]] && kept+=("$r"); done
+  runs=("${kept[@]}")
 fi
 
 one() {
