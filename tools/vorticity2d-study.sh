@@ -124,7 +124,7 @@ if any(d for _, d in cav):
               f'Richardson-extrapolated psi_min {rich:.7f} '
               f'({(rich - float(bp["psi_min"])) / abs(float(bp["psi_min"])) * 100:+.3f} % from Botella & Peyret)')
     for k in (1, 2):
-        if k < len(cav) and cav[k - 1][1] and cav[k][1]:
+        if k < len(cav) and all(d and not d.get('stopped') for d in (cav[k - 1][1], cav[k][1])):
             e0 = abs(cav[k - 1][1]['psi_min'] - float(bp['psi_min']))
             e1 = abs(cav[k][1]['psi_min'] - float(bp['psi_min']))
             if e1 > 0:

@@ -25,6 +25,8 @@
 namespace kflow::vorticity2d {
 
 // Sides in kflow's order: west, east, south, north (2 axis + high).
+// An outflow is a zero normal gradient of psi, omega and T (the thesis
+// prescribes an outflow velocity it does not give: digest 001, question 10).
 enum class Kind { wall, inflow, outflow };
 enum class Profile { uniform, parabolic };
 enum class Thermal { fixed, adiabatic };
