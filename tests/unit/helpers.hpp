@@ -83,6 +83,15 @@ inline std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// The text of the case file cases/<path> (e.g. "mac2d/cavity-re100.toml");
+// fails if it cannot be opened.
+inline std::string case_text(const std::string& path) {
+  const std::string full = std::string(KFLOW_SOURCE_DIR) + "/cases/" + path;
+  INFO("case file " << full);
+  REQUIRE(std::ifstream(full));
+  return read_file(full);
+}
+
 // A literature table from cases/reference/<file> (the one copy of every
 // table the tests compare with): rows "coordinate,value" after the '#'
 // comment lines and the column header.  Fails unless it read exactly `rows`

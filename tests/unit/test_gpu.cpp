@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -229,9 +227,7 @@ TEST_CASE("vorticity2d on cuda and openmp agrees to 1e-9 after 100 steps", "[gpu
       {"grid.cells=[63,63]", "numerics.wall_vorticity=\"thesis\"",
        "numerics.convection=\"upwind\""}};
   for (int c = 0; c < 2; ++c) {
-    std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/vorticity2d/" + cases[c]);
-    REQUIRE(in);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto text = kflow::test::case_text(std::string("vorticity2d/") + cases[c]);
     auto s = sets[c];
     for (const char* k : {"time.steps=100", "solver.tolerance=1e-12", "output.lines=[]"})
       s.push_back(k);

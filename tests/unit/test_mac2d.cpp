@@ -193,10 +193,8 @@ TEST_CASE("mac2d lid-driven cavity at Re = 100 against Ghia et al. (1982)", "[va
   // Ghia, Ghia & Shin, J. Comput. Phys. 48 (1982) 387-411, Tables I and II
   // (cases/reference).  128^2 cells, gamma = 0.5, t = 20 (steady).
   // Issue #3: largest deviation at the tabulated interior points <= 0.01.
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/mac2d/cavity-re100.toml");
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto r = run_text(text.str(), "", {"output.lines=[]"}, "", true);
+  const auto r = run_text(kflow::test::case_text("mac2d/cavity-re100.toml"), "",
+                          {"output.lines=[]"}, "", true);
   kflow::linalg::Grid g;
   g.dim = 2;
   g.cells = {128, 128, 1};
@@ -272,11 +270,7 @@ max = [0.12, 0.25]
 namespace {
 
 std::string case_text(const std::string& name) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/mac2d/" + name);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return kflow::test::case_text("mac2d/" + name);
 }
 
 // Published numbers are read from cases/reference/<file> (CSV rows
@@ -518,9 +512,9 @@ TEST_CASE("mac2d: line samples on walls read the wall's velocity", "[regression]
   const auto u = last_frame_rows("line_u.csv"), v = last_frame_rows("line_v.csv");
   REQUIRE(u.size() == 31);  // 30 cells + 1 points
   REQUIRE(v.size() == 31);
-  CHECK(u.front()[5] == 0.0);  // y = 0: the bottom wall
-  CHECK(u.back()[5] == 1.0);   // y = 1: the lid
+  CHECK(u.front()[5] == 0.0);                  // y = 0: the bottom wall
+  CHECK(u.back()[5] == 1.0);                   // y = 1: the lid
   CHECK(std::fabs(u[u.size() - 2][5]) < 1.0);  // inside: the flow, not the lid
-  CHECK(v.front()[5] == 0.0);  // x = 0 and x = 1: side walls
+  CHECK(v.front()[5] == 0.0);                  // x = 0 and x = 1: side walls
   CHECK(v.back()[5] == 0.0);
 }

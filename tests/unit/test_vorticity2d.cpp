@@ -23,11 +23,7 @@ using kflow::test::TempDir;
 namespace {
 
 std::string case_text(const std::string& name) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/vorticity2d/" + name);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return kflow::test::case_text("vorticity2d/" + name);
 }
 
 // A reference table with a header row and several columns (cases/reference):
