@@ -22,7 +22,10 @@
 // preconditioner).  With several disconnected regions the right-hand side
 // must be compatible in each region: only the global mean is removed.
 //
-// Preconditioners: none, or Jacobi (z = r / diag).
+// Preconditioners: none, Jacobi (z = r / diag), or one multigrid cycle
+// (multigrid.hpp; z = M r from z = 0, with symmetric red-black smoothing so
+// that M is symmetric positive definite: one extra pass per iteration for
+// r.z, and the cycle).
 //
 // Stopping (SolveControl):
 //   residual  max |b - A x| / max |b| (absolute where b = 0), as for
@@ -57,29 +60,36 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "kflow/linalg/detail/cg_kernels.hpp"
+#include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/options.hpp"
 #include "kflow/linalg/solver.hpp"
 
 namespace kflow::linalg {
 
-enum class CgPreconditioner { none, jacobi };
+enum class CgPreconditioner { none, jacobi, mg };
 
 template <>
 struct EnumNames<CgPreconditioner> {
   static constexpr const char* what = "CG preconditioner";
   static constexpr std::pair<CgPreconditioner, const char*> table[] = {
-      {CgPreconditioner::none, "none"}, {CgPreconditioner::jacobi, "jacobi"}};
+      {CgPreconditioner::none, "none"},
+      {CgPreconditioner::jacobi, "jacobi"},
+      {CgPreconditioner::mg, "mg"}};
 };
 
 struct CgOptions {
+  CgOptions() = default;
+  CgOptions(CgPreconditioner p, const MgOptions& m = {}) : preconditioner(p), mg(m) {}  // NOLINT
   CgPreconditioner preconditioner = CgPreconditioner::jacobi;
+  MgOptions mg;  // the multigrid preconditioner's (smoother rbgs for a symmetric M)
 };
 
 template <class ExecSpace, class Op>
@@ -94,6 +104,10 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
 
   ConjugateGradient(const ExecSpace& space, const Op& op, const CgOptions& options = {})
       : space_(space), op_(op), pre_(options.preconditioner) {
+    if (pre_ == CgPreconditioner::mg && options.mg.smoother != MgSmoother::rbgs)
+      throw std::invalid_argument(
+          "CG: the multigrid preconditioner needs the rbgs smoother (weighted Jacobi would "
+          "also be symmetric, but only rbgs is checked)");
     if (op.grid.dim != Dim)
       throw std::invalid_argument("CG: a " + std::to_string(Dim) + "D solver on a " +
                                   std::to_string(op.grid.dim) + "D grid");
@@ -125,6 +139,9 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     if (pre_ == CgPreconditioner::jacobi) {
       dinv_ = make_field<Real, Dim>(space_, "kflow::cg::dinv", g);
       detail::cg_diagonal(space_, op_, dinv_, sign_);
+    } else if (pre_ == CgPreconditioner::mg) {
+      dinv_ = make_field<Real, Dim>(space_, "kflow::cg::z", g);  // holds z
+      mg_ = std::make_unique<Multigrid<ExecSpace, Op>>(space_, op_, options.mg);
     }
     // Slots: 0, 1 r.z of alternate iterations; 2 the right-hand side; 3 p.q.
     sums_ = Sums(Kokkos::view_alloc(space_, "kflow::cg::sums"), 4);
@@ -134,19 +151,27 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
-    if (pre_ == CgPreconditioner::jacobi) return run<true>(x, b, c);
-    return run<false>(x, b, c);
+    if (pre_ == CgPreconditioner::jacobi) return run<detail::CgZ::jacobi>(x, b, c);
+    if (pre_ == CgPreconditioner::mg) return run<detail::CgZ::stored>(x, b, c);
+    return run<detail::CgZ::none>(x, b, c);
   }
 
   // Replaces the operator by one of the same structure (the same cells in
   // the system, symmetric, the same sign of the diagonal): e.g. I - dt k lap
-  // for a new dt.  Not checked; recomputes the Jacobi diagonal, allocates nothing.
+  // for a new dt.  Not checked; recomputes the Jacobi diagonal (allocates
+  // nothing) or rebuilds the multigrid hierarchy (allocates).
   void set_operator(const Op& op) {
     op_ = op;
     if (pre_ == CgPreconditioner::jacobi) detail::cg_diagonal(space_, op_, dinv_, sign_);
+    if (pre_ == CgPreconditioner::mg) mg_ = std::make_unique<Multigrid<ExecSpace, Op>>(space_, op_, mg_->options());
   }
 
-  std::string name() const override { return std::string("cg (") + linalg::name(pre_) + ")"; }
+  std::string name() const override {
+    if (mg_) return "cg (" + mg_->name() + ")";
+    return std::string("cg (") + linalg::name(pre_) + ")";
+  }
+  // The multigrid preconditioner (null unless preconditioner = mg).
+  const Multigrid<ExecSpace, Op>* multigrid() const { return mg_.get(); }
   CgPreconditioner preconditioner() const { return pre_; }
   // Whether the constants are in the null space (the right-hand side is
   // projected).
@@ -155,7 +180,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
   double sign() const { return double(sign_); }
 
  private:
-  template <bool J>
+  template <detail::CgZ J>
   SolveStats run(const typename Base::X& x, const typename Base::B& b, const SolveControl& c) {
     using XV = typename Base::X;
     using BV = typename Base::B;
@@ -187,12 +212,23 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
       }
     }
     const double inv_cells = singular_ ? 1.0 / double(cells_) : 0.0;
+    // A stored z: z = M r and r.z into slot `k` (its max |r| kept).
+    auto precondition = [&](int k) {
+      if constexpr (J == detail::CgZ::stored) {
+        mg_->precondition(dinv_, r_);
+        detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::rz", g,
+                               detail::CgStoredDot<F>{r_, dinv_, sign_},
+                               Kokkos::Sum<double, memory_space>(
+                                   Kokkos::View<double, memory_space>(&sums_.data()[k].dot)));
+      }
+    };
     // r = s (b - mean - A x) into slot `k`; returns nothing (device).
     auto residual = [&](int k) {
       detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::residual", g,
                              detail::CgResidual<J, Op, XV, BV, F, Sums>{op_, x, b, r_, dinv_, sums_,
                                                                         2, inv_cells, sign_},
                              detail::CgReducer<memory_space>(slot(k)));
+      precondition(k);
     };
     int prev = 0;  // the slot holding the latest r.z
     residual(prev);
@@ -211,6 +247,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
           space_, "kflow::linalg::cg::update", g,
           detail::CgUpdate<J, XV, F, Sums>{x, pnew, q_, r_, dinv_, sums_, prev, 3},
           detail::CgReducer<memory_space>(slot(cur)));
+      precondition(cur);
       pnew_ ^= 1;
       prev = cur;
       restart = false;
@@ -243,7 +280,8 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
   long cells_ = 0;
   Real sign_ = -1;
   bool singular_ = false;
-  F r_, q_, dinv_, p_[2];
+  F r_, q_, dinv_, p_[2];  // dinv_: 1 / diag (Jacobi) or z (multigrid)
+  std::unique_ptr<Multigrid<ExecSpace, Op>> mg_;
   int pnew_ = 0;
   Sums sums_;
   typename Sums::host_mirror_type host_;

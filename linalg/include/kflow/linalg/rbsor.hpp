@@ -14,6 +14,7 @@
 // are reductions that also return max |x_new - x_old| (criterion "change"),
 // so no copy of the previous iterate is kept; the residual criterion costs
 // one extra pass.  With tolerance 0 nothing comes back to the host.
+// detail::rb_sweep also sweeps 7-point operators (multigrid's 3D smoother).
 
 #include <Kokkos_Core.hpp>
 
@@ -67,8 +68,11 @@ KOKKOS_INLINE_FUNCTION Real sor_update(const Op& op, const X& x, const B& b, Rea
 // inputs, by the neighbouring tiles too), then the black cells of the tile,
 // and writes the tile back.  Same arithmetic on the same values as the two
 // sweeps, so the same bits; one launch and one pass over x instead of two.
+// `first` = 1 sweeps the black cells first (multigrid's post-smoothing, so
+// that its V-cycle stays symmetric).
 template <class ExecSpace, class Op, class X, class B, class Real>
-void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega) {
+void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega,
+                        int first = 0) {
   constexpr int TX = 64, TY = 8, SX = TX + 4, SY = TY + 4;
   const int nx = op.grid.cells[0], ny = op.grid.cells[1];
   const int tiles_x = (nx + TX - 1) / TX, tiles_y = (ny + TY - 1) / TY;
@@ -89,8 +93,6 @@ void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const 
           if (i >= 0 && i <= nx + 1 && j >= 0 && j <= ny + 1) s(k % SX, k / SX) = x(i, j);
         });
         team.team_barrier();
-        // Cells of one colour in the rows c0..c1, columns a0..a0+2*half-1:
-        // colour by the parity of i + j (red even), as rb_sweep.
         // The cells of one colour (red: i + j even, as rb_sweep) in rows
         // c0 .. c0 + rows - 1 and columns a0 .. a0 + 2 per_row - 1.
         auto sweep = [&](int parity, int a0, int c0, int rows, int per_row) {
@@ -105,9 +107,9 @@ void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const 
                                 Real(b(i, j)), omega);
           });
         };
-        sweep(0, 1, 1, SY - 2, (SX - 2) / 2);  // red: the tile and one halo layer
+        sweep(first, 1, 1, SY - 2, (SX - 2) / 2);  // first colour: the tile and one halo layer
         team.team_barrier();
-        sweep(1, 2, 2, SY - 4, (SX - 4) / 2);  // black: the tile
+        sweep(1 - first, 2, 2, SY - 4, (SX - 4) / 2);  // second colour: the tile
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TX * TY), [&](int k) {
           const int i = i0 + k % TX, j = j0 + k / TX;
@@ -116,14 +118,47 @@ void rb_iteration_fused(const ExecSpace& space, const Op& op, const X& x, const 
       });
 }
 
-// One colour.  GPUs: one thread per cell of the colour (MDRange over
-// (ii, j)).  CPUs: one task per row, looping over the row's cells of the
-// colour (an MDRange of half-rows cost about 5x more per cell there).
+// The SOR update of a 3D cell (i, j, k) (7-point operator).
+template <class Op, class X, class B, class Real>
+KOKKOS_INLINE_FUNCTION void sor_update(const Op& op, const X& x, const B& b, Real omega, int i,
+                                       int j, int k) {
+  const auto c = op.coeffs(i, j, k);
+  if (c.p == 0) return;
+  const Real old = x(i, j, k);
+  const Real sigma = c.w * x(i - 1, j, k) + c.e * x(i + 1, j, k) + c.s * x(i, j - 1, k) +
+                     c.n * x(i, j + 1, k) + c.b * x(i, j, k - 1) + c.t * x(i, j, k + 1);
+  x(i, j, k) = (Real(1) - omega) * old + omega * (Real(b(i, j, k)) - sigma) / c.p;
+}
+
+// One colour (red: i + j [+ k] even, stored indices).  GPUs: one thread per
+// cell of the colour (MDRange over (ii, j[, k])).  CPUs: one task per row
+// (2D) or line (3D), looping over the line's cells of the colour (an MDRange
+// of half-rows cost about 5x more per cell there).
 template <class ExecSpace, class Op, class X, class B, class Real>
 void rb_sweep(const ExecSpace& space, const Op& op, const X& x, const B& b, Real omega,
               int colour) {
   const int nx = op.grid.cells[0];
-  if constexpr (on_gpu<ExecSpace>) {
+  if constexpr (Op::dim == 3) {
+    const int ny = op.grid.cells[1], nz = op.grid.cells[2];
+    if constexpr (on_gpu<ExecSpace>) {
+      const int half = (nx + 1) / 2;
+      Kokkos::parallel_for(
+          "kflow::linalg::rbsor::sweep3",
+          GridPolicy<ExecSpace, 3>(space, {0, 1, 1}, {half, ny + 1, nz + 1}, {32, 2, 2}),
+          KOKKOS_LAMBDA(int ii, int j, int k) {
+            const int i = 1 + ((1 + j + k + colour) & 1) + 2 * ii;
+            if (i <= nx) sor_update(op, x, b, omega, i, j, k);
+          });
+    } else {
+      Kokkos::parallel_for(
+          "kflow::linalg::rbsor::sweep3", RangePolicy<ExecSpace>(space, 0, ny * nz),
+          KOKKOS_LAMBDA(int line) {
+            const int j = 1 + line % ny, k = 1 + line / ny;
+            for (int i = 1 + ((1 + j + k + colour) & 1); i <= nx; i += 2)
+              sor_update(op, x, b, omega, i, j, k);
+          });
+    }
+  } else if constexpr (on_gpu<ExecSpace>) {
     Kokkos::parallel_for(
         "kflow::linalg::rbsor::sweep", colour_policy(space, op.grid), KOKKOS_LAMBDA(int ii, int j) {
           const int i = 1 + ((1 + j + colour) & 1) + 2 * ii;

@@ -106,19 +106,26 @@ void cg_reduce(const ExecSpace& space, const char* label, const Grid& g, const B
   }
 }
 
-// z = r or r / diag (Jacobi) at a cell, from the value rc of r there.
-template <bool Jacobi, class F, class... I>
-KOKKOS_INLINE_FUNCTION typename F::value_type cg_z(typename F::value_type rc, const F& dinv,
+// The preconditioners' ways of giving z at a cell: none (z = r), Jacobi
+// (z = r / diag, `pre` holds 1 / diag) and a stored z (multigrid: `pre`
+// holds z, computed between the passes).
+enum class CgZ { none, jacobi, stored };
+
+// z at a cell, from the value rc of r there.
+template <CgZ Z, class F, class... I>
+KOKKOS_INLINE_FUNCTION typename F::value_type cg_z(typename F::value_type rc, const F& pre,
                                                    I... idx) {
-  if constexpr (Jacobi)
-    return rc * dinv(idx...);
+  if constexpr (Z == CgZ::jacobi)
+    return rc * pre(idx...);
+  else if constexpr (Z == CgZ::stored)
+    return pre(idx...);
   else
     return rc;
 }
 
 // The new search direction evaluated anywhere (the operator reads it at the
 // neighbours): z + beta p_old.
-template <bool Jacobi, class F>
+template <CgZ Z, class F>
 struct CgDirectionValue {
   using Real = typename F::value_type;
   F r, dinv, pold;
@@ -126,14 +133,14 @@ struct CgDirectionValue {
   bool restart;
   template <class... I>
   KOKKOS_INLINE_FUNCTION Real operator()(I... idx) const {
-    const Real z = cg_z<Jacobi>(r(idx...), dinv, idx...);
+    const Real z = cg_z<Z>(r(idx...), dinv, idx...);
     return restart ? z : z + beta * pold(idx...);
   }
 };
 
 // direction: p_new = z + beta p_old, q = s A p_new, reduces p_new.q into
 // sums(slot_pq).dot.  beta = rz(prev) / rz(prev2).
-template <bool Jacobi, class Op, class F, class S>
+template <CgZ Z, class Op, class F, class S>
 struct CgDirection {
   using Real = typename F::value_type;
   Op op;
@@ -150,7 +157,7 @@ struct CgDirection {
   template <class... I>
   KOKKOS_INLINE_FUNCTION void operator()(double& acc, Real beta, I... idx) const {
     if (op.coeffs(idx...).p == 0) return;
-    const CgDirectionValue<Jacobi, F> pv{r, dinv, pold, beta, restart};
+    const CgDirectionValue<Z, F> pv{r, dinv, pold, beta, restart};
     const Real pc = pv(idx...);
     const Real qc = sign * apply_at(op, pv, idx...);
     pnew(idx...) = pc;
@@ -161,7 +168,7 @@ struct CgDirection {
 
 // update: alpha = rz(prev) / pq, x += alpha p, r -= alpha q; reduces r.z,
 // max |r| and max |alpha p| into sums(cur).
-template <bool Jacobi, class X, class F, class S>
+template <CgZ Z, class X, class F, class S>
 struct CgUpdate {
   using Real = typename F::value_type;
   X x;
@@ -184,7 +191,7 @@ struct CgUpdate {
       rc -= alpha * qc;
       r(idx...) = rc;
     }
-    const Real z = cg_z<Jacobi>(rc, dinv, idx...);
+    const Real z = cg_z<Z>(rc, dinv, idx...);
     acc.dot += double(rc) * double(z);
     const double ra = nan_as_inf(Kokkos::fabs(double(rc)));
     const double da = nan_as_inf(Kokkos::fabs(double(alpha * pc)));
@@ -195,7 +202,7 @@ struct CgUpdate {
 
 // residual: r = s (b - mean - A x) on the system (0 elsewhere), mean =
 // sums(slot_b).dot / cells when projecting; reduces r.z and max |r|.
-template <bool Jacobi, class Op, class X, class B, class F, class S>
+template <CgZ Z, class Op, class X, class B, class F, class S>
 struct CgResidual {
   using Real = typename F::value_type;
   Op op;
@@ -216,10 +223,26 @@ struct CgResidual {
     }
     const Real rc = sign * (Real(b(idx...)) - mean - Real(apply_at(op, x, idx...)));
     r(idx...) = rc;
-    const Real z = cg_z<Jacobi>(rc, dinv, idx...);
+    const Real z = cg_z<Z>(rc, dinv, idx...);
     acc.dot += double(rc) * double(z);
     const double ra = nan_as_inf(Kokkos::fabs(double(rc)));
     acc.rmax = ra > acc.rmax ? ra : acc.rmax;
+  }
+};
+
+// After a stored-z preconditioner (multigrid on A, not on s A) wrote z:
+// z *= s, and r.z reduced.
+template <class F>
+struct CgStoredDot {
+  using Real = typename F::value_type;
+  F r, z;
+  Real sign;
+  KOKKOS_INLINE_FUNCTION int scalar() const { return 0; }
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()(double& acc, int, I... idx) const {
+    const Real zc = sign * z(idx...);
+    z(idx...) = zc;
+    acc += double(r(idx...)) * double(zc);
   }
 };
 

@@ -1,0 +1,260 @@
+#pragma once
+// Multigrid's grid-transfer kernels (multigrid.hpp), one body for 2D and 3D:
+// the coarse operator, the restriction of a residual and the prolongation
+// of a correction between a level of n cells and the next of n/2 per
+// direction (coarse cell I has the fine children 2I-1 and 2I, stored
+// indices).
+//
+// Prolongation P: bilinear (trilinear) interpolation from the parent and its
+// 2^Dim - 1 coarse neighbours towards the fine cell (weights 3/4, 1/4 per
+// direction); a neighbour outside the system (beyond a non-periodic side, or
+// a solid coarse cell) gives its weight to the parent, so the rows of P sum
+// to one and a constant is interpolated exactly.  Restriction R = P^T / 2^Dim,
+// its transpose scaled to a weighted average (full weighting); R and P
+// adjoint keep the V-cycle symmetric (CG's preconditioner).
+//
+// Coarse operator: per coarse face, the fine couplings across it summed;
+// the diagonal, the children's diagonals plus their couplings to siblings;
+// everything divided by 2^(Dim+1).  This is the Galerkin product of the
+// piecewise-constant aggregation, halved: for the Laplacian with any
+// coefficients it is the rediscretisation on the coarse cells (face
+// coefficients averaged, a cell-centred Dirichlet wall stays one), a solid
+// cell stays solid unless a child is fluid, and a row that sums to zero
+// still does.  A zeroth-order term (I - dt k lap) comes out halved: the
+// documented approximation (docs/linalg.md).
+
+#include <Kokkos_Core.hpp>
+
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/stencil.hpp"
+#include "kflow/linalg/stencil7.hpp"
+
+namespace kflow::linalg::detail {
+
+// A view at an index array.
+template <class V>
+KOKKOS_INLINE_FUNCTION decltype(auto) mg_at(const V& v, const int* c) {
+  if constexpr (V::rank == 2)
+    return v(c[0], c[1]);
+  else
+    return v(c[0], c[1], c[2]);
+}
+
+// An operator's coefficients at an index array: p, lo[d] (w, s, b) and
+// hi[d] (e, n, t).
+template <class Real>
+struct MgCoeffs {
+  Real p, lo[3], hi[3];
+};
+template <class Op>
+KOKKOS_INLINE_FUNCTION MgCoeffs<typename Op::real_type> mg_coeffs(const Op& op, const int* c) {
+  if constexpr (Op::dim == 2) {
+    const auto k = op.coeffs(c[0], c[1]);
+    return {k.p, {k.w, k.s, 0}, {k.e, k.n, 0}};
+  } else {
+    const auto k = op.coeffs(c[0], c[1], c[2]);
+    return {k.p, {k.w, k.s, k.b}, {k.e, k.n, k.t}};
+  }
+}
+
+// Coarse-level indexing: n cells per direction, periodic wrap.
+struct MgIndex {
+  int n[3] = {1, 1, 1};
+  bool periodic[3] = {false, false, false};
+  // Index i + s (s = -1, 0, 1) with wrap; 0 or n + 1 (a ghost) otherwise.
+  KOKKOS_INLINE_FUNCTION int shift(int d, int i, int s) const {
+    const int r = i + s;
+    if (periodic[d]) return r < 1 ? n[d] : r > n[d] ? 1 : r;
+    return r;
+  }
+};
+
+// Builds the coarse operator's coefficient fields (p, w, e, s, n[, b, t]).
+template <int Dim, class FineOp, class F>
+struct MgCoarsen {
+  using Real = typename F::value_type;
+  FineOp op;
+  F c[2 * Dim + 1];  // p, then lo/hi per direction
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { cell(i, j, 0); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { cell(i, j, k); }
+  KOKKOS_INLINE_FUNCTION void cell(int i, int j, int k) const {
+    const int I[3] = {i, j, k};
+    Real p = 0, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int m = 0; m < (1 << Dim); ++m) {
+      int f[3] = {0, 0, 0};
+      for (int d = 0; d < Dim; ++d) f[d] = 2 * I[d] - 1 + ((m >> d) & 1);
+      const auto cf = mg_coeffs(op, f);
+      p += cf.p;
+      for (int d = 0; d < Dim; ++d) {
+        if ((m >> d) & 1) {  // the high child: its low neighbour is a sibling
+          hi[d] += cf.hi[d];
+          p += cf.lo[d];
+        } else {
+          lo[d] += cf.lo[d];
+          p += cf.hi[d];
+        }
+      }
+    }
+    const Real scale = Real(1) / Real(1 << (Dim + 1));
+    mg_at(c[0], I) = p * scale;
+    for (int d = 0; d < Dim; ++d) {
+      mg_at(c[1 + 2 * d], I) = lo[d] * scale;
+      mg_at(c[2 + 2 * d], I) = hi[d] * scale;
+    }
+  }
+};
+
+// The interpolation weight of the corner delta (bit d: 1 = the neighbour in
+// direction d) of a fine cell's coarse stencil: a product of 3/4 and 1/4.
+template <int Dim, class Real>
+KOKKOS_INLINE_FUNCTION Real mg_weight(int delta) {
+  Real w = 1;
+  for (int d = 0; d < Dim; ++d) w *= ((delta >> d) & 1) ? Real(0.25) : Real(0.75);
+  return w;
+}
+
+// P's row for fine cell f: the coarse cells K(delta) = parent shifted by
+// delta * s (s = -1 for a low child, +1 for a high one) and their weights,
+// those outside the system moved onto the parent (delta = 0).
+template <int Dim, class Real, class CP>
+KOKKOS_INLINE_FUNCTION Real mg_parent_weight(const MgIndex& ix, const CP& cp, const int* I,
+                                             const int* s) {
+  Real w = mg_weight<Dim, Real>(0);
+  for (int m = 1; m < (1 << Dim); ++m) {
+    int K[3] = {I[0], I[1], I[2]};
+    for (int d = 0; d < Dim; ++d)
+      if ((m >> d) & 1) K[d] = ix.shift(d, I[d], s[d]);
+    if (mg_at(cp, K) == 0) w += mg_weight<Dim, Real>(m);
+  }
+  return w;
+}
+
+// x_fine += P x_coarse on the fine cells in the system.
+template <int Dim, class FineOp, class XF, class CP, class XC>
+struct MgProlongAdd {
+  using Real = typename XC::value_type;
+  FineOp op;
+  XF xf;
+  CP cp;  // the coarse diagonal (0: not in the system)
+  XC xc;
+  MgIndex ix;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { cell(i, j, 0); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { cell(i, j, k); }
+  KOKKOS_INLINE_FUNCTION void cell(int i, int j, int k) const {
+    const int f[3] = {i, j, k};
+    if (mg_coeffs(op, f).p == 0) return;
+    int I[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+    for (int d = 0; d < Dim; ++d) I[d] = (f[d] + 1) / 2, s[d] = (f[d] & 1) ? -1 : 1;
+    Real e = mg_parent_weight<Dim, Real>(ix, cp, I, s) * mg_at(xc, I);
+    for (int m = 1; m < (1 << Dim); ++m) {
+      int K[3] = {I[0], I[1], I[2]};
+      for (int d = 0; d < Dim; ++d)
+        if ((m >> d) & 1) K[d] = ix.shift(d, I[d], s[d]);
+      if (mg_at(cp, K) != 0) e += mg_weight<Dim, Real>(m) * mg_at(xc, K);
+    }
+    mg_at(xf, f) += e;
+  }
+};
+
+// b_coarse = P^T r_fine / 2^Dim on the coarse cells in the system (0
+// elsewhere).  r is 0 outside the fine system.
+template <int Dim, class R, class CP, class BC>
+struct MgRestrict {
+  using Real = typename BC::value_type;
+  R r;
+  CP cp;
+  BC bc;
+  MgIndex ix;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { cell(i, j, 0); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { cell(i, j, k); }
+  KOKKOS_INLINE_FUNCTION void cell(int i, int j, int k) const {
+    const int I[3] = {i, j, k};
+    if (mg_at(cp, I) == 0) {
+      mg_at(bc, I) = 0;
+      return;
+    }
+    Real sum = 0;
+    int pow3 = 1;
+    for (int d = 0; d < Dim; ++d) pow3 *= 3;
+    // Coarse neighbours K = I + off (off in {-1, 0, 1}^Dim) and the children
+    // of K whose stencil reaches I: in a direction with off != 0, the child
+    // on I's side (s = -off).
+    for (int nb = 0; nb < pow3; ++nb) {
+      int off[3] = {0, 0, 0}, K[3] = {0, 0, 0};
+      bool inside = true, parent = true;
+      for (int d = 0, q = nb; d < Dim; ++d, q /= 3) {
+        off[d] = q % 3 - 1;
+        K[d] = ix.shift(d, I[d], off[d]);
+        inside = inside && K[d] >= 1 && K[d] <= ix.n[d];
+        parent = parent && off[d] == 0;
+      }
+      if (!inside) continue;
+      for (int m = 0; m < (1 << Dim); ++m) {
+        int f[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+        bool reaches = true;
+        Real w = 1;
+        for (int d = 0; d < Dim; ++d) {
+          const int a = (m >> d) & 1;
+          s[d] = a ? 1 : -1;
+          f[d] = 2 * K[d] - 1 + a;
+          if (off[d] != 0) {
+            reaches = reaches && s[d] == -off[d];
+            w *= Real(0.25);
+          } else {
+            w *= Real(0.75);
+          }
+        }
+        if (!reaches) continue;
+        if (parent) w = mg_parent_weight<Dim, Real>(ix, cp, I, s);
+        sum += w * mg_at(r, f);
+      }
+    }
+    mg_at(bc, I) = sum / Real(1 << Dim);
+  }
+};
+
+// Weighted Jacobi, in two passes: t = w (b - A x) / c.p, then x += t (on
+// the cells in the system; t is 0 elsewhere).
+template <class Op, class X, class B, class T>
+struct MgJacobiCorrection {
+  using Real = typename T::value_type;
+  Op op;
+  X x;
+  B b;
+  T t;
+  Real weight;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const {
+    const Real p = op.coeffs(i, j).p;
+    t(i, j) = p != 0 ? weight * (Real(b(i, j)) - apply_at(op, x, i, j)) / p : Real(0);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    const Real p = op.coeffs(i, j, k).p;
+    t(i, j, k) = p != 0 ? weight * (Real(b(i, j, k)) - apply_at(op, x, i, j, k)) / p : Real(0);
+  }
+};
+
+template <class X, class T>
+struct MgAdd {
+  X x;
+  T t;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { x(i, j) += t(i, j); }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { x(i, j, k) += t(i, j, k); }
+};
+
+// out = in - mean on the cells in the system (0 elsewhere).
+template <class Op, class In, class Out>
+struct MgShift {
+  using Real = typename Out::value_type;
+  Op op;
+  In in;
+  Out out;
+  Real mean;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const {
+    out(i, j) = op.coeffs(i, j).p != 0 ? Real(in(i, j)) - mean : Real(0);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    out(i, j, k) = op.coeffs(i, j, k).p != 0 ? Real(in(i, j, k)) - mean : Real(0);
+  }
+};
+
+}  // namespace kflow::linalg::detail
