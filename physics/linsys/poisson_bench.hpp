@@ -14,6 +14,13 @@
 //   sine    -2 pi^2 sin(pi x) sin(pi y), Table 2's problem.  It is an exact
 //           eigenvector of the discrete operator, so CG converges in one
 //           iteration: no comparison for CG.
+// Multigrid: mg (V(2,2) red-black Gauss-Seidel, one iteration = one
+// cycle), mg_f (F(2,2)), mg_v3 (V(3,3)) and cg_mg (CG with one symmetric
+// V(2,2)-cycle as preconditioner), checked every iteration whatever
+// check_every says (a cycle costs about ten sweeps).  dim=3: the 7-point
+// problem of `kflow bench sip --set dim=3` on n^3 cells (bc=dirichlet) or
+// its pure-Neumann counterpart (bc=neumann), with mg, mg_f, cg_mg and
+// cg_jacobi, and one fused red-black iteration as the unit of work.
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
 // checks and diagonal; one run), one iteration (mean of `sweeps` fixed
 // iterations, with the bytes an ideal implementation moves), and the time to
@@ -35,6 +42,7 @@
 #include "kflow/core/bench.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/cg.hpp"
+#include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
 #include "sip_bench.hpp"
@@ -66,14 +74,123 @@ void fill_rhs(const Space& space, const la::Grid& g, int kind, const F& b) {
 }
 }  // namespace kernels
 
+// The 3D rows (dim=3): n^3 cells, u = 0 on the walls (mirrored ghosts) or
+// pure Neumann, random right-hand side (projected onto the compatible space
+// by the solvers when singular).
+template <class Space, class Real>
+void run_poisson3(const Space& space, const std::vector<long>& ks,
+                  const std::vector<std::string>& solvers, bool neumann, double tol, int max_its,
+                  int sweeps, int repeat, std::vector<KernelBenchRow>& rows, std::ostream& log) {
+  using Mem = typename Space::memory_space;
+  using Op = la::Stencil7<Real, Mem>;
+  auto best_of = [&](auto&& fn) {
+    double best = 1e300;
+    for (int r = 0; r < repeat; ++r) {
+      space.fence();
+      Kokkos::Timer t;
+      fn();
+      space.fence();
+      best = std::min(best, t.seconds());
+    }
+    return best;
+  };
+  for (long k : ks) {
+    const int n = 1 << k;
+    la::Grid g;
+    g.dim = 3;
+    g.cells = {n, n, n};
+    la::Field<Real, 3, Mem> c[7], b = la::make_field<Real, 3>(space, "b", g),
+                                  x = la::make_field<Real, 3>(space, "x", g);
+    for (auto& f : c) f = la::make_field<Real, 3>(space, "c", g);
+    kernels::fill_poisson3<Space, Real>(space, g, c, b);
+    const double a = 1 / (g.spacing(0) * g.spacing(0));
+    const auto cp = c[0];
+    Kokkos::parallel_for(
+        "kflow::linsys::poisson3::rhs", la::interior_policy<3>(space, g),
+        KOKKOS_LAMBDA(int i, int j, int kk) {
+          std::uint64_t z = (std::uint64_t(i) * 0x9E3779B97F4A7C15ull + std::uint64_t(j)) *
+                                0xBF58476D1CE4E5B9ull +
+                            std::uint64_t(kk);
+          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+          z ^= z >> 31;
+          b(i, j, kk) = Real(double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+          // Neumann: no wall term on the diagonal.
+          if (neumann)
+            cp(i, j, kk) =
+                Real(-a * ((i > 1) + (i < n) + (j > 1) + (j < n) + (kk > 1) + (kk < n)));
+        });
+    Op op;
+    op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5],
+    op.ct = c[6];
+    op.grid = g;
+    const std::string size = std::to_string(n) + "^3 cells, " +
+                             (neumann ? "pure Neumann" : "Dirichlet") + ", random rhs";
+    // The unit of work: one red-black Gauss-Seidel iteration on the fine grid.
+    KernelBenchRow unit;
+    unit.seconds = best_of([&] {
+      for (int s = 0; s < sweeps; ++s) {
+        la::detail::rb_sweep(space, op, x, b, Real(1), 0);
+        la::detail::rb_sweep(space, op, x, b, Real(1), 1);
+      }
+    }) / sweeps;
+    unit.bytes = 10.0 * double(n) * n * n * sizeof(Real);  // x rw, b, 7 coefficients
+    unit.label = size + ", one red-black Gauss-Seidel iteration (the unit of work)";
+    rows.push_back(unit);
+    la::SolveControl ctl;
+    ctl.tolerance = tol;
+    ctl.check_every = 1;
+    ctl.max_iterations = max_its;
+    auto to_tolerance = [&](la::Solver<Space, Real, 3>& s) {
+      la::SolveStats st;
+      KernelBenchRow tt;
+      tt.seconds = best_of([&] {
+        Kokkos::deep_copy(space, x, Real(0));
+        st = s.solve(x, b, ctl);
+      });
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "%d iterations, residual %.2e x max|b|%s, %.1f fine-iteration equivalents",
+                    st.iterations, st.criterion, st.converged ? "" : " NOT CONVERGED",
+                    tt.seconds / unit.seconds);
+      tt.label = size + ", " + s.name() + ", to tolerance";
+      tt.note = buf;
+      rows.push_back(tt);
+      log << "poisson: " << tt.label << ": " << tt.note << ", " << tt.seconds << " s\n";
+    };
+    for (const auto& name : solvers) {
+      if (name == "mg" || name == "mg_f" || name == "mg_v3") {
+        la::MgOptions mo;
+        if (name == "mg_f") mo.cycle = la::MgCycle::f;
+        if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
+        la::Multigrid<Space, Op> mg(space, op, mo);
+        to_tolerance(mg);
+      } else if (name == "cg_mg" || name == "cg_jacobi" || name == "cg") {
+        la::ConjugateGradient<Space, Op> cg(
+            space, op,
+            la::CgOptions(name == "cg_mg"       ? la::CgPreconditioner::mg
+                          : name == "cg_jacobi" ? la::CgPreconditioner::jacobi
+                                                : la::CgPreconditioner::none));
+        to_tolerance(cg);
+      } else {
+        throw Error("bench poisson: solver " + name + " is 2D only (dim=3: mg, mg_f, mg_v3, " +
+                    "cg_mg, cg_jacobi, cg)");
+      }
+    }
+  }
+}
+
 template <class Space, class Real>
 std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostream& log) {
   using Op = la::Stencil5<Real, typename Space::memory_space>;
   constexpr bool gpu = la::on_gpu<Space>;
   const auto& P = o.params;
   const auto ks = P.get_ints("k", {5, 7}, 1);
-  const auto solvers =
-      P.get_choices("solvers", "sip,rbsor,cg,cg_jacobi", {"sip", "rbsor", "cg", "cg_jacobi"});
+  const long dim = P.get_int("dim", 2, 2);
+  const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
+  const auto solvers = P.get_choices(
+      "solvers", dim == 3 ? "mg,mg_f,cg_mg,cg_jacobi" : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,cg_mg",
+      {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v3", "cg_mg"});
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -86,6 +203,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
       gpu ? std::vector<std::string>{"diagonals", "pipelined", "tiles"}
           : std::vector<std::string>{"lexicographic", "diagonals", "pipelined", "tiles"});
   P.check_unknown("poisson");
+  if (dim != 2 && dim != 3)
+    throw Error("bench poisson: --set dim=" + std::to_string(dim) + ": expected 2 or 3");
+  if (dim == 2 && bc != "dirichlet")
+    throw Error("bench poisson: --set bc=" + bc + ": only with dim=3");
   for (long k : ks)
     if (k > 14) throw Error("bench poisson: --set k=" + std::to_string(k) + ": expected k <= 14");
   if (!(tol > 0))
@@ -115,6 +236,11 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     return best;
   };
 
+  if (dim == 3) {
+    run_poisson3<Space, Real>(space, ks, solvers, bc == "neumann", tol, max_its, sweeps, repeat,
+                              rows, log);
+    return rows;
+  }
   for (long k : ks) {
     const int n = 1 << k;
     auto p = poisson_problem<Space, Real>(space, n);
@@ -130,7 +256,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     fixed.max_iterations = sweeps;
     const double cells = double(n) * n;
     // One solver: set-up row (if any), one iteration, to tolerance.
-    auto measure = [&](la::Solver<Space, Real, 2>& s, const std::string& what, double values) {
+    auto measure = [&](la::Solver<Space, Real, 2>& s, const std::string& what, double values,
+                       bool every_iteration = false) {
+      la::SolveControl ctl = to_tol;
+      if (every_iteration) ctl.check_every = 1;
       KernelBenchRow it;
       it.seconds = best_of([&] { s.solve(p.x, p.b, fixed); }) / sweeps;
       it.bytes = values * cells * sizeof(Real);
@@ -140,7 +269,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
       KernelBenchRow tt;
       tt.seconds = best_of([&] {
         Kokkos::deep_copy(space, p.x, Real(0));
-        st = s.solve(p.x, p.b, to_tol);
+        st = s.solve(p.x, p.b, ctl);
       });
       tt.label = size + ", " + what + ", to tolerance";
       tt.note = std::to_string(st.iterations) + " iterations, residual " +
@@ -165,6 +294,28 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         la::RedBlackSOR<Space, Op> sor(space, p.op, la::SorOptions{omega});
         // x read and written, b and 5 coefficients read.
         measure(sor, "rbsor omega " + fmt("%.4f", omega), 8.0);
+      } else if (name == "mg" || name == "mg_f" || name == "mg_v3") {
+        la::MgOptions mo;
+        if (name == "mg_f") mo.cycle = la::MgCycle::f;
+        if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
+        KernelBenchRow fr;
+        std::unique_ptr<la::Multigrid<Space, Op>> mg;
+        fr.seconds = timed([&] { mg = std::make_unique<la::Multigrid<Space, Op>>(space, p.op, mo); });
+        fr.label = size + ", " + mg->name() + ", set-up";
+        rows.push_back(fr);
+        // Per level: the sweeps (8 values each, as rbsor), residual (8),
+        // restriction and prolongation (about 3); the levels add 1/3.
+        measure(*mg, mg->name(), (8.0 * (mo.pre_sweeps + mo.post_sweeps) + 11) * 4 / 3, true);
+      } else if (name == "cg_mg") {
+        KernelBenchRow fr;
+        std::unique_ptr<la::ConjugateGradient<Space, Op>> cg;
+        fr.seconds = timed([&] {
+          cg = std::make_unique<la::ConjugateGradient<Space, Op>>(
+              space, p.op, la::CgOptions(la::CgPreconditioner::mg));
+        });
+        fr.label = size + ", " + cg->name() + ", set-up";
+        rows.push_back(fr);
+        measure(*cg, cg->name(), 17.0 + 43.0 * 4 / 3, true);
       } else {
         const bool jac = name == "cg_jacobi";
         KernelBenchRow fr;

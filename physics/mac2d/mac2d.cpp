@@ -290,12 +290,19 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
 
   const auto ss = c.section("solver.pressure");
-  s->method = ss.get_choice("method", {"rbsor", "sip", "cg"}, "rbsor");
+  s->method = ss.get_choice("method", {"rbsor", "sip", "cg", "mg"}, "rbsor");
   s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
   s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
-  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none"}, "jacobi");
+  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
+  // Multigrid (method = "mg", or "cg" with preconditioner = "mg").
+  s->mg.cycle = linalg::parse<linalg::MgCycle>(ss.get_choice("cycle", {"V", "W", "F"}, "V"));
+  s->mg.smoother =
+      linalg::parse<linalg::MgSmoother>(ss.get_choice("smoother", {"rbgs", "jacobi"}, "rbgs"));
+  s->mg.pre_sweeps = s->mg.post_sweeps = int(ss.get_int("sweeps", 2, 1, 100));
+  if (s->method == "cg" && s->preconditioner == "mg" && s->mg.smoother != linalg::MgSmoother::rbgs)
+    ss.fail("smoother", "CG's multigrid preconditioner needs smoother = \"rbgs\" (symmetric)");
   if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "
@@ -347,7 +354,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                   "obstacles off periodic sides");
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
   // r, two p, q and the inverse diagonal
-  s->values_per_cell = 6.25 + (s->method == "sip" ? 6 : s->method == "cg" ? 5 : 0);
+  // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)
+  s->values_per_cell = 6.25 + (s->method == "sip"  ? 6
+                               : s->method == "cg" ? 5 + (s->preconditioner == "mg" ? 3 : 0)
+                               : s->method == "mg" ? 3
+                                                   : 0);
   s->saved_values_per_cell = 3;  // u, v, p
   // the diffusive limit (the convective one needs the velocity field)
   const auto& gr = s->grid;

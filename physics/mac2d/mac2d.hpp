@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kflow/core/model.hpp"
+#include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
 
 namespace kflow::mac2d {
@@ -58,11 +59,13 @@ struct Setup : ModelSetup {
   double u0 = 0, v0 = 0;
   std::vector<double> init_box;     // [x0, x1, y0, y1] where u0, v0 apply (empty: everywhere)
   std::string initial = "uniform";  // "uniform" | "taylor_green"
-  // Pressure solve: "rbsor" (omega), "sip" (Stone's procedure, alpha) or
-  // "cg" (conjugate gradients, preconditioner "jacobi" | "none").
+  // Pressure solve: "rbsor" (omega), "sip" (Stone's procedure, alpha),
+  // "cg" (conjugate gradients, preconditioner "jacobi" | "none" | "mg") or
+  // "mg" (geometric multigrid, options mg).
   std::string method = "rbsor";
   double omega = 1.7, alpha = 0.92;
   std::string preconditioner = "jacobi";
+  linalg::MgOptions mg;
   linalg::SolveControl control;
   // The paper's cavity protocol: a fixed number of iterations per step,
   // `first_iterations` for the first `first_steps` steps, then control.max_iterations.

@@ -472,7 +472,9 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     else if (s_.method == "cg")
       solver_ = std::make_unique<linalg::ConjugateGradient<ExecSpace, Op>>(
           space_, op_,
-          linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner)});
+          linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner), s_.mg});
+    else if (s_.method == "mg")
+      solver_ = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
     else
       solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_,
                                                                      linalg::SorOptions{s_.omega});

@@ -44,40 +44,12 @@
 #include "kflow/linalg/detail/cg_kernels.hpp"
 #include "kflow/linalg/detail/mg_kernels.hpp"
 #include "kflow/linalg/operator.hpp"
-#include "kflow/linalg/options.hpp"
+#include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/solver.hpp"
 #include "kflow/linalg/stationary.hpp"
 
 namespace kflow::linalg {
-
-enum class MgCycle { v, w, f };
-enum class MgSmoother { rbgs, jacobi };
-
-template <>
-struct EnumNames<MgCycle> {
-  static constexpr const char* what = "multigrid cycle";
-  static constexpr std::pair<MgCycle, const char*> table[] = {
-      {MgCycle::v, "V"}, {MgCycle::w, "W"}, {MgCycle::f, "F"}};
-};
-template <>
-struct EnumNames<MgSmoother> {
-  static constexpr const char* what = "multigrid smoother";
-  static constexpr std::pair<MgSmoother, const char*> table[] = {{MgSmoother::rbgs, "rbgs"},
-                                                                 {MgSmoother::jacobi, "jacobi"}};
-};
-
-struct MgOptions {
-  MgCycle cycle = MgCycle::v;
-  MgSmoother smoother = MgSmoother::rbgs;
-  int pre_sweeps = 2, post_sweeps = 2;
-  // Weighted Jacobi's weight; 0: 4/5 (2D), 6/7 (3D), the weights that damp
-  // the high frequencies of the Laplacian best.
-  double jacobi_weight = 0;
-  // Red-black SOR iterations on the coarsest level; 0: 2 max(n) + 2.
-  int coarse_sweeps = 0;
-  int max_levels = 30;
-};
 
 template <class ExecSpace, class Op>
 class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
