@@ -256,13 +256,13 @@ TEMPLATE_LIST_TEST_CASE("multigrid: second-order error against exact solutions, 
       const auto op = op_to_space<TestType>(hop);
       la::Multigrid<TestType, decltype(op)> mg(TestType(), op);
       la::SolveStats s;
-      const auto x = solve_on<TestType>(mg, hb, control(1e-12), s);
+      const auto x = solve_on<TestType>(mg, hb, control(1e-11), s);
       const bool singular = c.side[0] != Side::dirichlet && c.side[1] != Side::dirichlet;
       CHECK(mg.singular() == singular);
       const double e = kflow::test::error(hop, x, exact, singular);
       INFO(c.name << " " << n << "^2: " << s.iterations << " cycles, error " << e);
       CHECK(s.converged);
-      CHECK(s.iterations <= 20);  // to 1e-12: 16 (Dirichlet) to 19 (Neumann) on 128^2
+      CHECK(s.iterations <= 20);  // to 1e-11: 15 (Dirichlet) to 18 (Neumann) on 128^2
       if (previous > 0) {
         CHECK(previous / e >= 3.6);
         CHECK(previous / e <= 4.4);

@@ -148,7 +148,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       double d = 0;
       grid_reduce<Dim>(
           space_, "kflow::linalg::mg::change", op_.grid, false,
-          ChangeMax{x, xold_}, Kokkos::Max<double>(d));
+          detail::MgChangeMax<typename Base::X, F>{x, xold_}, Kokkos::Max<double>(d));
       space_.fence("kflow::linalg::mg::change");
       return d;
     });
@@ -181,19 +181,6 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     F x, b;                 // levels >= 1 (the finest level's are the caller's)
     F r;                    // residual / smoother scratch
     detail::MgIndex index;  // cells and periodic directions
-  };
-
-  struct ChangeMax {
-    typename Base::X x;
-    F xold;
-    KOKKOS_INLINE_FUNCTION void operator()(int i, int j, double& acc) const {
-      const double d = nan_as_inf(Kokkos::fabs(double(x(i, j)) - double(xold(i, j))));
-      acc = d > acc ? d : acc;
-    }
-    KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, double& acc) const {
-      const double d = nan_as_inf(Kokkos::fabs(double(x(i, j, k)) - double(xold(i, j, k))));
-      acc = d > acc ? d : acc;
-    }
   };
 
   void add_level(const Grid& c, const bool* per) {

@@ -26,6 +26,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kflow/linalg/field.hpp"
+#include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/stencil.hpp"
 #include "kflow/linalg/stencil7.hpp"
 
@@ -239,6 +240,21 @@ struct MgAdd {
   T t;
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { x(i, j) += t(i, j); }
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { x(i, j, k) += t(i, j, k); }
+};
+
+// max |x - xold| (NaN as +inf), for the "change" criterion.
+template <class X, class F>
+struct MgChangeMax {
+  X x;
+  F xold;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, double& acc) const {
+    const double d = nan_as_inf(Kokkos::fabs(double(x(i, j)) - double(xold(i, j))));
+    acc = d > acc ? d : acc;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, double& acc) const {
+    const double d = nan_as_inf(Kokkos::fabs(double(x(i, j, k)) - double(xold(i, j, k))));
+    acc = d > acc ? d : acc;
+  }
 };
 
 // out = in - mean on the cells in the system (0 elsewhere).
