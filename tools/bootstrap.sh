@@ -3,8 +3,8 @@
 #
 # Creates, once, a Debian sid root file system that holds the toolchain kflow
 # builds with (g++, CMake, ninja, Kokkos with OpenMP, VTK, toml++, Catch2 3,
-# matplotlib).  Debian 12 (bookworm) has no usable Kokkos, which is why the
-# root exists at all; see README.md ("Building") for the native path.
+# matplotlib, hypre with OpenMPI: the multigrid peer).  Debian 12 (bookworm)
+# has no usable Kokkos, which is why the root exists at all; see README.md ("Building") for the native path.
 #
 # Idempotent: a complete root is recognised by a stamp file that records the
 # package list and this script's recipe version; a second call costs seconds.
@@ -16,10 +16,10 @@
 # it, while a fresh machine builds a complete one.
 set -euo pipefail
 
-RECIPE=3   # bump when the package list or the fix-ups below change
+RECIPE=4   # bump when the package list or the fix-ups below change
 PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev libvtk9-dev
   libtomlplusplus-dev libcatch2-dev python3 python3-matplotlib python3-numpy
-  binutils ca-certificates)
+  binutils ca-certificates libhypre-dev libsuperlu-dist-dev)
 MIRROR=${KFLOW_MIRROR:-http://deb.debian.org/debian}
 ROOT=${KFLOW_ROOTFS:-/var/cache/kflow/sid-r$RECIPE}
 STAMP="$ROOT/.kflow-root-complete"

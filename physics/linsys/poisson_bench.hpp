@@ -21,6 +21,8 @@
 // problem of `kflow bench sip --set dim=3` on n^3 cells (bc=dirichlet) or
 // its pure-Neumann counterpart (bc=neumann), with mg, mg_f, cg_mg and
 // cg_jacobi, and one fused red-black iteration as the unit of work.
+// hypre_pfmg, hypre_pcg: hypre's structured multigrid on the same 2D system
+// (hypre_rows below; builds with hypre only).
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
 // checks and diagonal; one run), one iteration (mean of `sweeps` fixed
 // iterations, with the bytes an ideal implementation moves), and the time to
@@ -31,12 +33,14 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kflow/core/bench.hpp"
@@ -46,6 +50,9 @@
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
 #include "sip_bench.hpp"
+#ifdef KFLOW_HAVE_HYPRE
+#include "hypre_peer.hpp"
+#endif
 
 namespace kflow::linsys {
 
@@ -117,8 +124,7 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
           b(i, j, kk) = Real(double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
           // Neumann: no wall term on the diagonal.
           if (neumann)
-            cp(i, j, kk) =
-                Real(-a * ((i > 1) + (i < n) + (j > 1) + (j < n) + (kk > 1) + (kk < n)));
+            cp(i, j, kk) = Real(-a * ((i > 1) + (i < n) + (j > 1) + (j < n) + (kk > 1) + (kk < n)));
         });
     Op op;
     op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5],
@@ -129,11 +135,12 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
     // The unit of work: one red-black Gauss-Seidel iteration on the fine grid.
     KernelBenchRow unit;
     unit.seconds = best_of([&] {
-      for (int s = 0; s < sweeps; ++s) {
-        la::detail::rb_sweep(space, op, x, b, Real(1), 0);
-        la::detail::rb_sweep(space, op, x, b, Real(1), 1);
-      }
-    }) / sweeps;
+                     for (int s = 0; s < sweeps; ++s) {
+                       la::detail::rb_sweep(space, op, x, b, Real(1), 0);
+                       la::detail::rb_sweep(space, op, x, b, Real(1), 1);
+                     }
+                   }) /
+                   sweeps;
     unit.bytes = 10.0 * double(n) * n * n * sizeof(Real);  // x rw, b, 7 coefficients
     unit.label = size + ", one red-black Gauss-Seidel iteration (the unit of work)";
     rows.push_back(unit);
@@ -180,6 +187,80 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
   }
 }
 
+// hypre's PFMG or PCG + PFMG on the same system (host copies; one MPI rank,
+// one core).  hypre stops on ||r||_2 <= t ||b||_2: t starts at `tol` and is
+// divided by 3 until the max-norm criterion of the other rows is met too;
+// the rows give t, hypre's iterations and the max-norm residual.
+template <class Space, class P>
+void hypre_rows(const Space& space, const P& p, const std::string& size, bool pcg, double tol,
+                int repeat, std::vector<KernelBenchRow>& rows, std::ostream& log) {
+  KernelBenchRow row;
+  row.label = size + (pcg ? ", hypre PCG + PFMG" : ", hypre PFMG");
+#ifdef KFLOW_HAVE_HYPRE
+  using Real = typename std::decay_t<decltype(p.op)>::real_type;
+  if constexpr (sizeof(Real) != sizeof(double)) {
+    row.note = "not run: hypre is built for double";
+    rows.push_back(row);
+  } else {
+    const auto& g = p.op.grid;
+    const int nx = g.cells[0], ny = g.cells[1];
+    const auto h = [](const auto& v) {
+      return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    };
+    const auto cp = h(p.op.cp), cw = h(p.op.cw), ce = h(p.op.ce), cs = h(p.op.cs), cn = h(p.op.cn),
+               hb = h(p.b);
+    std::array<std::vector<double>, 5> c;
+    for (auto& v : c) v.resize(std::size_t(nx) * ny);
+    std::vector<double> b(std::size_t(nx) * ny), x(b.size());
+    for (int j = 1; j <= ny; ++j)
+      for (int i = 1; i <= nx; ++i) {
+        const std::size_t k = std::size_t(i - 1) + std::size_t(nx) * (j - 1);
+        c[0][k] = cp(i, j), c[1][k] = cw(i, j), c[2][k] = ce(i, j), c[3][k] = cs(i, j),
+        c[4][k] = cn(i, j), b[k] = hb(i, j);
+      }
+    const double scale = la::system_max_norm(space, p.op, p.b);
+    auto hx = Kokkos::create_mirror_view(p.x);
+    double t = tol, crit = 0;
+    HypreResult r;
+    for (int attempt = 0; attempt < 8; ++attempt, t /= 3) {
+      std::fill(x.begin(), x.end(), 0.0);
+      r = hypre_solve2(nx, ny, c, b, x, t, pcg);
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i) hx(i, j) = x[std::size_t(i - 1) + std::size_t(nx) * (j - 1)];
+      Kokkos::deep_copy(space, p.x, hx);
+      crit = la::residual_max_norm(space, p.op, p.x, p.b) / scale;
+      if (crit <= tol) break;
+    }
+    double setup = 1e300, solve = 1e300;
+    for (int k = 0; k < repeat; ++k) {
+      std::fill(x.begin(), x.end(), 0.0);
+      const auto rk = hypre_solve2(nx, ny, c, b, x, t, pcg);
+      setup = std::min(setup, rk.setup_seconds);
+      solve = std::min(solve, rk.solve_seconds);
+    }
+    char buf[200];
+    KernelBenchRow su;
+    su.label = size + ", " + r.name + ", set-up";
+    su.seconds = setup;
+    rows.push_back(su);
+    row.label = size + ", " + r.name + ", to tolerance";
+    row.seconds = solve;
+    std::snprintf(buf, sizeof buf,
+                  "%d iterations, residual %.2e x max|b| (hypre's ||r||/||b|| %.1e <= %.1e), "
+                  "one MPI rank",
+                  r.iterations, crit, r.relative_l2, t);
+    row.note = buf;
+    rows.push_back(row);
+    log << "poisson: " << row.label << ": " << row.note << ", set-up " << setup << " s, solve "
+        << solve << " s\n";
+  }
+#else
+  (void)space, (void)p, (void)tol, (void)repeat, (void)log;
+  row.note = "not in this build (hypre with MPI was not found at configure time)";
+  rows.push_back(row);
+#endif
+}
+
 template <class Space, class Real>
 std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostream& log) {
   using Op = la::Stencil5<Real, typename Space::memory_space>;
@@ -188,9 +269,12 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const auto ks = P.get_ints("k", {5, 7}, 1);
   const long dim = P.get_int("dim", 2, 2);
   const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
-  const auto solvers = P.get_choices(
-      "solvers", dim == 3 ? "mg,mg_f,cg_mg,cg_jacobi" : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,cg_mg",
-      {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v3", "cg_mg"});
+  const auto solvers =
+      P.get_choices("solvers",
+                    dim == 3 ? "mg,mg_f,cg_mg,cg_jacobi"
+                             : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,cg_mg,hypre_pfmg,hypre_pcg",
+                    {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v3", "cg_mg",
+                     "hypre_pfmg", "hypre_pcg"});
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -300,12 +384,15 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
         KernelBenchRow fr;
         std::unique_ptr<la::Multigrid<Space, Op>> mg;
-        fr.seconds = timed([&] { mg = std::make_unique<la::Multigrid<Space, Op>>(space, p.op, mo); });
+        fr.seconds =
+            timed([&] { mg = std::make_unique<la::Multigrid<Space, Op>>(space, p.op, mo); });
         fr.label = size + ", " + mg->name() + ", set-up";
         rows.push_back(fr);
         // Per level: the sweeps (8 values each, as rbsor), residual (8),
         // restriction and prolongation (about 3); the levels add 1/3.
         measure(*mg, mg->name(), (8.0 * (mo.pre_sweeps + mo.post_sweeps) + 11) * 4 / 3, true);
+      } else if (name == "hypre_pfmg" || name == "hypre_pcg") {
+        hypre_rows<Space>(space, p, size, name == "hypre_pcg", tol, repeat, rows, log);
       } else if (name == "cg_mg") {
         KernelBenchRow fr;
         std::unique_ptr<la::ConjugateGradient<Space, Op>> cg;

@@ -318,6 +318,12 @@ int cmd_info(const Args& a) {
   std::cout << "VTK output: "
             << (kflow::io::vtk_available() ? "yes (.vti + .pvd)"
                                            : "no (.kff frames; see 'kflow convert')")
+            << "\nhypre (the multigrid peer in 'kflow bench poisson'): "
+#ifdef KFLOW_HAVE_HYPRE
+            << "yes"
+#else
+            << "no (not found at configure time)"
+#endif
             << "\n\n";
   Kokkos::print_configuration(std::cout, true);
   return 0;

@@ -64,7 +64,9 @@ la::Stencil5<Real, Mem> laplacian2(const la::Grid& g, const Side (&side)[2],
        cn = field2<Real>(g);
   const int n[2] = {g.cells[0], g.cells[1]};
   const double a[2] = {1 / (g.spacing(0) * g.spacing(0)), 1 / (g.spacing(1) * g.spacing(1))};
-  auto fluid = [&](int i, int j) { return !solid || !solid(i, j); };
+  auto fluid = [&](int i, int j) {
+    return !solid || !solid(i, j);
+  };
   for (int j = 1; j <= n[1]; ++j)
     for (int i = 1; i <= n[0]; ++i) {
       if (!fluid(i, j)) continue;
@@ -86,7 +88,7 @@ la::Stencil5<Real, Mem> laplacian2(const la::Grid& g, const Side (&side)[2],
         p -= a[d];
       }
       cp(i, j) = Real(p), cw(i, j) = Real(c[0]), ce(i, j) = Real(c[1]), cs(i, j) = Real(c[2]),
-      cn(i, j) = Real(c[3]);
+            cn(i, j) = Real(c[3]);
     }
   la::Stencil5<Real, Mem> op;
   op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn;
@@ -120,16 +122,15 @@ la::Stencil7<Real, Mem> laplacian3(const la::Grid& g, Side side) {
         c[0](i, j, k) = Real(p);
       }
   la::Stencil7<Real, Mem> op;
-  op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5],
-  op.ct = c[6];
+  op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5], op.ct = c[6];
   op.grid = g;
   return op;
 }
 
 // Uniform random values in [-1, 1) on the system cells (a hash of the index).
 double hash01(int i, int j, int k) {
-  unsigned long long z = (unsigned long long)(i) * 0x9E3779B97F4A7C15ull +
-                         (unsigned long long)(j) * 0xBF58476D1CE4E5B9ull + (unsigned long long)k;
+  unsigned long long z = (unsigned long long)(i)*0x9E3779B97F4A7C15ull +
+                         (unsigned long long)(j)*0xBF58476D1CE4E5B9ull + (unsigned long long)k;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
@@ -192,7 +193,6 @@ TEMPLATE_LIST_TEST_CASE("multigrid: residual reduction per V-cycle bounded from 
     CHECK(s.iterations <= 14);
   }
 }
-
 
 TEMPLATE_LIST_TEST_CASE("multigrid: residual reduction per V-cycle bounded from 16^3 to 64^3",
                         "[multigrid][unit]", kflow::test::ExecutionSpaces) {
@@ -302,9 +302,10 @@ TEMPLATE_LIST_TEST_CASE("multigrid: second-order error in 3D, Dirichlet and Neum
       double e = 0;
       for (int k = 1; k <= n; ++k)
         for (int j = 1; j <= n; ++j)
-          for (int i = 1; i <= n; ++i) e = std::max(e, std::fabs(x(i, j, k) - exact(i, j, k) - mean));
-      INFO((side == Side::dirichlet ? "dirichlet " : "neumann ") << n << "^3: " << s.iterations
-                                                                 << " cycles, error " << e);
+          for (int i = 1; i <= n; ++i)
+            e = std::max(e, std::fabs(x(i, j, k) - exact(i, j, k) - mean));
+      INFO((side == Side::dirichlet ? "dirichlet " : "neumann ")
+           << n << "^3: " << s.iterations << " cycles, error " << e);
       CHECK(s.converged);
       if (previous > 0) {
         CHECK(previous / e >= 3.6);
@@ -528,4 +529,3 @@ TEMPLATE_LIST_TEST_CASE("multigrid rejects what it cannot do", "[multigrid][unit
                       TestType(), op, la::CgOptions(la::CgPreconditioner::mg, jac))),
                   std::invalid_argument);
 }
-

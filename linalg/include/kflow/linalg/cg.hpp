@@ -163,7 +163,8 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
   void set_operator(const Op& op) {
     op_ = op;
     if (pre_ == CgPreconditioner::jacobi) detail::cg_diagonal(space_, op_, dinv_, sign_);
-    if (pre_ == CgPreconditioner::mg) mg_ = std::make_unique<Multigrid<ExecSpace, Op>>(space_, op_, mg_->options());
+    if (pre_ == CgPreconditioner::mg)
+      mg_ = std::make_unique<Multigrid<ExecSpace, Op>>(space_, op_, mg_->options());
   }
 
   std::string name() const override {

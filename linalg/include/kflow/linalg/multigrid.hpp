@@ -43,8 +43,8 @@
 
 #include "kflow/linalg/detail/cg_kernels.hpp"
 #include "kflow/linalg/detail/mg_kernels.hpp"
-#include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/mg_options.hpp"
+#include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/solver.hpp"
 #include "kflow/linalg/stationary.hpp"
@@ -60,8 +60,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   using memory_space = typename ExecSpace::memory_space;
   using F = Field<Real, Dim, memory_space>;
   using CF = Field<const Real, Dim, memory_space>;
-  using CoarseOp = std::conditional_t<Dim == 2, Stencil5<Real, memory_space>,
-                                      Stencil7<Real, memory_space>>;
+  using CoarseOp =
+      std::conditional_t<Dim == 2, Stencil5<Real, memory_space>, Stencil7<Real, memory_space>>;
 
   Multigrid(const ExecSpace& space, const Op& op, const MgOptions& options = {})
       : space_(space), op_(op), o_(options) {
@@ -77,8 +77,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       throw std::invalid_argument("multigrid: coarse_sweeps >= 0 and max_levels >= 1 expected");
     if (o_.jacobi_weight == 0) o_.jacobi_weight = Dim == 2 ? 0.8 : 6.0 / 7.0;
     if (!(o_.jacobi_weight > 0 && o_.jacobi_weight <= 1))
-      throw std::invalid_argument("multigrid: jacobi_weight = " +
-                                  std::to_string(o_.jacobi_weight) + " is outside (0, 1]");
+      throw std::invalid_argument("multigrid: jacobi_weight = " + std::to_string(o_.jacobi_weight) +
+                                  " is outside (0, 1]");
     bool per[3] = {false, false, false};
     if constexpr (Dim == 2) {
       per[0] = op.px, per[1] = op.py;
@@ -91,8 +91,10 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
             "multigrid: a periodic direction needs an even number of cells (" + g.cells_text() +
             "): red-black smoothing and the coarse levels pair the cells");
     // The finest level: its grid and a residual field; x and b are the caller's.
-    levels_.push_back(Level{g, CoarseOp{}, {}, F{}, F{}, make_field<Real, Dim>(space_, "kflow::mg::r0", g), {}});
-    for (int d = 0; d < Dim; ++d) levels_[0].index.n[d] = g.cells[d], levels_[0].index.periodic[d] = per[d];
+    levels_.push_back(
+        Level{g, CoarseOp{}, {}, F{}, F{}, make_field<Real, Dim>(space_, "kflow::mg::r0", g), {}});
+    for (int d = 0; d < Dim; ++d)
+      levels_[0].index.n[d] = g.cells[d], levels_[0].index.periodic[d] = per[d];
     while (int(levels_.size()) < o_.max_levels) {
       const Grid& f = levels_.back().grid;
       bool ok = true;
@@ -133,9 +135,9 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
                              detail::CgReducer<Kokkos::HostSpace>(host_sums_));
       space_.fence("kflow::linalg::mg::rhs_sum");
       total = host_sums_.dot;
-      Kokkos::parallel_for("kflow::linalg::mg::project", interior_policy<Dim>(space_, op_.grid),
-                           detail::MgShift<Op, typename Base::B, F>{op_, b, bproj_,
-                                                                    Real(total / double(cells_))});
+      Kokkos::parallel_for(
+          "kflow::linalg::mg::project", interior_policy<Dim>(space_, op_.grid),
+          detail::MgShift<Op, typename Base::B, F>{op_, b, bproj_, Real(total / double(cells_))});
       rhs = bproj_;
     }
     return stationary_solve(space_, op_, x, rhs, c, [&](bool change) {
@@ -146,9 +148,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       Kokkos::deep_copy(space_, xold_, x);
       cycle(0, op_, x, rhs, o_.cycle);
       double d = 0;
-      grid_reduce<Dim>(
-          space_, "kflow::linalg::mg::change", op_.grid, false,
-          detail::MgChangeMax<typename Base::X, F>{x, xold_}, Kokkos::Max<double>(d));
+      grid_reduce<Dim>(space_, "kflow::linalg::mg::change", op_.grid, false,
+                       detail::MgChangeMax<typename Base::X, F>{x, xold_}, Kokkos::Max<double>(d));
       space_.fence("kflow::linalg::mg::change");
       return d;
     });
@@ -164,8 +165,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   }
 
   std::string name() const override {
-    return std::string("mg ") + linalg::name(o_.cycle) + "(" + std::to_string(o_.pre_sweeps) +
-           "," + std::to_string(o_.post_sweeps) + ") " + linalg::name(o_.smoother) + ", " +
+    return std::string("mg ") + linalg::name(o_.cycle) + "(" + std::to_string(o_.pre_sweeps) + "," +
+           std::to_string(o_.post_sweeps) + ") " + linalg::name(o_.smoother) + ", " +
            std::to_string(levels()) + " levels";
   }
   int levels() const { return int(levels_.size()); }
@@ -220,11 +221,11 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     const Real one(1);
     for (int s = 0; s < sweeps; ++s) {
       if (o_.smoother == MgSmoother::jacobi) {
-        Kokkos::parallel_for("kflow::linalg::mg::jacobi", interior_policy<Dim>(space_, op.grid),
-                             detail::MgJacobiCorrection<LOp, XV, BV, F>{
-                                 op, x, b, scratch, Real(o_.jacobi_weight)});
-        Kokkos::parallel_for("kflow::linalg::mg::jacobi_add",
-                             interior_policy<Dim>(space_, op.grid), detail::MgAdd<XV, F>{x, scratch});
+        Kokkos::parallel_for(
+            "kflow::linalg::mg::jacobi", interior_policy<Dim>(space_, op.grid),
+            detail::MgJacobiCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(o_.jacobi_weight)});
+        Kokkos::parallel_for("kflow::linalg::mg::jacobi_add", interior_policy<Dim>(space_, op.grid),
+                             detail::MgAdd<XV, F>{x, scratch});
       } else {
         rb_iteration(op, x, b, one, post ? post_first_ : 0);
       }
