@@ -221,11 +221,11 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     const Real one(1);
     for (int s = 0; s < sweeps; ++s) {
       if (o_.smoother == MgSmoother::jacobi) {
-        Kokkos::parallel_for(
-            "kflow::linalg::mg::jacobi", interior_policy<Dim>(space_, op.grid),
+        detail::mg_for<Dim>(
+            space_, "kflow::linalg::mg::jacobi", op.grid,
             detail::MgJacobiCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(o_.jacobi_weight)});
-        Kokkos::parallel_for("kflow::linalg::mg::jacobi_add", interior_policy<Dim>(space_, op.grid),
-                             detail::MgAdd<XV, F>{x, scratch});
+        detail::mg_for<Dim>(space_, "kflow::linalg::mg::jacobi_add", op.grid,
+                            detail::MgAdd<XV, F>{x, scratch});
       } else {
         rb_iteration(op, x, b, one, post ? post_first_ : 0);
       }
@@ -255,18 +255,19 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       return;
     }
     smooth(op, x, b, L.r, o_.pre_sweeps, false);
-    residual(space_, op, x, b, L.r);
+    detail::mg_for<Dim>(space_, "kflow::linalg::mg::residual", L.grid,
+                        linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
     const Level& C = levels_[l + 1];
-    Kokkos::parallel_for("kflow::linalg::mg::restrict", interior_policy<Dim>(space_, C.grid),
-                         detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
+    detail::mg_for<Dim>(space_, "kflow::linalg::mg::restrict", C.grid,
+                        detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
     Kokkos::deep_copy(space_, C.x, Real(0));
     const CF cb = C.b;
     const bool coarsest = l + 2 == int(levels_.size());
     cycle(l + 1, C.op, C.x, cb, type);
     if (type == MgCycle::w && !coarsest) cycle(l + 1, C.op, C.x, cb, MgCycle::w);
     if (type == MgCycle::f && !coarsest) cycle(l + 1, C.op, C.x, cb, MgCycle::v);
-    Kokkos::parallel_for("kflow::linalg::mg::prolong", interior_policy<Dim>(space_, L.grid),
-                         detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
+    detail::mg_for<Dim>(space_, "kflow::linalg::mg::prolong", L.grid,
+                        detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
     smooth(op, x, b, L.r, o_.post_sweeps, true);
   }
 
