@@ -315,6 +315,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
   s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
   s->fixed_iterations = s->control.tolerance == 0;
+  // Measured: a doubly periodic box with 20 fixed CG + multigrid iterations
+  // per step diverged (converged after about 8, then iterating on rounding
+  // noise), while 10 and a tolerance of 1e-10 were fine.
+  if (s->fixed_iterations && s->method == "cg" && s->preconditioner == "mg")
+    ss.fail("preconditioner",
+            "\"mg\" with tolerance = 0 (a fixed iteration count): CG with the multigrid "
+            "preconditioner converges in a few iterations and then iterates on rounding noise, "
+            "which can diverge; give a tolerance, or use method = \"mg\"");
   // A solve stopped by max_iterations: counted (log column unconverged_solves)
   // and warned about, or an error.
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";

@@ -529,3 +529,33 @@ TEMPLATE_LIST_TEST_CASE("multigrid rejects what it cannot do", "[multigrid][unit
                       TestType(), op, la::CgOptions(la::CgPreconditioner::mg, jac))),
                   std::invalid_argument);
 }
+
+TEMPLATE_LIST_TEST_CASE("CG + multigrid run for a fixed count far beyond convergence stays there",
+                        "[multigrid][cg][unit]", kflow::test::ExecutionSpaces) {
+  // tolerance = 0: exactly max_iterations, no checks (mac2d's fixed-count
+  // protocol).  Once r is rounding noise the updates must stop changing x:
+  // Dirichlet walls and a doubly periodic box (singular).
+  for (bool periodic : {false, true}) {
+    const int n = 64;
+    const auto g = grid(2, n, n);
+    const Side side[2] = {periodic ? Side::periodic : Side::dirichlet,
+                          periodic ? Side::periodic : Side::dirichlet};
+    const auto hop = laplacian2<double>(g, side);
+    auto exact = field2<double>(g);
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= n; ++i) exact(i, j) = hash01(i, j, 9);
+    const auto hb = kflow::test::rhs_of(hop, exact);
+    const auto op = op_to_space<TestType>(hop);
+    la::ConjugateGradient<TestType, decltype(op)> cg(TestType(), op,
+                                                     la::CgOptions(la::CgPreconditioner::mg));
+    la::SolveControl c;
+    c.tolerance = 0;
+    c.max_iterations = 40;
+    la::SolveStats s;
+    const auto x = solve_on<TestType>(cg, hb, c, s);
+    const double e = kflow::test::error(hop, x, exact, periodic);
+    INFO((periodic ? "periodic: " : "dirichlet: ") << "error after 40 iterations " << e);
+    CHECK(s.iterations == 40);
+    CHECK(e < 1e-9);
+  }
+}

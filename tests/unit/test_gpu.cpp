@@ -196,24 +196,40 @@ max_iterations = 20
 [time]
 steps = 100
 )"};
-  for (const char* toml : cases) {
-    const auto gpu = run_text(toml, "", {"run.backend=cuda"}, "", true);
-    const auto cpu = run_text(toml, "", {"run.backend=openmp"}, "", true);
-    REQUIRE(gpu.steps == 100);
-    REQUIRE(gpu.fields.size() == cpu.fields.size());
-    for (std::size_t f = 0; f < gpu.fields.size(); ++f) {
-      // The divergence after correction is the solver's leftover, a
-      // difference of O(1) values: it agrees in absolute, not relative, terms.
-      if (gpu.fields[f].name == "divergence") continue;
-      double diff = 0, scale = 0;
-      for (std::size_t i = 0; i < gpu.fields[f].values.size(); ++i) {
-        diff = std::max(diff, std::fabs(gpu.fields[f].values[i] - cpu.fields[f].values[i]));
-        scale = std::max(scale, std::fabs(cpu.fields[f].values[i]));
+  // Each case with the default red-black SOR, multigrid, and CG with the
+  // multigrid preconditioner (issue 17: CUDA = OpenMP to rounding).
+  const std::vector<std::vector<std::string>> solvers = {
+      {},
+      {"solver.pressure.method=\"mg\""},
+      {"solver.pressure.method=\"cg\"", "solver.pressure.preconditioner=\"mg\""}};
+  for (const char* toml : cases)
+    for (const auto& solver : solvers) {
+      // CG + multigrid refuses a fixed iteration count (the periodic case).
+      if (solver.size() == 2 && std::string(toml).find("tolerance = 0.0") != std::string::npos)
+        continue;
+      auto g = solver, o = solver;
+      g.push_back("run.backend=cuda");
+      o.push_back("run.backend=openmp");
+      const auto gpu = run_text(toml, "", g, "", true);
+      const auto cpu = run_text(toml, "", o, "", true);
+      INFO((solver.empty() ? "rbsor" : solver.back()));
+      REQUIRE(gpu.steps == 100);
+      REQUIRE(gpu.fields.size() == cpu.fields.size());
+      for (std::size_t f = 0; f < gpu.fields.size(); ++f) {
+        // The divergence after correction is the solver's leftover, a
+        // difference of O(1) values: it agrees in absolute, not relative, terms.
+        if (gpu.fields[f].name == "divergence") continue;
+        double diff = 0, scale = 0;
+        for (std::size_t i = 0; i < gpu.fields[f].values.size(); ++i) {
+          diff = std::max(diff, std::fabs(gpu.fields[f].values[i] - cpu.fields[f].values[i]));
+          scale = std::max(scale, std::fabs(cpu.fields[f].values[i]));
+        }
+        INFO("field " << gpu.fields[f].name << ": max diff " << diff << ", scale " << scale);
+        // Multigrid: measured 1.1e-9 relative (the cavity with the obstacle);
+        // its tolerance-controlled solves do not follow SOR's bit-for-bit path.
+        CHECK(diff <= (solver.empty() ? 1e-10 : 1e-8) * std::max(scale, 1e-300));
       }
-      INFO("field " << gpu.fields[f].name << ": max diff " << diff << ", scale " << scale);
-      CHECK(diff <= 1e-10 * std::max(scale, 1e-300));
     }
-  }
 }
 
 TEST_CASE("vorticity2d on cuda and openmp agrees to 1e-9 after 100 steps", "[gpu]") {
