@@ -67,12 +67,7 @@ void fill_rhs(const Space& space, const la::Grid& g, int kind, const F& b) {
   Kokkos::parallel_for(
       "kflow::linsys::poisson::rhs", la::interior_policy<2>(space, g), KOKKOS_LAMBDA(int i, int j) {
         if (kind == 0) {
-          // splitmix64 of the cell index: uniform in [-1, 1)
-          std::uint64_t z = std::uint64_t(i) * 0x9E3779B97F4A7C15ull + std::uint64_t(j);
-          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-          z ^= z >> 31;
-          b(i, j) = Real(double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+          b(i, j) = Real(cell_uniform(i, j));
         } else {
           const double x = (i - 0.5) * hx - 0.3, y = (j - 0.5) * hy - 0.6;
           b(i, j) = Real(-Kokkos::exp(-200 * (x * x + y * y)));
@@ -103,33 +98,20 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
   };
   for (long k : ks) {
     const int n = 1 << k;
-    la::Grid g;
-    g.dim = 3;
-    g.cells = {n, n, n};
-    la::Field<Real, 3, Mem> c[7], b = la::make_field<Real, 3>(space, "b", g),
-                                  x = la::make_field<Real, 3>(space, "x", g);
-    for (auto& f : c) f = la::make_field<Real, 3>(space, "c", g);
-    kernels::fill_poisson3<Space, Real>(space, g, c, b);
+    auto p = poisson_problem3<Space, Real>(space, n);
+    const la::Grid& g = p.op.grid;
+    const Op& op = p.op;
+    const auto &b = p.b, &x = p.x;
     const double a = 1 / (g.spacing(0) * g.spacing(0));
-    const auto cp = c[0];
+    const auto cp = p.c[0];
     Kokkos::parallel_for(
         "kflow::linsys::poisson3::rhs", la::interior_policy<3>(space, g),
         KOKKOS_LAMBDA(int i, int j, int kk) {
-          std::uint64_t z = (std::uint64_t(i) * 0x9E3779B97F4A7C15ull + std::uint64_t(j)) *
-                                0xBF58476D1CE4E5B9ull +
-                            std::uint64_t(kk);
-          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-          z ^= z >> 31;
-          b(i, j, kk) = Real(double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+          b(i, j, kk) = Real(kernels::cell_uniform(i, j, kk));
           // Neumann: no wall term on the diagonal.
           if (neumann)
             cp(i, j, kk) = Real(-a * ((i > 1) + (i < n) + (j > 1) + (j < n) + (kk > 1) + (kk < n)));
         });
-    Op op;
-    op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5],
-    op.ct = c[6];
-    op.grid = g;
     const std::string size = std::to_string(n) + "^3 cells, " +
                              (neumann ? "pure Neumann" : "Dirichlet") + ", random rhs";
     // The unit of work: one red-black Gauss-Seidel iteration on the fine grid.

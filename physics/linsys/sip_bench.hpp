@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -53,6 +54,32 @@ struct PoissonProblem {
   la::Stencil5<Real, Mem> op;
   la::Field<Real, 2, Mem> b, x;
 };
+
+template <class Space, class Real>
+struct PoissonProblem3 {
+  using Mem = typename Space::memory_space;
+  la::Stencil7<Real, Mem> op;
+  la::Field<Real, 3, Mem> c[7], b, x;  // c: the operator's fields (p, w, e, s, n, b, t)
+};
+
+namespace kernels {
+// Uniform in [-1, 1) from splitmix64 of a cell index: random right-hand
+// sides that are the same on every backend.
+KOKKOS_INLINE_FUNCTION double splitmix_unit(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+KOKKOS_INLINE_FUNCTION double cell_uniform(int i, int j) {
+  return splitmix_unit(std::uint64_t(i) * 0x9E3779B97F4A7C15ull + std::uint64_t(j));
+}
+KOKKOS_INLINE_FUNCTION double cell_uniform(int i, int j, int k) {
+  return splitmix_unit((std::uint64_t(i) * 0x9E3779B97F4A7C15ull + std::uint64_t(j)) *
+                           0xBF58476D1CE4E5B9ull +
+                       std::uint64_t(k));
+}
+}  // namespace kernels
 
 namespace kernels {
 template <class Space, class Real, class F>
@@ -119,6 +146,23 @@ void fill_poisson3(const Space& space, const la::Grid& g, const F* c, const F& b
 }
 }  // namespace kernels
 
+// The 3D problem (fill_poisson3) on n^3 cells.
+template <class Space, class Real>
+PoissonProblem3<Space, Real> poisson_problem3(const Space& space, int n) {
+  la::Grid g;
+  g.dim = 3;
+  g.cells = {n, n, n};
+  PoissonProblem3<Space, Real> p;
+  for (auto& f : p.c) f = la::make_field<Real, 3>(space, "c", g);
+  p.b = la::make_field<Real, 3>(space, "b", g);
+  p.x = la::make_field<Real, 3>(space, "x", g);
+  kernels::fill_poisson3<Space, Real>(space, g, p.c, p.b);
+  p.op.cp = p.c[0], p.op.cw = p.c[1], p.op.ce = p.c[2], p.op.cs = p.c[3], p.op.cn = p.c[4],
+  p.op.cb = p.c[5], p.op.ct = p.c[6];
+  p.op.grid = g;
+  return p;
+}
+
 // SIP 3D rows (dim=3): n^3 cells, n = 2^k.
 template <class Space, class Real>
 void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, double tol, int sweeps,
@@ -139,17 +183,9 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
   };
   for (long k : ks) {
     const int n = 1 << k;
-    la::Grid g;
-    g.dim = 3;
-    g.cells = {n, n, n};
-    la::Field<Real, 3, Mem> c[7], b = la::make_field<Real, 3>(space, "b", g),
-                                  x = la::make_field<Real, 3>(space, "x", g);
-    for (auto& f : c) f = la::make_field<Real, 3>(space, "c", g);
-    kernels::fill_poisson3<Space, Real>(space, g, c, b);
-    Op op;
-    op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5],
-    op.ct = c[6];
-    op.grid = g;
+    auto p = poisson_problem3<Space, Real>(space, n);
+    const Op& op = p.op;
+    const auto &b = p.b, &x = p.x;
     const auto ord = gpu ? la::SipOrdering::diagonals : la::SipOrdering::lexicographic;
     const std::string what =
         std::to_string(n) + "^3 cells, sip3d " + (gpu ? "hyperplanes" : "lexicographic");
