@@ -4,12 +4,12 @@
 // solver (one iteration = one cycle) and as CG's preconditioner (cg.hpp:
 // one cycle from zero).  Options: MgOptions at construction.
 //
-// Levels.  Every active direction is halved while all of them are even and
-// the halves are at least 2 (and even in a periodic direction, for the
-// red-black smoother); the last level is the coarsest.  So 2^k cells reach
-// 2 per direction, and an odd or prime size has only its finest level:
-// multigrid then degenerates into the coarsest-level solve, still correct
-// but slow (docs/linalg.md).  Transfers and coarse operators:
+// Levels.  Every direction is halved, n -> ceil(n/2), while every half is
+// at least 2 (in a periodic direction n and n/2 must be even, for the
+// red-black smoother); the last level is the coarsest.  An odd size is
+// coarsened as if padded by one cell outside the system (the mask rule
+// below), so 1022 -> 511 -> 256 and primes coarsen too (docs/linalg.md).
+// Transfers and coarse operators:
 // detail/mg_kernels.hpp (full weighting, bilinear/trilinear interpolation,
 // the rediscretised coarse operator; a fluid/solid mask is inherited: a
 // coarse cell is in the system if a child is).
@@ -99,12 +99,12 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       const Grid& f = levels_.back().grid;
       bool ok = true;
       for (int d = 0; d < Dim; ++d) {
-        const int h = f.cells[d] / 2;
-        ok = ok && f.cells[d] % 2 == 0 && h >= 2 && (!per[d] || h % 2 == 0);
+        const int n = f.cells[d], h = (n + 1) / 2;
+        ok = ok && h >= 2 && (!per[d] || (n % 2 == 0 && h % 2 == 0));
       }
       if (!ok) break;
       Grid c = f;
-      for (int d = 0; d < Dim; ++d) c.cells[d] = f.cells[d] / 2;
+      for (int d = 0; d < Dim; ++d) c.cells[d] = (f.cells[d] + 1) / 2;
       add_level(c, per);
     }
     // Singular: every row sums to zero (as CG detects it).
@@ -194,7 +194,11 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     L.x = make_field<Real, Dim>(space_, tag + "x", c);
     L.b = make_field<Real, Dim>(space_, tag + "b", c);
     L.r = make_field<Real, Dim>(space_, tag + "r", c);
-    for (int d = 0; d < Dim; ++d) L.index.n[d] = c.cells[d], L.index.periodic[d] = per[d];
+    for (int d = 0; d < Dim; ++d) {
+      L.index.n[d] = c.cells[d];
+      L.index.fine[d] = levels_.back().grid.cells[d];
+      L.index.periodic[d] = per[d];
+    }
     L.op.grid = c;
     if constexpr (Dim == 2) {
       L.op.cp = L.c[0], L.op.cw = L.c[1], L.op.ce = L.c[2], L.op.cs = L.c[3], L.op.cn = L.c[4];
@@ -205,7 +209,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     }
     auto build = [&](const auto& fine) {
       using FOp = std::decay_t<decltype(fine)>;
-      detail::MgCoarsen<Dim, FOp, F> k{fine, {}};
+      detail::MgCoarsen<Dim, FOp, F> k{fine, L.index, {}};
       for (int q = 0; q < 2 * Dim + 1; ++q) k.c[q] = L.c[q];
       Kokkos::parallel_for("kflow::linalg::mg::coarsen", interior_policy<Dim>(space_, c), k);
     };

@@ -1,9 +1,10 @@
 #pragma once
 // Multigrid's grid-transfer kernels (multigrid.hpp), one body for 2D and 3D:
 // the coarse operator, the restriction of a residual and the prolongation
-// of a correction between a level of n cells and the next of n/2 per
+// of a correction between a level of n cells and the next of ceil(n/2) per
 // direction (coarse cell I has the fine children 2I-1 and 2I, stored
-// indices).
+// indices).  An odd n is treated as n + 1 with the last cell outside the
+// system: the last coarse cell has one child per such direction.
 //
 // Prolongation P: bilinear (trilinear) interpolation from the parent and its
 // 2^Dim - 1 coarse neighbours towards the fine cell (weights 3/4, 1/4 per
@@ -83,15 +84,34 @@ KOKKOS_INLINE_FUNCTION MgCoeffs<typename Op::real_type> mg_coeffs(const Op& op, 
   }
 }
 
-// Coarse-level indexing: n cells per direction, periodic wrap.
+// Coarse-level indexing: n cells per direction (the fine level has `fine`:
+// 2n, or 2n - 1 where the last coarse cell has one child), periodic wrap.
 struct MgIndex {
   int n[3] = {1, 1, 1};
+  int fine[3] = {2, 2, 2};
   bool periodic[3] = {false, false, false};
   // Index i + s (s = -1, 0, 1) with wrap; 0 or n + 1 (a ghost) otherwise.
   KOKKOS_INLINE_FUNCTION int shift(int d, int i, int s) const {
     const int r = i + s;
     if (periodic[d]) return r < 1 ? n[d] : r > n[d] ? 1 : r;
     return r;
+  }
+  // Direction d ends in a coarse cell with one child (never periodic).
+  KOKKOS_INLINE_FUNCTION bool partial(int d) const { return fine[d] < 2 * n[d]; }
+  // The interpolation weights in direction d of fine cell f from its parent
+  // (f + 1) / 2 and the neighbour beyond f's side: 3/4 and 1/4 (centres 1/2
+  // and 3/2 fine cells away); a one-child cell's centre is its child's, so
+  // that child takes its value (1, 0) and the child next to it 2/3 and 1/3
+  // (centres 1/2 and 1 away).
+  template <class Real>
+  KOKKOS_INLINE_FUNCTION void weights(int d, int f, Real& wp, Real& wk) const {
+    if (partial(d) && f == fine[d]) {
+      wp = 1, wk = 0;
+    } else if (partial(d) && f == fine[d] - 1) {
+      wp = Real(2) / Real(3), wk = Real(1) / Real(3);
+    } else {
+      wp = Real(0.75), wk = Real(0.25);
+    }
   }
 };
 
@@ -100,6 +120,7 @@ template <int Dim, class FineOp, class F>
 struct MgCoarsen {
   using Real = typename F::value_type;
   FineOp op;
+  MgIndex ix;
   F c[2 * Dim + 1];  // p, then lo/hi per direction
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { cell(i, j, 0); }
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { cell(i, j, k); }
@@ -108,7 +129,12 @@ struct MgCoarsen {
     Real p = 0, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int m = 0; m < (1 << Dim); ++m) {
       int f[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) f[d] = 2 * I[d] - 1 + ((m >> d) & 1);
+      bool inside = true;
+      for (int d = 0; d < Dim; ++d) {
+        f[d] = 2 * I[d] - 1 + ((m >> d) & 1);
+        inside = inside && f[d] <= ix.fine[d];
+      }
+      if (!inside) continue;  // the missing child of an odd size's last cell
       const auto cf = mg_coeffs(op, f);
       p += cf.p;
       for (int d = 0; d < Dim; ++d) {
@@ -121,6 +147,36 @@ struct MgCoarsen {
         }
       }
     }
+    // A one-child cell (direction d): its face to the full neighbour is 3/2
+    // fine cells from both centres instead of 2, so that coupling is 4/3 of
+    // the aggregated one (the row sums kept); its wall is as far from its
+    // centre as from its child's, so that the child's wall term counts
+    // twice (estimated as the child's row sum minus its inner neighbour's).
+    for (int d = 0; d < Dim; ++d) {
+      if (!ix.partial(d)) continue;
+      if (I[d] == ix.n[d]) p -= lo[d] / Real(3), lo[d] *= Real(4) / Real(3);
+      if (I[d] == ix.n[d] - 1) p -= hi[d] / Real(3), hi[d] *= Real(4) / Real(3);
+      if (I[d] == ix.n[d]) {
+        for (int m = 0; m < (1 << Dim); ++m) {
+          if ((m >> d) & 1) continue;
+          int f[3] = {0, 0, 0};
+          bool inside = true;
+          for (int e = 0; e < Dim; ++e) {
+            f[e] = 2 * I[e] - 1 + ((m >> e) & 1);
+            inside = inside && f[e] <= ix.fine[e];
+          }
+          if (!inside) continue;
+          int g[3] = {f[0], f[1], f[2]};
+          g[d] -= 1;
+          const auto cf = mg_coeffs(op, f), cg = mg_coeffs(op, g);
+          if (cf.p == 0 || cg.p == 0) continue;
+          Real sf = cf.p, sg = cg.p;
+          for (int e = 0; e < Dim; ++e) sf += cf.lo[e] + cf.hi[e], sg += cg.lo[e] + cg.hi[e];
+          const Real wall = sf - sg;
+          if (wall * cf.p > 0) p += wall;
+        }
+      }
+    }
     const Real scale = Real(1) / Real(1 << (Dim + 1));
     mg_at(c[0], I) = p * scale;
     for (int d = 0; d < Dim; ++d) {
@@ -130,27 +186,38 @@ struct MgCoarsen {
   }
 };
 
-// The interpolation weight of the corner delta (bit d: 1 = the neighbour in
-// direction d) of a fine cell's coarse stencil: a product of 3/4 and 1/4.
+// P's row for a fine cell: per direction its parent's weight wp and its
+// neighbour's wk (MgIndex::weights); the weight of corner delta (bit d: 1 =
+// the neighbour in direction d) is their product.
+template <class Real>
+struct MgRow {
+  Real wp[3] = {1, 1, 1}, wk[3] = {0, 0, 0};
+  template <int Dim>
+  KOKKOS_INLINE_FUNCTION Real weight(int delta) const {
+    Real w = 1;
+    for (int d = 0; d < Dim; ++d) w *= ((delta >> d) & 1) ? wk[d] : wp[d];
+    return w;
+  }
+};
 template <int Dim, class Real>
-KOKKOS_INLINE_FUNCTION Real mg_weight(int delta) {
-  Real w = 1;
-  for (int d = 0; d < Dim; ++d) w *= ((delta >> d) & 1) ? Real(0.25) : Real(0.75);
-  return w;
+KOKKOS_INLINE_FUNCTION MgRow<Real> mg_row(const MgIndex& ix, const int* f) {
+  MgRow<Real> row;
+  for (int d = 0; d < Dim; ++d) ix.weights(d, f[d], row.wp[d], row.wk[d]);
+  return row;
 }
 
-// P's row for fine cell f: the coarse cells K(delta) = parent shifted by
-// delta * s (s = -1 for a low child, +1 for a high one) and their weights,
-// those outside the system moved onto the parent (delta = 0).
+// The coarse cells of a fine cell's row are K(delta) = parent shifted by
+// delta * s (s = -1 for a low child, +1 for a high one); the weights of
+// those outside the system are moved onto the parent (delta = 0).
 template <int Dim, class Real, class CP>
 KOKKOS_INLINE_FUNCTION Real mg_parent_weight(const MgIndex& ix, const CP& cp, const int* I,
-                                             const int* s) {
-  Real w = mg_weight<Dim, Real>(0);
+                                             const int* s, const MgRow<Real>& row) {
+  Real w = row.template weight<Dim>(0);
   for (int m = 1; m < (1 << Dim); ++m) {
     int K[3] = {I[0], I[1], I[2]};
     for (int d = 0; d < Dim; ++d)
       if ((m >> d) & 1) K[d] = ix.shift(d, I[d], s[d]);
-    if (mg_at(cp, K) == 0) w += mg_weight<Dim, Real>(m);
+    if (mg_at(cp, K) == 0) w += row.template weight<Dim>(m);
   }
   return w;
 }
@@ -171,12 +238,13 @@ struct MgProlongAdd {
     if (mg_coeffs(op, f).p == 0) return;
     int I[3] = {0, 0, 0}, s[3] = {0, 0, 0};
     for (int d = 0; d < Dim; ++d) I[d] = (f[d] + 1) / 2, s[d] = (f[d] & 1) ? -1 : 1;
-    Real e = mg_parent_weight<Dim, Real>(ix, cp, I, s) * mg_at(xc, I);
+    const auto row = mg_row<Dim, Real>(ix, f);
+    Real e = mg_parent_weight<Dim, Real>(ix, cp, I, s, row) * mg_at(xc, I);
     for (int m = 1; m < (1 << Dim); ++m) {
       int K[3] = {I[0], I[1], I[2]};
       for (int d = 0; d < Dim; ++d)
         if ((m >> d) & 1) K[d] = ix.shift(d, I[d], s[d]);
-      if (mg_at(cp, K) != 0) e += mg_weight<Dim, Real>(m) * mg_at(xc, K);
+      if (mg_at(cp, K) != 0) e += row.template weight<Dim>(m) * mg_at(xc, K);
     }
     mg_at(xf, f) += e;
   }
@@ -199,34 +267,40 @@ struct MgRestrict {
       mg_at(bc, I) = 0;
       return;
     }
-    // P^T: the fine cells 2I-2 .. 2I+1 per direction with the weights 1/4,
-    // 3/4, 3/4, 1/4 (separable; cells of a coarse neighbour outside the
-    // system are outside it too, where r = 0), plus, for I's own children,
-    // the weights their out-of-system coarse neighbours moved onto I.
-    const Real w[4] = {Real(0.25), Real(0.75), Real(0.75), Real(0.25)};
+    // P^T: the fine cells 2I-2 .. 2I+1 per direction with their weights
+    // for I, 1/4, 3/4, 3/4, 1/4 away from one-child cells (separable; cells
+    // of a coarse neighbour outside the system are outside it too, where
+    // r = 0), plus, for I's own children, the weights their out-of-system
+    // coarse neighbours moved onto I.
+    Real w[3][4];
     int f0[3][4];
     for (int d = 0; d < Dim; ++d)
       for (int a = 0; a < 4; ++a) {
         int f = 2 * I[d] - 2 + a;
-        if (ix.periodic[d]) f = f < 1 ? f + 2 * ix.n[d] : f > 2 * ix.n[d] ? f - 2 * ix.n[d] : f;
-        f0[d][a] = f;  // 0 or 2n + 1 (a ghost, r = 0) beyond a wall
+        Real wp, wk;
+        ix.weights(d, f, wp, wk);
+        w[d][a] = (a == 1 || a == 2) ? wp : wk;
+        if (ix.periodic[d])
+          f = f < 1 ? f + 2 * ix.n[d] : f > 2 * ix.n[d] ? f - 2 * ix.n[d] : f;
+        else if (f > ix.fine[d])
+          f = ix.fine[d] + 1;
+        f0[d][a] = f;  // 0 or fine + 1 (a ghost, r = 0) beyond a wall
       }
     Real sum = 0;
     if constexpr (Dim == 2) {
       for (int b = 0; b < 4; ++b) {
         Real row = 0;
-        for (int a = 0; a < 4; ++a) row += w[a] * r(f0[0][a], f0[1][b]);
-        sum += w[b] * row;
+        for (int a = 0; a < 4; ++a) row += w[0][a] * r(f0[0][a], f0[1][b]);
+        sum += w[1][b] * row;
       }
     } else {
       for (int c = 0; c < 4; ++c)
         for (int b = 0; b < 4; ++b) {
           Real row = 0;
-          for (int a = 0; a < 4; ++a) row += w[a] * r(f0[0][a], f0[1][b], f0[2][c]);
-          sum += w[c] * w[b] * row;
+          for (int a = 0; a < 4; ++a) row += w[0][a] * r(f0[0][a], f0[1][b], f0[2][c]);
+          sum += w[2][c] * w[1][b] * row;
         }
     }
-    const Real plain = mg_weight<Dim, Real>(0);
     for (int m = 0; m < (1 << Dim); ++m) {
       int f[3] = {0, 0, 0}, sg[3] = {0, 0, 0};
       for (int d = 0; d < Dim; ++d) {
@@ -234,7 +308,9 @@ struct MgRestrict {
         sg[d] = a ? 1 : -1;
         f[d] = 2 * I[d] - 1 + a;
       }
-      const Real extra = mg_parent_weight<Dim, Real>(ix, cp, I, sg) - plain;
+      const auto row = mg_row<Dim, Real>(ix, f);
+      const Real extra =
+          mg_parent_weight<Dim, Real>(ix, cp, I, sg, row) - row.template weight<Dim>(0);
       if (extra != 0) sum += extra * mg_at(r, f);
     }
     mg_at(bc, I) = sum / Real(1 << Dim);
