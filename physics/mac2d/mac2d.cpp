@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kflow/core/case_grid.hpp"
+#include "kflow/core/case_solver.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/stencil.hpp"
 
@@ -296,13 +297,6 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
   s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
-  // Multigrid (method = "mg", or "cg" with preconditioner = "mg").
-  s->mg.cycle = linalg::parse<linalg::MgCycle>(ss.get_choice("cycle", {"V", "W", "F"}, "V"));
-  s->mg.smoother =
-      linalg::parse<linalg::MgSmoother>(ss.get_choice("smoother", {"rbgs", "jacobi"}, "rbgs"));
-  s->mg.pre_sweeps = s->mg.post_sweeps = int(ss.get_int("sweeps", 2, 1, 100));
-  if (s->method == "cg" && s->preconditioner == "mg" && s->mg.smoother != linalg::MgSmoother::rbgs)
-    ss.fail("smoother", "CG's multigrid preconditioner needs smoother = \"rbgs\" (symmetric)");
   if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "
@@ -315,14 +309,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
   s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
   s->fixed_iterations = s->control.tolerance == 0;
-  // Measured: a doubly periodic box with 20 fixed CG + multigrid iterations
-  // per step diverged (converged after about 8, then iterating on rounding
-  // noise), while 10 and a tolerance of 1e-10 were fine.
-  if (s->fixed_iterations && s->method == "cg" && s->preconditioner == "mg")
-    ss.fail("preconditioner",
-            "\"mg\" with tolerance = 0 (a fixed iteration count): CG with the multigrid "
-            "preconditioner converges in a few iterations and then iterates on rounding noise, "
-            "which can diverge; give a tolerance, or use method = \"mg\"");
+  // Multigrid (method = "mg", or "cg" with preconditioner = "mg").
+  s->mg = parse_mg_options(ss, s->method == "cg" && s->preconditioner == "mg", s->fixed_iterations);
   // A solve stopped by max_iterations: counted (log column unconverged_solves)
   // and warned about, or an error.
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";

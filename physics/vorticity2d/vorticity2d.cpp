@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "kflow/core/case_grid.hpp"
+#include "kflow/core/case_solver.hpp"
 #include "kflow/core/registry.hpp"
 
 namespace kflow::vorticity2d {
@@ -243,8 +244,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                       : Convection::upwind;
 
   const auto ss = c.section("solver");
-  ss.get_choice("method", {"cg"}, "cg");
-  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none"}, "jacobi");
+  s->method = ss.get_choice("method", {"cg", "mg"}, "cg");
+  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
   // The thesis gives no tolerance (digest 001, sec. 3.6: 1e-9 reproduces its
   // iteration counts, bench case); kflow's criterion max |b - A x| / max |b|
   // at 1e-6 moves a steady state by < 1e-8 (docs/models/vorticity2d.md).
@@ -257,8 +258,12 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                        num(float_tolerance(nx, ny, false)) +
                        " (omega, T): docs/models/vorticity2d.md");
   s->control.max_iterations = int(ss.get_int("max_iterations", 20000, 1, 1 << 30));
-  s->control.check_every = int(ss.get_int("check_every", 10, 1, 1 << 20));
+  // Multigrid converges in a few cycles (iterations): checked every one.
+  const bool mg = s->method == "mg" || s->preconditioner == "mg";
+  s->control.check_every = int(ss.get_int("check_every", mg ? 1 : 10, 1, 1 << 20));
   s->control.criterion = linalg::Criterion::residual;
+  s->mg = parse_mg_options(ss, s->method == "cg" && s->preconditioner == "mg",
+                           s->control.tolerance == 0);
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
 
   // Boundary psi: integrate the normal velocity counter-clockwise around the

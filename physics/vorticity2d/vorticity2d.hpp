@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kflow/core/model.hpp"
+#include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
 
 namespace kflow::vorticity2d {
@@ -78,8 +79,13 @@ struct Setup : ModelSetup {
   // (the thesis's heat-diffusion test).
   double t0 = 0, t_left = 0, t_right = 0, split = 0;
   bool split_initial = false;
-  // Solves: "cg" with a preconditioner ("jacobi" | "none"), per system.
+  // Solves.  psi: "cg" with a preconditioner ("jacobi" | "none" | "mg") or
+  // "mg" (geometric multigrid, options mg); omega and T: CG with the
+  // preconditioner ("jacobi" where it is "mg": multigrid's coarse levels
+  // halve their identity term, docs/linalg.md).
+  std::string method = "cg";
   std::string preconditioner = "jacobi";
+  linalg::MgOptions mg;
   linalg::SolveControl control;
   bool unconverged_is_error = false;
   // Boundary psi on the ring (host, (nx + 2) x (ny + 2), i fastest; 0 inside).

@@ -23,6 +23,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
+#include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/reduce.hpp"
 #include "vorticity2d.hpp"
@@ -264,6 +265,8 @@ class Model final : public kflow::Model {
   using F2 = linalg::Field<Real, 2, Mem>;
   using Op = linalg::Uniform5<Real>;
   using Cg = linalg::ConjugateGradient<ExecSpace, Op>;
+  using Mg = linalg::Multigrid<ExecSpace, Op>;
+  using Solver = linalg::Solver<ExecSpace, Real, 2>;
 
  public:
   explicit Model(const Setup& s) : s_(s) {
@@ -304,8 +307,18 @@ class Model final : public kflow::Model {
     bool open[4];
     for (int sd = 0; sd < 4; ++sd) open[sd] = s_.side[sd].kind == Kind::outflow;
     op_psi_ = make_op(-2 / (hx * hx) - 2 / (hy * hy), 1 / (hx * hx), 1 / (hy * hy), open);
-    const linalg::CgOptions o{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner)};
-    cg_psi_ = std::make_unique<Cg>(space_, op_psi_, o);
+    const auto pre = linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
+    if (s_.method == "mg") {
+      auto mg = std::make_unique<Mg>(space_, op_psi_, s_.mg);
+      mg_psi_ = mg.get();
+      solver_psi_ = std::move(mg);
+    } else {
+      solver_psi_ = std::make_unique<Cg>(space_, op_psi_, linalg::CgOptions(pre, s_.mg));
+    }
+    // omega and T: Jacobi where psi has multigrid (docs/linalg.md: the
+    // coarse levels halve the identity term of I - dt k lap).
+    const linalg::CgOptions o{pre == linalg::CgPreconditioner::mg ? linalg::CgPreconditioner::jacobi
+                                                                  : pre};
     bool adiabatic[4];
     for (int sd = 0; sd < 4; ++sd) adiabatic[sd] = s_.side[sd].thermal == Thermal::adiabatic;
     op_w_ = diffusion_op(1.0, s_.nu, open);
@@ -320,10 +333,11 @@ class Model final : public kflow::Model {
   // Per node and step, an ideal implementation reads omega and writes b_psi,
   // reads psi, omega, T and writes two right-hand sides, and per CG iteration
   // moves about 9 values (direction: r, p_old in, p, q out; update: x, r in
-  // and out, p, q in).
+  // and out, p, q in); a multigrid cycle what Multigrid::values_per_cell says.
   double bytes_per_cell_step() const override {
-    const double iters = last_[0].iterations + last_[1].iterations + last_[2].iterations;
-    return sizeof(Real) * (2 + 5 + 9 * iters);
+    const double psi = mg_psi_ ? mg_psi_->values_per_cell() : 9;
+    return sizeof(Real) *
+           (2 + 5 + psi * last_[0].iterations + 9 * (last_[1].iterations + last_[2].iterations));
   }
 
   double stable_dt(double) const override {
@@ -344,7 +358,7 @@ class Model final : public kflow::Model {
   void step(double, double dt) override {
     const auto& g = s_.nodes;
     kernels::rhs_psi(space_, g, m_, psi_, omega_, bpsi_);
-    last_[0] = solve(*cg_psi_, psi_, bpsi_, "stream function");
+    last_[0] = solve(*solver_psi_, psi_, bpsi_, "stream function");
     kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 1);
     if (dt != op_dt_) {
       op_dt_ = dt;
@@ -414,13 +428,13 @@ class Model final : public kflow::Model {
     return make_op(1 + 2 * ax + 2 * ay, -ax, -ay, neumann);
   }
 
-  linalg::SolveStats solve(Cg& cg, const F2& x, const F2& b, const char* what) {
+  linalg::SolveStats solve(Solver& solver, const F2& x, const F2& b, const char* what) {
     linalg::SolveControl c = s_.control;
     const int k = what[0] == 's' ? 0 : what[0] == 'v' ? 1 : 2;
     if (sizeof(Real) == 4 && c.tolerance > 0)
       c.tolerance =
           std::max(c.tolerance, float_tolerance(s_.nodes.cells[0], s_.nodes.cells[1], k == 0));
-    const auto st = cg.solve(x, b, c);
+    const auto st = solver.solve(x, b, c);
     iterations_[k] += st.iterations;
     if (s_.control.tolerance > 0 && !st.converged) {
       ++unconverged_;
@@ -507,7 +521,9 @@ class Model final : public kflow::Model {
   Kokkos::View<double**, Kokkos::LayoutLeft, Mem> psin_;
   Op op_psi_, op_w_, op_t_;
   double op_dt_ = 1.0;  // the dt the transport operators were built with
-  std::unique_ptr<Cg> cg_psi_, cg_w_, cg_t_;
+  std::unique_ptr<Solver> solver_psi_;
+  Mg* mg_psi_ = nullptr;  // solver_psi_ where it is multigrid
+  std::unique_ptr<Cg> cg_w_, cg_t_;
   linalg::SolveStats last_[3];  // psi, omega, T
   long iterations_[3] = {0, 0, 0};
   long steps_ = 0, unconverged_ = 0;

@@ -420,8 +420,8 @@ TEMPLATE_LIST_TEST_CASE("multigrid: odd and prime sizes", "[multigrid][unit]",
   // 19x21 -> 10x11 -> 5x6 -> 3x3 -> 2x2, vorticity2d's 1022^2 -> 511^2 ->
   // 256^2 ... 2^2, 3D 24x20x18 -> 12x10x9 -> 6x5x5 -> 3x3x3 -> 2x2x2.  Each
   // converges to the discrete solution with the residual reduction per
-  // V(2,2)-cycle of the even sizes (Dirichlet x, Neumann y): measured 0.066
-  // (62x46), 0.071 (37x41), 0.085 (1022^2), 0.074 (511^2), 0.14 (3D);
+  // V(2,2)-cycle of the even sizes (Dirichlet x, Neumann y): measured 0.075
+  // (62x46), 0.073 (37x41), 0.087 (1022^2), 0.075 (511^2), 0.14 (3D);
   // bound 0.2.  Without the one-child cells' own weights and coefficients
   // (mg_kernels.hpp) these were 0.28, 0.79, 0.32 and 0.37.
   struct Case {
@@ -574,5 +574,32 @@ TEMPLATE_LIST_TEST_CASE("CG + multigrid run for a fixed count far beyond converg
     INFO((periodic ? "periodic: " : "dirichlet: ") << "error after 40 iterations " << e);
     CHECK(s.iterations == 40);
     CHECK(e < 1e-9);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("multigrid: Dirichlet walls at a node ring (distance h) as vorticity2d's",
+                        "[multigrid][unit]", kflow::test::ExecutionSpaces) {
+  // Uniform5 with the known wall values in b (the wall one spacing from the
+  // first centre, not half): V(2,2) residual reduction per cycle measured
+  // 0.104 (63^2), 0.108 (64^2), 0.187 (1022^2, vorticity2d's 1024^2 nodes);
+  // bound 0.2.  With the coarse wall terms aggregated as for cell-centred
+  // walls (no 2 d / D scaling, mg_kernels.hpp) V-cycles took 0.64 to 0.9
+  // and diverged on 1022^2.
+  for (int n : {63, 64, 1022}) {
+    la::Uniform5<double> op;
+    const auto g = grid(2, n, n);
+    const double a = 1.0 / (g.spacing(0) * g.spacing(0));
+    op.c = {-4 * a, a, a, a, a};
+    op.grid = g;
+    la::set_neighbours(op, g, false, false);
+    auto hb = field2<double>(g);
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= n; ++i) hb(i, j) = hash01(i, j, 0);
+    la::Multigrid<TestType, decltype(op)> mg(TestType(), op);
+    la::SolveStats s;
+    solve_on<TestType>(mg, hb, control(1e-10), s);
+    INFO(n << "^2 " << mg.name() << ": " << s.iterations << " cycles, factor " << factor(s));
+    CHECK(s.converged);
+    CHECK(factor(s) <= 0.2);
   }
 }

@@ -239,3 +239,46 @@ TEST_CASE("vorticity2d in float agrees with double to single precision", "[unit]
     CHECK(diff <= 1e-4 * scale);
   }
 }
+
+TEST_CASE("vorticity2d with multigrid for psi agrees with CG", "[unit][multigrid]") {
+  // Every psi solve to a relative residual of 1e-10, so the fields agree to
+  // about that level; 1e-7 of their scale leaves room for the leftovers
+  // accumulated over the steps.  The heated cavity on 63^2 interior nodes
+  // (odd: multigrid's one-child coarse cells on every level) and the lid
+  // cavity on 62^2; multigrid alone (V and W) and as CG's preconditioner.
+  struct Run {
+    const char* file;
+    const char* cells;
+  };
+  for (const auto& c : {Run{"natural-convection-ra1e4.toml", "grid.cells=[63,63]"},
+                        Run{"cavity-re100.toml", "grid.cells=[62,62]"}}) {
+    const std::vector<std::string> tight = {c.cells, "time.end=0.05", "solver.tolerance=1e-10",
+                                            "output.lines=[]"};
+    const auto text = case_text(c.file);
+    const auto a = run_text(text, "", tight, "", true);
+    const std::vector<std::vector<std::string>> variants = {
+        {"solver.method=\"mg\""},
+        {"solver.method=\"mg\"", "solver.cycle=\"W\""},
+        {"solver.method=\"cg\"", "solver.preconditioner=\"mg\""}};
+    for (const auto& v : variants) {
+      auto o = tight;
+      o.insert(o.end(), v.begin(), v.end());
+      const auto b = run_text(text, "", o, "", true);
+      for (const char* name : {"stream_function", "vorticity"}) {
+        const auto x = field(a, name).values, y = field(b, name).values;
+        REQUIRE(x.size() == y.size());
+        double scale = 0, diff = 0;
+        for (std::size_t k = 0; k < x.size(); ++k) {
+          scale = std::max(scale, std::fabs(x[k]));
+          diff = std::max(diff, std::fabs(x[k] - y[k]));
+        }
+        INFO(c.file << " " << v.back() << " " << name << ": max difference " << diff << " of "
+                    << scale << "; psi iterations in the last step " << diag(a, "psi_iterations")
+                    << " (cg), " << diag(b, "psi_iterations"));
+        CHECK(scale > 0);
+        CHECK(diff <= 1e-7 * scale);
+      }
+      CHECK(diag(b, "psi_iterations") <= 12);
+    }
+  }
+}

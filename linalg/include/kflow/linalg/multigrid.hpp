@@ -169,6 +169,31 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
            std::to_string(o_.post_sweeps) + ") " + linalg::name(o_.smoother) + ", " +
            std::to_string(levels()) + " levels";
   }
+  // The ideal memory traffic of one cycle in values per finest-level cell
+  // (effective-bandwidth reports): per visit of level l, each smoothing
+  // iteration and the residual read x, b and the stored coefficients and
+  // write x (r); restriction and prolongation read r and update x there,
+  // and read and write b, x and the diagonal on level l + 1; the coarsest
+  // level's sweeps as smoothing.  The finest operator's coefficients are not
+  // counted (computed or a flag on the fly).
+  double values_per_cell() const {
+    const double n0 = cells(0);
+    double total = 0;
+    auto visit = [&](auto&& self, int l, MgCycle type) -> void {
+      const double k = l == 0 ? 0 : 2 * Dim + 1, n = cells(l) / n0;
+      if (l + 1 == int(levels_.size())) {
+        total += (2 * coarse_iterations_ + 1) * (3 + k) / 2 * n;
+        return;
+      }
+      total += ((o_.pre_sweeps + o_.post_sweeps + 1) * (3 + k) + 3) * n + 5 * cells(l + 1) / n0;
+      const bool coarsest = l + 2 == int(levels_.size());
+      self(self, l + 1, type);
+      if (type == MgCycle::w && !coarsest) self(self, l + 1, MgCycle::w);
+      if (type == MgCycle::f && !coarsest) self(self, l + 1, MgCycle::v);
+    };
+    visit(visit, 0, o_.cycle);
+    return total;
+  }
   int levels() const { return int(levels_.size()); }
   const Grid& level_grid(int l) const { return levels_.at(l).grid; }
   bool singular() const { return singular_; }
@@ -183,6 +208,12 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     F r;                    // residual / smoother scratch
     detail::MgIndex index;  // cells and periodic directions
   };
+
+  double cells(int l) const {
+    double n = 1;
+    for (int d = 0; d < Dim; ++d) n *= levels_[l].grid.cells[d];
+    return n;
+  }
 
   void add_level(const Grid& c, const bool* per) {
     Level L{};

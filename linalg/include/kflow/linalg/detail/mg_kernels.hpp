@@ -149,31 +149,45 @@ struct MgCoarsen {
     }
     // A one-child cell (direction d): its face to the full neighbour is 3/2
     // fine cells from both centres instead of 2, so that coupling is 4/3 of
-    // the aggregated one (the row sums kept); its wall is as far from its
-    // centre as from its child's, so that the child's wall term counts
-    // twice (estimated as the child's row sum minus its inner neighbour's).
+    // the aggregated one (the row sums kept).
     for (int d = 0; d < Dim; ++d) {
       if (!ix.partial(d)) continue;
       if (I[d] == ix.n[d]) p -= lo[d] / Real(3), lo[d] *= Real(4) / Real(3);
       if (I[d] == ix.n[d] - 1) p -= hi[d] / Real(3), hi[d] *= Real(4) / Real(3);
-      if (I[d] == ix.n[d]) {
+    }
+    // Walls (a non-periodic side of the box): a child's wall term is 1/(h d)
+    // for a wall d from its centre (d = h/2 cell-centred, h where the wall
+    // nodes are a ring at distance h), the coarse one must be 1/(H D) with D
+    // = d + h/2 (D = d for a one-child cell), while the aggregation gives the
+    // children's sum / 2^(Dim+1), i.e. 1/(H 2d): so the children's terms are
+    // scaled by 2 d / D (1 cell-centred; 4/3, 6/5, ... -> 1 for a ring of
+    // nodes; 2 for a one-child cell).  A child's wall term is its row sum
+    // minus that of its inner neighbour, and d / h the ratio of its coupling
+    // to that neighbour to its wall term.
+    for (int d = 0; d < Dim; ++d) {
+      if (ix.periodic[d]) continue;
+      for (int side = 0; side < 2; ++side) {
+        if (I[d] != (side ? ix.n[d] : 1)) continue;
+        const bool one_child = side && ix.partial(d);
         for (int m = 0; m < (1 << Dim); ++m) {
-          if ((m >> d) & 1) continue;
           int f[3] = {0, 0, 0};
           bool inside = true;
           for (int e = 0; e < Dim; ++e) {
             f[e] = 2 * I[e] - 1 + ((m >> e) & 1);
             inside = inside && f[e] <= ix.fine[e];
           }
-          if (!inside) continue;
+          if (!inside || f[d] != (side ? ix.fine[d] : 1)) continue;
           int g[3] = {f[0], f[1], f[2]};
-          g[d] -= 1;
+          g[d] += side ? -1 : 1;
           const auto cf = mg_coeffs(op, f), cg = mg_coeffs(op, g);
           if (cf.p == 0 || cg.p == 0) continue;
           Real sf = cf.p, sg = cg.p;
           for (int e = 0; e < Dim; ++e) sf += cf.lo[e] + cf.hi[e], sg += cg.lo[e] + cg.hi[e];
-          const Real wall = sf - sg;
-          if (wall * cf.p > 0) p += wall;
+          const Real wall = sf - sg, inner = side ? cf.lo[d] : cf.hi[d];
+          if (!(wall * cf.p > 0) || !(inner * wall < 0)) continue;
+          const Real r = -inner / wall;  // d / h
+          const Real factor = one_child ? Real(2) : 2 * r / (r + Real(0.5));
+          p += (factor - 1) * wall;
         }
       }
     }

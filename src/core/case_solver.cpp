@@ -1,0 +1,22 @@
+#include "kflow/core/case_solver.hpp"
+
+namespace kflow {
+
+linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner,
+                                   bool fixed_count) {
+  linalg::MgOptions o;
+  o.cycle = linalg::parse<linalg::MgCycle>(s.get_choice("cycle", {"V", "W", "F"}, "V"));
+  o.smoother =
+      linalg::parse<linalg::MgSmoother>(s.get_choice("smoother", {"rbgs", "jacobi"}, "rbgs"));
+  o.pre_sweeps = o.post_sweeps = int(s.get_int("sweeps", 2, 1, 100));
+  if (preconditioner && o.smoother != linalg::MgSmoother::rbgs)
+    s.fail("smoother", "CG's multigrid preconditioner needs smoother = \"rbgs\" (symmetric)");
+  if (preconditioner && fixed_count)
+    s.fail("preconditioner",
+           "\"mg\" with tolerance = 0 (a fixed iteration count): CG with the multigrid "
+           "preconditioner converges in a few iterations and then iterates on rounding noise, "
+           "which can diverge; give a tolerance, or use method = \"mg\"");
+  return o;
+}
+
+}  // namespace kflow

@@ -1,0 +1,21 @@
+#pragma once
+// Case plumbing every model with an elliptic solve shares: the multigrid
+// keys of a solver table (cycle, smoother, sweeps), read and checked the
+// same way in mac2d's [solver.pressure] and vorticity2d's [solver].
+
+#include "kflow/core/config.hpp"
+#include "kflow/linalg/mg_options.hpp"
+
+namespace kflow {
+
+// cycle = "V" | "W" | "F" (V), smoother = "rbgs" | "jacobi" (rbgs), sweeps =
+// pre- and post-smoothing sweeps per level (2).  As CG's preconditioner
+// (`preconditioner` true) the cycle must be symmetric (rbgs only), and a
+// fixed iteration count (`fixed_count`: tolerance = 0) is refused: measured
+// in mac2d, a doubly periodic box with 20 fixed CG + multigrid iterations
+// per step diverged (converged after about 8, then iterating on rounding
+// noise), while 10, or a tolerance of 1e-10, were fine.
+linalg::MgOptions parse_mg_options(const Config::Section& solver, bool preconditioner,
+                                   bool fixed_count);
+
+}  // namespace kflow
