@@ -15,12 +15,13 @@
 //           eigenvector of the discrete operator, so CG converges in one
 //           iteration: no comparison for CG.
 // Multigrid: mg (V(2,2) red-black Gauss-Seidel, one iteration = one
-// cycle), mg_f (F(2,2)), mg_v3 (V(3,3)) and cg_mg (CG with one symmetric
+// cycle), mg_f (F(2,2)), mg_v3 (V(3,3)), mg_cheb (V(2,2) with Chebyshev
+// smoothing of degree 2), cg_mg and cg_mg_cheb (CG with one symmetric
 // V(2,2)-cycle as preconditioner), checked every iteration whatever
 // check_every says (a cycle costs about ten sweeps).  dim=3: the 7-point
 // problem of `kflow bench sip --set dim=3` on n^3 cells (bc=dirichlet) or
-// its pure-Neumann counterpart (bc=neumann), with mg, mg_f, cg_mg and
-// cg_jacobi, and one fused red-black iteration as the unit of work.
+// its pure-Neumann counterpart (bc=neumann), with mg, mg_f, mg_cheb,
+// cg_mg, cg_mg_cheb and cg_jacobi, and one fused red-black iteration as the unit of work.
 // hypre_pfmg, hypre_pcg: hypre's structured multigrid on the same 2D system
 // (hypre_rows below; builds with hypre only).
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
@@ -79,6 +80,16 @@ void fill_rhs(const Space& space, const la::Grid& g, int kind, const F& b) {
 // The 3D rows (dim=3): n^3 cells, u = 0 on the walls (mirrored ghosts) or
 // pure Neumann, random right-hand side (projected onto the compatible space
 // by the solvers when singular).
+// The multigrid options of a bench solver name (mg, mg_f, mg_v3, mg_cheb,
+// cg_mg, cg_mg_cheb).
+inline la::MgOptions bench_mg_options(const std::string& name) {
+  la::MgOptions mo;
+  if (name == "mg_f") mo.cycle = la::MgCycle::f;
+  if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
+  if (name == "mg_cheb" || name == "cg_mg_cheb") mo.smoother = la::MgSmoother::chebyshev;
+  return mo;
+}
+
 template <class Space, class Real>
 void run_poisson3(const Space& space, const std::vector<long>& ks,
                   const std::vector<std::string>& solvers, bool neumann, double tol, int max_its,
@@ -148,22 +159,20 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
       log << "poisson: " << tt.label << ": " << tt.note << ", " << tt.seconds << " s\n";
     };
     for (const auto& name : solvers) {
-      if (name == "mg" || name == "mg_f" || name == "mg_v3") {
-        la::MgOptions mo;
-        if (name == "mg_f") mo.cycle = la::MgCycle::f;
-        if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
-        la::Multigrid<Space, Op> mg(space, op, mo);
+      if (name == "mg" || name == "mg_f" || name == "mg_v3" || name == "mg_cheb") {
+        la::Multigrid<Space, Op> mg(space, op, bench_mg_options(name));
         to_tolerance(mg);
-      } else if (name == "cg_mg" || name == "cg_jacobi" || name == "cg") {
+      } else if (name == "cg_mg" || name == "cg_mg_cheb" || name == "cg_jacobi" || name == "cg") {
         la::ConjugateGradient<Space, Op> cg(
             space, op,
-            la::CgOptions(name == "cg_mg"       ? la::CgPreconditioner::mg
-                          : name == "cg_jacobi" ? la::CgPreconditioner::jacobi
-                                                : la::CgPreconditioner::none));
+            la::CgOptions(name == "cg_jacobi" ? la::CgPreconditioner::jacobi
+                          : name == "cg"      ? la::CgPreconditioner::none
+                                              : la::CgPreconditioner::mg,
+                          bench_mg_options(name)));
         to_tolerance(cg);
       } else {
         throw Error("bench poisson: solver " + name + " is 2D only (dim=3: mg, mg_f, mg_v3, " +
-                    "cg_mg, cg_jacobi, cg)");
+                    "mg_cheb, cg_mg, cg_mg_cheb, cg_jacobi, cg)");
       }
     }
   }
@@ -253,10 +262,11 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
   const auto solvers =
       P.get_choices("solvers",
-                    dim == 3 ? "mg,mg_f,cg_mg,cg_jacobi"
-                             : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,cg_mg,hypre_pfmg,hypre_pcg",
-                    {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v3", "cg_mg",
-                     "hypre_pfmg", "hypre_pcg"});
+                    dim == 3 ? "mg,mg_f,mg_cheb,cg_mg,cg_jacobi"
+                             : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,"
+                               "hypre_pfmg,hypre_pcg",
+                    {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v3", "mg_cheb", "cg_mg",
+                     "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -360,31 +370,33 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         la::RedBlackSOR<Space, Op> sor(space, p.op, la::SorOptions{omega});
         // x read and written, b and 5 coefficients read.
         measure(sor, "rbsor omega " + fmt("%.4f", omega), 8.0);
-      } else if (name == "mg" || name == "mg_f" || name == "mg_v3") {
-        la::MgOptions mo;
-        if (name == "mg_f") mo.cycle = la::MgCycle::f;
-        if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
+      } else if (name == "mg" || name == "mg_f" || name == "mg_v3" || name == "mg_cheb") {
+        const auto mo = bench_mg_options(name);
         KernelBenchRow fr;
         std::unique_ptr<la::Multigrid<Space, Op>> mg;
         fr.seconds =
             timed([&] { mg = std::make_unique<la::Multigrid<Space, Op>>(space, p.op, mo); });
         fr.label = size + ", " + mg->name() + ", set-up";
         rows.push_back(fr);
-        // Per level: the sweeps (8 values each, as rbsor), residual (8),
-        // restriction and prolongation (about 3); the levels add 1/3.
-        measure(*mg, mg->name(), (8.0 * (mo.pre_sweeps + mo.post_sweeps) + 11) * 4 / 3, true);
+        // Per level: the sweeps (8 values each, as rbsor; a Chebyshev step
+        // 12), residual (8), restriction and prolongation (about 3); the
+        // levels add 1/3.
+        const double sweep = mo.smoother == la::MgSmoother::rbgs ? 8.0 : 12.0;
+        measure(*mg, mg->name(), (sweep * (mo.pre_sweeps + mo.post_sweeps) + 11) * 4 / 3, true);
       } else if (name == "hypre_pfmg" || name == "hypre_pcg") {
         hypre_rows<Space>(space, p, size, name == "hypre_pcg", tol, repeat, rows, log);
-      } else if (name == "cg_mg") {
+      } else if (name == "cg_mg" || name == "cg_mg_cheb") {
+        const auto mo = bench_mg_options(name);
         KernelBenchRow fr;
         std::unique_ptr<la::ConjugateGradient<Space, Op>> cg;
         fr.seconds = timed([&] {
           cg = std::make_unique<la::ConjugateGradient<Space, Op>>(
-              space, p.op, la::CgOptions(la::CgPreconditioner::mg));
+              space, p.op, la::CgOptions(la::CgPreconditioner::mg, mo));
         });
         fr.label = size + ", " + cg->name() + ", set-up";
         rows.push_back(fr);
-        measure(*cg, cg->name(), 17.0 + 43.0 * 4 / 3, true);
+        const double sweep = mo.smoother == la::MgSmoother::rbgs ? 8.0 : 12.0;
+        measure(*cg, cg->name(), 17.0 + (sweep * 4 + 11) * 4 / 3, true);
       } else {
         const bool jac = name == "cg_jacobi";
         KernelBenchRow fr;

@@ -6,11 +6,13 @@ linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner
                                    bool fixed_count) {
   linalg::MgOptions o;
   o.cycle = linalg::parse<linalg::MgCycle>(s.get_choice("cycle", {"V", "W", "F"}, "V"));
-  o.smoother =
-      linalg::parse<linalg::MgSmoother>(s.get_choice("smoother", {"rbgs", "jacobi"}, "rbgs"));
+  o.smoother = linalg::parse<linalg::MgSmoother>(
+      s.get_choice("smoother", {"rbgs", "jacobi", "chebyshev"}, "rbgs"));
   o.pre_sweeps = o.post_sweeps = int(s.get_int("sweeps", 2, 1, 100));
-  if (preconditioner && o.smoother != linalg::MgSmoother::rbgs)
-    s.fail("smoother", "CG's multigrid preconditioner needs smoother = \"rbgs\" (symmetric)");
+  if (preconditioner && o.smoother == linalg::MgSmoother::jacobi)
+    s.fail("smoother",
+           "CG's multigrid preconditioner needs smoother = \"rbgs\" or \"chebyshev\" "
+           "(symmetric cycles, tested)");
   if (preconditioner && fixed_count)
     s.fail("preconditioner",
            "\"mg\" with tolerance = 0 (a fixed iteration count): CG with the multigrid "

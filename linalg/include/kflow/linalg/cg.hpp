@@ -104,10 +104,10 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
 
   ConjugateGradient(const ExecSpace& space, const Op& op, const CgOptions& options = {})
       : space_(space), op_(op), pre_(options.preconditioner) {
-    if (pre_ == CgPreconditioner::mg && options.mg.smoother != MgSmoother::rbgs)
+    if (pre_ == CgPreconditioner::mg && options.mg.smoother == MgSmoother::jacobi)
       throw std::invalid_argument(
-          "CG: the multigrid preconditioner needs the rbgs smoother (weighted Jacobi would "
-          "also be symmetric, but only rbgs is checked)");
+          "CG: the multigrid preconditioner needs the rbgs or chebyshev smoother (weighted "
+          "Jacobi would also be symmetric, but only those two are checked)");
     if (op.grid.dim != Dim)
       throw std::invalid_argument("CG: a " + std::to_string(Dim) + "D solver on a " +
                                   std::to_string(op.grid.dim) + "D grid");

@@ -9,7 +9,7 @@
 namespace kflow::linalg {
 
 enum class MgCycle { v, w, f };
-enum class MgSmoother { rbgs, jacobi };
+enum class MgSmoother { rbgs, jacobi, chebyshev };
 
 template <>
 struct EnumNames<MgCycle> {
@@ -20,8 +20,10 @@ struct EnumNames<MgCycle> {
 template <>
 struct EnumNames<MgSmoother> {
   static constexpr const char* what = "multigrid smoother";
-  static constexpr std::pair<MgSmoother, const char*> table[] = {{MgSmoother::rbgs, "rbgs"},
-                                                                 {MgSmoother::jacobi, "jacobi"}};
+  static constexpr std::pair<MgSmoother, const char*> table[] = {
+      {MgSmoother::rbgs, "rbgs"},
+      {MgSmoother::jacobi, "jacobi"},
+      {MgSmoother::chebyshev, "chebyshev"}};
 };
 
 struct MgOptions {
@@ -31,6 +33,10 @@ struct MgOptions {
   // Weighted Jacobi's weight; 0: 4/5 (2D), 6/7 (3D), the weights that damp
   // the high frequencies of the Laplacian best.
   double jacobi_weight = 0;
+  // Chebyshev: the smoothed part of the spectrum of D^-1 A is [lambda_max /
+  // ratio, lambda_max] (lambda_max: Gershgorin's bound per level).  6: the
+  // best V(2,2)-cycles measured on the Poisson problem (docs/linalg.md).
+  double chebyshev_ratio = 6;
   // Red-black SOR iterations on the coarsest level; 0: 2 max(n) + 2.
   int coarse_sweeps = 0;
   int max_levels = 30;

@@ -20,7 +20,11 @@
 // Gauss-Seidel (red then black; as CG's preconditioner the post-smoothing
 // sweeps black then red, so that the cycle is symmetric, at a cost in
 // convergence; the fused one-kernel iteration of rbsor.hpp on GPUs in 2D)
-// or weighted Jacobi.  Coarsest level: symmetric red-black SOR sweeps
+// or weighted Jacobi, or Chebyshev (a polynomial in D^-1 A of degree
+// `sweeps` that damps [lambda_max / ratio, lambda_max] of its spectrum,
+// lambda_max Gershgorin's bound per level; symmetric, so that it serves CG's
+// preconditioner too; two kernels per degree like Jacobi, no colouring).
+// Coarsest level: symmetric red-black SOR sweeps
 // (red-black `coarse_sweeps` times, then red) with the optimal omega of the
 // Dirichlet Laplacian on that level.
 //
@@ -76,6 +80,9 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     if (o_.coarse_sweeps < 0 || o_.max_levels < 1)
       throw std::invalid_argument("multigrid: coarse_sweeps >= 0 and max_levels >= 1 expected");
     if (o_.jacobi_weight == 0) o_.jacobi_weight = Dim == 2 ? 0.8 : 6.0 / 7.0;
+    if (!(o_.chebyshev_ratio > 1))
+      throw std::invalid_argument(
+          "multigrid: chebyshev_ratio = " + std::to_string(o_.chebyshev_ratio) + " must exceed 1");
     if (!(o_.jacobi_weight > 0 && o_.jacobi_weight <= 1))
       throw std::invalid_argument("multigrid: jacobi_weight = " + std::to_string(o_.jacobi_weight) +
                                   " is outside (0, 1]");
@@ -107,6 +114,20 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       for (int d = 0; d < Dim; ++d) c.cells[d] = (f.cells[d] + 1) / 2;
       add_level(c, per);
     }
+    // Chebyshev: each level's bound on the spectrum of D^-1 A.
+    if (o_.smoother == MgSmoother::chebyshev)
+      for (int l = 0; l < int(levels_.size()); ++l) {
+        double lmax = 0;
+        if (l == 0)
+          grid_reduce<Dim>(space_, "kflow::linalg::mg::gershgorin", g, false,
+                           detail::MgGershgorin<Op>{op_}, Kokkos::Max<double>(lmax));
+        else
+          grid_reduce<Dim>(space_, "kflow::linalg::mg::gershgorin", levels_[l].grid, false,
+                           detail::MgGershgorin<CoarseOp>{levels_[l].op},
+                           Kokkos::Max<double>(lmax));
+        space_.fence("kflow::linalg::mg::gershgorin");
+        levels_[l].lambda_max = lmax > 0 ? lmax : 1;
+      }
     // Singular: every row sums to zero (as CG detects it).
     detail::CgOperatorInfo info;
     if constexpr (Dim == 2)
@@ -170,9 +191,11 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
            std::to_string(levels()) + " levels";
   }
   // The ideal memory traffic of one cycle in values per finest-level cell
-  // (effective-bandwidth reports): per visit of level l, each smoothing
+  // (effective-bandwidth reports): per visit of level l, each red-black
   // iteration and the residual read x, b and the stored coefficients and
-  // write x (r); restriction and prolongation read r and update x there,
+  // write x (r), a Jacobi or Chebyshev step 4 values more (its correction
+  // field written and read, x read again); restriction and prolongation
+  // read r and update x there,
   // and read and write b, x and the diagonal on level l + 1; the coarsest
   // level's sweeps as smoothing.  The finest operator's coefficients are not
   // counted (computed or a flag on the fly).
@@ -185,7 +208,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
         total += (2 * coarse_iterations_ + 1) * (3 + k) / 2 * n;
         return;
       }
-      total += ((o_.pre_sweeps + o_.post_sweeps + 1) * (3 + k) + 3) * n + 5 * cells(l + 1) / n0;
+      const double sweep = (3 + k) + (o_.smoother == MgSmoother::rbgs ? 0 : 4);
+      total += ((o_.pre_sweeps + o_.post_sweeps) * sweep + (3 + k) + 3) * n + 5 * cells(l + 1) / n0;
       const bool coarsest = l + 2 == int(levels_.size());
       self(self, l + 1, type);
       if (type == MgCycle::w && !coarsest) self(self, l + 1, MgCycle::w);
@@ -207,6 +231,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     F x, b;                 // levels >= 1 (the finest level's are the caller's)
     F r;                    // residual / smoother scratch
     detail::MgIndex index;  // cells and periodic directions
+    double lambda_max = 2;  // Chebyshev: bound on the spectrum of D^-1 A
   };
 
   double cells(int l) const {
@@ -252,8 +277,29 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   }
 
   template <class LOp, class XV, class BV>
-  void smooth(const LOp& op, const XV& x, const BV& b, const F& scratch, int sweeps, bool post) {
+  void smooth(const LOp& op, const XV& x, const BV& b, const F& scratch, int sweeps, bool post,
+              double lambda_max) {
     const Real one(1);
+    if (o_.smoother == MgSmoother::chebyshev) {
+      // The three-term recurrence of the Chebyshev polynomial on [lo, hi]
+      // (Saad, Iterative Methods, alg. 12.1): coefficients on the host.
+      const double hi = lambda_max, lo = lambda_max / o_.chebyshev_ratio;
+      const double theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
+      double rho = 1 / sigma;
+      for (int s = 0; s < sweeps; ++s) {
+        double a = 0, c = 1 / theta;
+        if (s > 0) {
+          const double next = 1 / (2 * sigma - rho);
+          a = next * rho, c = 2 * next / delta, rho = next;
+        }
+        detail::mg_for<Dim>(
+            space_, "kflow::linalg::mg::chebyshev", op.grid,
+            detail::MgChebyshevCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(a), Real(c)});
+        detail::mg_for<Dim>(space_, "kflow::linalg::mg::chebyshev_add", op.grid,
+                            detail::MgAdd<XV, F>{x, scratch});
+      }
+      return;
+    }
     for (int s = 0; s < sweeps; ++s) {
       if (o_.smoother == MgSmoother::jacobi) {
         detail::mg_for<Dim>(
@@ -289,7 +335,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       detail::rb_sweep(space_, op, x, b, w, 0);
       return;
     }
-    smooth(op, x, b, L.r, o_.pre_sweeps, false);
+    smooth(op, x, b, L.r, o_.pre_sweeps, false, L.lambda_max);
     detail::mg_for<Dim>(space_, "kflow::linalg::mg::residual", L.grid,
                         linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
     const Level& C = levels_[l + 1];
@@ -303,7 +349,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     if (type == MgCycle::f && !coarsest) cycle(l + 1, C.op, C.x, cb, MgCycle::v);
     detail::mg_for<Dim>(space_, "kflow::linalg::mg::prolong", L.grid,
                         detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
-    smooth(op, x, b, L.r, o_.post_sweeps, true);
+    smooth(op, x, b, L.r, o_.post_sweeps, true, L.lambda_max);
   }
 
   ExecSpace space_;

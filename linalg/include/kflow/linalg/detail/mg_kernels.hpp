@@ -351,6 +351,52 @@ struct MgJacobiCorrection {
   }
 };
 
+// Chebyshev's step: d = a d + c D^-1 (b - A x) on the cells in the system
+// (0 elsewhere; d not read where a = 0), then x += d (MgAdd).
+template <class Op, class X, class B, class D>
+struct MgChebyshevCorrection {
+  using Real = typename D::value_type;
+  Op op;
+  X x;
+  B b;
+  D d;
+  Real a, c;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const {
+    const Real p = op.coeffs(i, j).p;
+    const Real old = a != 0 ? a * d(i, j) : Real(0);
+    d(i, j) = p != 0 ? old + c * (Real(b(i, j)) - apply_at(op, x, i, j)) / p : Real(0);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    const Real p = op.coeffs(i, j, k).p;
+    const Real old = a != 0 ? a * d(i, j, k) : Real(0);
+    d(i, j, k) = p != 0 ? old + c * (Real(b(i, j, k)) - apply_at(op, x, i, j, k)) / p : Real(0);
+  }
+};
+
+// Gershgorin's bound on the spectrum of D^-1 A: max over the system of
+// sum_j |a_ij| / |a_ii|, into a max.
+template <class Op>
+struct MgGershgorin {
+  Op op;
+  KOKKOS_INLINE_FUNCTION void row(const int* c, double& acc) const {
+    const auto k = mg_coeffs(op, c);
+    if (k.p == 0) return;
+    double s = Kokkos::fabs(double(k.p));
+    for (int d = 0; d < Op::dim; ++d)
+      s += Kokkos::fabs(double(k.lo[d])) + Kokkos::fabs(double(k.hi[d]));
+    s /= Kokkos::fabs(double(k.p));
+    acc = s > acc ? s : acc;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, double& acc) const {
+    const int c[3] = {i, j, 0};
+    row(c, acc);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, double& acc) const {
+    const int c[3] = {i, j, k};
+    row(c, acc);
+  }
+};
+
 template <class X, class T>
 struct MgAdd {
   X x;

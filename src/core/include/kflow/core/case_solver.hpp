@@ -8,9 +8,10 @@
 
 namespace kflow {
 
-// cycle = "V" | "W" | "F" (V), smoother = "rbgs" | "jacobi" (rbgs), sweeps =
-// pre- and post-smoothing sweeps per level (2).  As CG's preconditioner
-// (`preconditioner` true) the cycle must be symmetric (rbgs only), and a
+// cycle = "V" | "W" | "F" (V), smoother = "rbgs" | "jacobi" | "chebyshev"
+// (rbgs), sweeps = pre- and post-smoothing sweeps (Chebyshev: the degree)
+// per level (2).  As CG's preconditioner (`preconditioner` true) the cycle
+// must be symmetric (rbgs or chebyshev, the tested ones), and a
 // fixed iteration count (`fixed_count`: tolerance = 0) is refused: measured
 // in mac2d, a doubly periodic box with 20 fixed CG + multigrid iterations
 // per step diverged (converged after about 8, then iterating on rounding
