@@ -14,7 +14,8 @@
 # KFLOW_STUDY_TIMEOUT=S a run still going after S seconds is stopped (SIGTERM:
 # it ends after its step) and the table shows its last log row, marked;
 # KFLOW_STUDY_ONLY=REGEX runs only the runs whose names match (e.g.
-# "cavity-re1000-n511|ra1e6-n255-tvd").
+# "cavity-re1000-n511|ra1e6-n255-tvd"); KFLOW_STUDY_SETS="KEY=VALUE ..." adds
+# --set overrides to every run (e.g. "solver.method=mg").
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n 2,20p "$0"; exit 2; }
 kflow=$1 out=$2 backend=${3:-cuda} jobs=${4:-4} set=${5:-all}
@@ -49,7 +50,7 @@ fi
 one() {
   IFS='|' read -r name file sets <<<"$1"
   local args=(--set output.log_every=200)
-  for s in $sets; do args+=(--set "$s"); done
+  for s in $sets ${KFLOW_STUDY_SETS:-}; do args+=(--set "$s"); done
   local t0=$SECONDS
   if timeout "${KFLOW_STUDY_TIMEOUT:-0}" "$kflow" run "$cases/$file" --backend "$backend" --quiet --output "$out/$name" "${args[@]}" \
       >"$out/$name.log" 2>&1; then
@@ -59,7 +60,7 @@ one() {
   fi
 }
 export -f one
-export kflow out backend cases KFLOW_STUDY_TIMEOUT
+export kflow out backend cases KFLOW_STUDY_TIMEOUT KFLOW_STUDY_SETS
 printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {}
 
 python3 - "$out" "$top/cases/reference" <<'EOF' | tee "$out/table.md"
