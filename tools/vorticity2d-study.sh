@@ -28,7 +28,7 @@ mkdir -p "$out"
 runs=()
 if [[ $set == all || $set == cavity ]]; then
   for n in 511 255 127; do  # the longest first
-    runs+=("cavity-re1000-n$n|cavity-re1000.toml|grid.cells=[$n,$n] output.every=60.0")
+    runs+=("cavity-re1000-n$n|cavity-re1000.toml|grid.cells=[$n,$n] output.every=120.0")
   done
 fi
 if [[ $set == all || $set == convection ]]; then
