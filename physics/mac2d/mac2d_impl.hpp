@@ -473,9 +473,11 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       solver_ = std::make_unique<linalg::ConjugateGradient<ExecSpace, Op>>(
           space_, op_,
           linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner), s_.mg});
-    else if (s_.method == "mg")
-      solver_ = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
-    else
+    else if (s_.method == "mg") {
+      auto mg = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
+      mg_ = mg.get();
+      solver_ = std::move(mg);
+    } else
       solver_ = std::make_unique<linalg::RedBlackSOR<ExecSpace, Op>>(space_, op_,
                                                                      linalg::SorOptions{s_.omega});
     initialise();
@@ -486,11 +488,13 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   void fence() override { space_.fence("kflow::mac2d::fence"); }
   // Per cell and step, an ideal implementation reads u, v (F, G stencils),
   // writes F, G, reads F, G and writes the right-hand side, then per SOR
-  // iteration reads and writes p and reads the right-hand side, and finally
-  // reads F, G, p and writes u, v.
+  // iteration reads and writes p and reads the right-hand side (a multigrid
+  // cycle: Multigrid::values_per_cell), and finally reads F, G, p and writes
+  // u, v.
   double bytes_per_cell_step() const override {
     const double iters = s_.fixed_iterations ? s_.control.max_iterations : last_.iterations;
-    return sizeof(Real) * (2 + 2 + 3 + 3 * iters + 5);
+    const double per = mg_ ? mg_->values_per_cell() : 3;
+    return sizeof(Real) * (2 + 2 + 3 + per * iters + 5);
   }
 
   double stable_dt(double) const override {
@@ -688,6 +692,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   SideParams<Real> sides_{};
   Op op_;
   std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> solver_;
+  linalg::Multigrid<ExecSpace, Op>* mg_ = nullptr;  // solver_ where it is multigrid
   linalg::SolveStats last_;
   long steps_ = 0, iterations_total_ = 0;
   long unconverged_ = 0;  // pressure solves that stopped at max_iterations

@@ -135,7 +135,7 @@ TEST_CASE("vorticity2d cavity at Re = 1000, 127^2, t = 120: primary vortex near 
   // -0.1185174 at (0.5303, 0.5661), 0.352 % weaker than Botella & Peyret and
   // 0.50 % stronger than Ghia; 511^2 gives 0.016 %, second order.  Tolerances:
   // within 0.5 % of Botella & Peyret, stronger than Ghia's 129^2 value, the
-  // centre within one spacing (1/128) of theirs.  About 13 min on 2 cores.
+  // centre within one spacing (1/128) of theirs.  About 8 min on 2 cores.
   const auto r = run_text(case_text("cavity-re1000.toml"), "",
                           {"grid.cells=[127,127]", "output.lines=[]"}, "", true);
   const auto ref = table("cavity_primary_vortex.csv", 4);

@@ -294,7 +294,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
         }
         detail::mg_for<Dim>(
             space_, "kflow::linalg::mg::chebyshev", op.grid,
-            detail::MgChebyshevCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(a), Real(c)});
+            detail::MgCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(a), Real(c)});
         detail::mg_for<Dim>(space_, "kflow::linalg::mg::chebyshev_add", op.grid,
                             detail::MgAdd<XV, F>{x, scratch});
       }
@@ -302,9 +302,9 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     }
     for (int s = 0; s < sweeps; ++s) {
       if (o_.smoother == MgSmoother::jacobi) {
-        detail::mg_for<Dim>(
-            space_, "kflow::linalg::mg::jacobi", op.grid,
-            detail::MgJacobiCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(o_.jacobi_weight)});
+        detail::mg_for<Dim>(space_, "kflow::linalg::mg::jacobi", op.grid,
+                            detail::MgCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(0),
+                                                                 Real(o_.jacobi_weight)});
         detail::mg_for<Dim>(space_, "kflow::linalg::mg::jacobi_add", op.grid,
                             detail::MgAdd<XV, F>{x, scratch});
       } else {

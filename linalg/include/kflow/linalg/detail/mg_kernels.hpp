@@ -124,17 +124,22 @@ struct MgCoarsen {
   F c[2 * Dim + 1];  // p, then lo/hi per direction
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const { cell(i, j, 0); }
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { cell(i, j, k); }
+  // Child m (bit d: the high one in direction d) of coarse cell I in f;
+  // false for the missing child of an odd size's last cell.
+  KOKKOS_INLINE_FUNCTION bool child(const int* I, int m, int* f) const {
+    bool inside = true;
+    for (int d = 0; d < Dim; ++d) {
+      f[d] = 2 * I[d] - 1 + ((m >> d) & 1);
+      inside = inside && f[d] <= ix.fine[d];
+    }
+    return inside;
+  }
   KOKKOS_INLINE_FUNCTION void cell(int i, int j, int k) const {
     const int I[3] = {i, j, k};
     Real p = 0, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int m = 0; m < (1 << Dim); ++m) {
       int f[3] = {0, 0, 0};
-      bool inside = true;
-      for (int d = 0; d < Dim; ++d) {
-        f[d] = 2 * I[d] - 1 + ((m >> d) & 1);
-        inside = inside && f[d] <= ix.fine[d];
-      }
-      if (!inside) continue;  // the missing child of an odd size's last cell
+      if (!child(I, m, f)) continue;
       const auto cf = mg_coeffs(op, f);
       p += cf.p;
       for (int d = 0; d < Dim; ++d) {
@@ -171,12 +176,7 @@ struct MgCoarsen {
         const bool one_child = side && ix.partial(d);
         for (int m = 0; m < (1 << Dim); ++m) {
           int f[3] = {0, 0, 0};
-          bool inside = true;
-          for (int e = 0; e < Dim; ++e) {
-            f[e] = 2 * I[e] - 1 + ((m >> e) & 1);
-            inside = inside && f[e] <= ix.fine[e];
-          }
-          if (!inside || f[d] != (side ? ix.fine[d] : 1)) continue;
+          if (!child(I, m, f) || f[d] != (side ? ix.fine[d] : 1)) continue;
           int g[3] = {f[0], f[1], f[2]};
           g[d] += side ? -1 : 1;
           const auto cf = mg_coeffs(op, f), cg = mg_coeffs(op, g);
@@ -331,30 +331,12 @@ struct MgRestrict {
   }
 };
 
-// Weighted Jacobi, in two passes: t = w (b - A x) / c.p, then x += t (on
-// the cells in the system; t is 0 elsewhere).
-template <class Op, class X, class B, class T>
-struct MgJacobiCorrection {
-  using Real = typename T::value_type;
-  Op op;
-  X x;
-  B b;
-  T t;
-  Real weight;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const {
-    const Real p = op.coeffs(i, j).p;
-    t(i, j) = p != 0 ? weight * (Real(b(i, j)) - apply_at(op, x, i, j)) / p : Real(0);
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
-    const Real p = op.coeffs(i, j, k).p;
-    t(i, j, k) = p != 0 ? weight * (Real(b(i, j, k)) - apply_at(op, x, i, j, k)) / p : Real(0);
-  }
-};
-
-// Chebyshev's step: d = a d + c D^-1 (b - A x) on the cells in the system
-// (0 elsewhere; d not read where a = 0), then x += d (MgAdd).
+// The correction of a Jacobi-type smoothing step, d = a d + c D^-1 (b - A x)
+// on the cells in the system (0 elsewhere; d not read where a = 0), then x +=
+// d (MgAdd): weighted Jacobi (a = 0, c = the weight) and each step of the
+// Chebyshev recurrence.
 template <class Op, class X, class B, class D>
-struct MgChebyshevCorrection {
+struct MgCorrection {
   using Real = typename D::value_type;
   Op op;
   X x;
