@@ -21,7 +21,8 @@
 // check_every says (a cycle costs about ten sweeps).  dim=3: the 7-point
 // problem of `kflow bench sip --set dim=3` on n^3 cells (bc=dirichlet) or
 // its pure-Neumann counterpart (bc=neumann), with mg, mg_f, mg_cheb,
-// cg_mg, cg_mg_cheb and cg_jacobi, and one fused red-black iteration as the unit of work.
+// cg_mg, cg_mg_cheb and cg_jacobi, and one fused red-black iteration as the
+// unit of work.
 // hypre_pfmg, hypre_pcg: hypre's structured multigrid on the same 2D system
 // (hypre_rows below; builds with hypre only).
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
@@ -77,9 +78,6 @@ void fill_rhs(const Space& space, const la::Grid& g, int kind, const F& b) {
 }
 }  // namespace kernels
 
-// The 3D rows (dim=3): n^3 cells, u = 0 on the walls (mirrored ghosts) or
-// pure Neumann, random right-hand side (projected onto the compatible space
-// by the solvers when singular).
 // The multigrid options of a bench solver name (mg, mg_f, mg_v3, mg_cheb,
 // cg_mg, cg_mg_cheb).
 inline la::MgOptions bench_mg_options(const std::string& name) {
@@ -90,6 +88,17 @@ inline la::MgOptions bench_mg_options(const std::string& name) {
   return mo;
 }
 
+// The values one multigrid cycle moves per fine cell in the 2D rows: per
+// level the sweeps (8 values each, as rbsor; a Chebyshev step 12), the
+// residual (8), restriction and prolongation (about 3); the levels add 1/3.
+inline double bench_mg_cycle_values(const la::MgOptions& mo) {
+  const double sweep = mo.smoother == la::MgSmoother::rbgs ? 8.0 : 12.0;
+  return (sweep * (mo.pre_sweeps + mo.post_sweeps) + 11) * 4 / 3;
+}
+
+// The 3D rows (dim=3): n^3 cells, u = 0 on the walls (mirrored ghosts) or
+// pure Neumann, random right-hand side (projected onto the compatible space
+// by the solvers when singular).
 template <class Space, class Real>
 void run_poisson3(const Space& space, const std::vector<long>& ks,
                   const std::vector<std::string>& solvers, bool neumann, double tol, int max_its,
@@ -378,11 +387,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
             timed([&] { mg = std::make_unique<la::Multigrid<Space, Op>>(space, p.op, mo); });
         fr.label = size + ", " + mg->name() + ", set-up";
         rows.push_back(fr);
-        // Per level: the sweeps (8 values each, as rbsor; a Chebyshev step
-        // 12), residual (8), restriction and prolongation (about 3); the
-        // levels add 1/3.
-        const double sweep = mo.smoother == la::MgSmoother::rbgs ? 8.0 : 12.0;
-        measure(*mg, mg->name(), (sweep * (mo.pre_sweeps + mo.post_sweeps) + 11) * 4 / 3, true);
+        measure(*mg, mg->name(), bench_mg_cycle_values(mo), true);
       } else if (name == "hypre_pfmg" || name == "hypre_pcg") {
         hypre_rows<Space>(space, p, size, name == "hypre_pcg", tol, repeat, rows, log);
       } else if (name == "cg_mg" || name == "cg_mg_cheb") {
@@ -395,8 +400,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         });
         fr.label = size + ", " + cg->name() + ", set-up";
         rows.push_back(fr);
-        const double sweep = mo.smoother == la::MgSmoother::rbgs ? 8.0 : 12.0;
-        measure(*cg, cg->name(), 17.0 + (sweep * 4 + 11) * 4 / 3, true);
+        measure(*cg, cg->name(), 17.0 + bench_mg_cycle_values(mo), true);
       } else {
         const bool jac = name == "cg_jacobi";
         KernelBenchRow fr;

@@ -266,16 +266,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                            s->control.tolerance == 0);
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
   {
-    const std::string mg_text =
-        std::string(linalg::name(s->mg.cycle)) + "(" + std::to_string(s->mg.pre_sweeps) + "," +
-        std::to_string(s->mg.post_sweeps) + ") " + linalg::name(s->mg.smoother);
-    const std::string wt = s->preconditioner == "none" ? "CG" : "CG + Jacobi";
-    s->notes.push_back("solves: psi by " +
-                       (s->method == "mg"             ? "multigrid " + mg_text
-                        : s->preconditioner == "mg"   ? "CG + multigrid " + mg_text
-                        : s->preconditioner == "none" ? std::string("CG")
-                                                      : std::string("CG + Jacobi")) +
-                       ", omega" + (s->heat ? " and T" : "") + " by " + wt);
+    const std::string jacobi = s->preconditioner == "none" ? "CG" : "CG + Jacobi";
+    const std::string psi = s->method == "mg" ? "multigrid " + linalg::describe(s->mg)
+                            : s->preconditioner == "mg"
+                                ? "CG + multigrid " + linalg::describe(s->mg)
+                                : jacobi;
+    s->notes.push_back("solves: psi by " + psi + ", omega" + (s->heat ? " and T" : "") + " by " +
+                       jacobi);
   }
 
   // Boundary psi: integrate the normal velocity counter-clockwise around the

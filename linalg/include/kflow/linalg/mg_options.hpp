@@ -2,6 +2,7 @@
 // Multigrid's options (multigrid.hpp), apart so that case parsers can hold
 // them without Kokkos.
 
+#include <string>
 #include <utility>
 
 #include "kflow/linalg/options.hpp"
@@ -41,5 +42,11 @@ struct MgOptions {
   int coarse_sweeps = 0;
   int max_levels = 30;
 };
+
+// "V(2,2) rbgs": the cycle, sweeps and smoother (solver names, run notes).
+inline std::string describe(const MgOptions& o) {
+  return std::string(name(o.cycle)) + "(" + std::to_string(o.pre_sweeps) + "," +
+         std::to_string(o.post_sweeps) + ") " + name(o.smoother);
+}
 
 }  // namespace kflow::linalg

@@ -186,19 +186,16 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   }
 
   std::string name() const override {
-    return std::string("mg ") + linalg::name(o_.cycle) + "(" + std::to_string(o_.pre_sweeps) + "," +
-           std::to_string(o_.post_sweeps) + ") " + linalg::name(o_.smoother) + ", " +
-           std::to_string(levels()) + " levels";
+    return "mg " + describe(o_) + ", " + std::to_string(levels()) + " levels";
   }
   // The ideal memory traffic of one cycle in values per finest-level cell
   // (effective-bandwidth reports): per visit of level l, each red-black
   // iteration and the residual read x, b and the stored coefficients and
   // write x (r), a Jacobi or Chebyshev step 4 values more (its correction
   // field written and read, x read again); restriction and prolongation
-  // read r and update x there,
-  // and read and write b, x and the diagonal on level l + 1; the coarsest
-  // level's sweeps as smoothing.  The finest operator's coefficients are not
-  // counted (computed or a flag on the fly).
+  // read r and update x there, and read and write b, x and the diagonal on
+  // level l + 1; the coarsest level's sweeps as smoothing.  The finest operator's coefficients are
+  // not counted (computed or a flag on the fly).
   double values_per_cell() const {
     const double n0 = cells(0);
     double total = 0;
@@ -279,37 +276,31 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   template <class LOp, class XV, class BV>
   void smooth(const LOp& op, const XV& x, const BV& b, const F& scratch, int sweeps, bool post,
               double lambda_max) {
-    const Real one(1);
-    if (o_.smoother == MgSmoother::chebyshev) {
-      // The three-term recurrence of the Chebyshev polynomial on [lo, hi]
-      // (Saad, Iterative Methods, alg. 12.1): coefficients on the host.
-      const double hi = lambda_max, lo = lambda_max / o_.chebyshev_ratio;
-      const double theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
-      double rho = 1 / sigma;
-      for (int s = 0; s < sweeps; ++s) {
-        double a = 0, c = 1 / theta;
+    if (o_.smoother == MgSmoother::rbgs) {
+      for (int s = 0; s < sweeps; ++s) rb_iteration(op, x, b, Real(1), post ? post_first_ : 0);
+      return;
+    }
+    // Jacobi-type steps x += d, d = a d + c D^-1 (b - A x): weighted Jacobi
+    // (a = 0, c = its weight) or the three-term recurrence of the Chebyshev
+    // polynomial on [lambda_max / ratio, lambda_max] (Saad, Iterative
+    // Methods, alg. 12.1); the coefficients on the host.
+    const double hi = lambda_max, lo = lambda_max / o_.chebyshev_ratio;
+    const double theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
+    double rho = 1 / sigma;
+    for (int s = 0; s < sweeps; ++s) {
+      double a = 0, c = o_.jacobi_weight;
+      if (o_.smoother == MgSmoother::chebyshev) {
+        c = 1 / theta;
         if (s > 0) {
           const double next = 1 / (2 * sigma - rho);
           a = next * rho, c = 2 * next / delta, rho = next;
         }
-        detail::mg_for<Dim>(
-            space_, "kflow::linalg::mg::chebyshev", op.grid,
-            detail::MgCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(a), Real(c)});
-        detail::mg_for<Dim>(space_, "kflow::linalg::mg::chebyshev_add", op.grid,
-                            detail::MgAdd<XV, F>{x, scratch});
       }
-      return;
-    }
-    for (int s = 0; s < sweeps; ++s) {
-      if (o_.smoother == MgSmoother::jacobi) {
-        detail::mg_for<Dim>(space_, "kflow::linalg::mg::jacobi", op.grid,
-                            detail::MgCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(0),
-                                                                 Real(o_.jacobi_weight)});
-        detail::mg_for<Dim>(space_, "kflow::linalg::mg::jacobi_add", op.grid,
-                            detail::MgAdd<XV, F>{x, scratch});
-      } else {
-        rb_iteration(op, x, b, one, post ? post_first_ : 0);
-      }
+      detail::mg_for<Dim>(
+          space_, "kflow::linalg::mg::correction", op.grid,
+          detail::MgCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(a), Real(c)});
+      detail::mg_for<Dim>(space_, "kflow::linalg::mg::correction_add", op.grid,
+                          detail::MgAdd<XV, F>{x, scratch});
     }
   }
 
