@@ -79,9 +79,9 @@ void fill_rhs(const Space& space, const la::Grid& g, int kind, const F& b) {
 }  // namespace kernels
 
 // The multigrid options of a bench solver name (mg, mg_f, mg_v3, mg_cheb,
-// cg_mg, cg_mg_cheb).
-inline la::MgOptions bench_mg_options(const std::string& name) {
-  la::MgOptions mo;
+// cg_mg, cg_mg_cheb) over `base` (the coarse and team_cells keys).
+inline la::MgOptions bench_mg_options(const std::string& name, const la::MgOptions& base) {
+  la::MgOptions mo = base;
   if (name == "mg_f") mo.cycle = la::MgCycle::f;
   if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
   if (name == "mg_cheb" || name == "cg_mg_cheb") mo.smoother = la::MgSmoother::chebyshev;
@@ -102,7 +102,8 @@ inline double bench_mg_cycle_values(const la::MgOptions& mo) {
 template <class Space, class Real>
 void run_poisson3(const Space& space, const std::vector<long>& ks,
                   const std::vector<std::string>& solvers, bool neumann, double tol, int max_its,
-                  int sweeps, int repeat, std::vector<KernelBenchRow>& rows, std::ostream& log) {
+                  int sweeps, int repeat, const la::MgOptions& base,
+                  std::vector<KernelBenchRow>& rows, std::ostream& log) {
   using Mem = typename Space::memory_space;
   using Op = la::Stencil7<Real, Mem>;
   auto best_of = [&](auto&& fn) {
@@ -169,7 +170,7 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
     };
     for (const auto& name : solvers) {
       if (name == "mg" || name == "mg_f" || name == "mg_v3" || name == "mg_cheb") {
-        la::Multigrid<Space, Op> mg(space, op, bench_mg_options(name));
+        la::Multigrid<Space, Op> mg(space, op, bench_mg_options(name, base));
         to_tolerance(mg);
       } else if (name == "cg_mg" || name == "cg_mg_cheb" || name == "cg_jacobi" || name == "cg") {
         la::ConjugateGradient<Space, Op> cg(
@@ -177,7 +178,7 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
             la::CgOptions(name == "cg_jacobi" ? la::CgPreconditioner::jacobi
                           : name == "cg"      ? la::CgPreconditioner::none
                                               : la::CgPreconditioner::mg,
-                          bench_mg_options(name)));
+                          bench_mg_options(name, base)));
         to_tolerance(cg);
       } else {
         throw Error("bench poisson: solver " + name + " is 2D only (dim=3: mg, mg_f, mg_v3, " +
@@ -283,6 +284,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const int every = int(P.get_int("check_every", 5, 1));
   const int max_its = int(P.get_int("max_iterations", 200000, 1));
   const int sweeps = int(P.get_int("sweeps", 10, 1));
+  la::MgOptions base;
+  base.coarse =
+      la::parse<la::MgCoarse>(P.get_choice("coarse", la::name(base.coarse), {"sweeps", "cg"}));
+  base.team_cells = P.get_int("team_cells", base.team_cells, 0);
   const std::string ordering = P.get_choice(
       "ordering", gpu ? "tiles" : "lexicographic",
       gpu ? std::vector<std::string>{"diagonals", "pipelined", "tiles"}
@@ -323,7 +328,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
 
   if (dim == 3) {
     run_poisson3<Space, Real>(space, ks, solvers, bc == "neumann", tol, max_its, sweeps, repeat,
-                              rows, log);
+                              base, rows, log);
     return rows;
   }
   for (long k : ks) {
@@ -380,7 +385,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         // x read and written, b and 5 coefficients read.
         measure(sor, "rbsor omega " + fmt("%.4f", omega), 8.0);
       } else if (name == "mg" || name == "mg_f" || name == "mg_v3" || name == "mg_cheb") {
-        const auto mo = bench_mg_options(name);
+        const auto mo = bench_mg_options(name, base);
         KernelBenchRow fr;
         std::unique_ptr<la::Multigrid<Space, Op>> mg;
         fr.seconds =
@@ -391,7 +396,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
       } else if (name == "hypre_pfmg" || name == "hypre_pcg") {
         hypre_rows<Space>(space, p, size, name == "hypre_pcg", tol, repeat, rows, log);
       } else if (name == "cg_mg" || name == "cg_mg_cheb") {
-        const auto mo = bench_mg_options(name);
+        const auto mo = bench_mg_options(name, base);
         KernelBenchRow fr;
         std::unique_ptr<la::ConjugateGradient<Space, Op>> cg;
         fr.seconds = timed([&] {

@@ -11,6 +11,7 @@ namespace kflow::linalg {
 
 enum class MgCycle { v, w, f };
 enum class MgSmoother { rbgs, jacobi, chebyshev };
+enum class MgCoarse { sweeps, cg };
 
 template <>
 struct EnumNames<MgCycle> {
@@ -26,6 +27,12 @@ struct EnumNames<MgSmoother> {
       {MgSmoother::jacobi, "jacobi"},
       {MgSmoother::chebyshev, "chebyshev"}};
 };
+template <>
+struct EnumNames<MgCoarse> {
+  static constexpr const char* what = "multigrid coarsest-level solver";
+  static constexpr std::pair<MgCoarse, const char*> table[] = {{MgCoarse::sweeps, "sweeps"},
+                                                               {MgCoarse::cg, "cg"}};
+};
 
 struct MgOptions {
   MgCycle cycle = MgCycle::v;
@@ -38,15 +45,24 @@ struct MgOptions {
   // ratio, lambda_max] (lambda_max: Gershgorin's bound per level).  6: the
   // best V(2,2)-cycles measured on the Poisson problem (docs/linalg.md).
   double chebyshev_ratio = 6;
-  // Red-black SOR iterations on the coarsest level; 0: 2 max(n) + 2.
+  // The coarsest level: red-black SOR iterations (`coarse_sweeps` of them;
+  // 0: 2 max(n) + 2) or conjugate gradients to rounding, on one team.
+  MgCoarse coarse = MgCoarse::sweeps;
   int coarse_sweeps = 0;
+  // The levels from the first with at most `team_cells` cells down to the
+  // coarsest are cycled in one kernel by one team (detail/mg_team.hpp), the
+  // finest level never; 0: a kernel per step on every level.
+  long team_cells = 0;
   int max_levels = 30;
 };
 
 // "V(2,2) rbgs": the cycle, sweeps and smoother (solver names, run notes).
+// With ", coarsest cg" and ", team <= N cells" where chosen.
 inline std::string describe(const MgOptions& o) {
   return std::string(name(o.cycle)) + "(" + std::to_string(o.pre_sweeps) + "," +
-         std::to_string(o.post_sweeps) + ") " + name(o.smoother);
+         std::to_string(o.post_sweeps) + ") " + name(o.smoother) +
+         (o.coarse == MgCoarse::cg ? ", coarsest cg" : "") +
+         (o.team_cells > 0 ? ", team <= " + std::to_string(o.team_cells) + " cells" : "");
 }
 
 }  // namespace kflow::linalg

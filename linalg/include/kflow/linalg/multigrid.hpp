@@ -26,7 +26,10 @@
 // preconditioner too; two kernels per degree like Jacobi, no colouring).
 // Coarsest level: symmetric red-black SOR sweeps
 // (red-black `coarse_sweeps` times, then red) with the optimal omega of the
-// Dirichlet Laplacian on that level.
+// Dirichlet Laplacian on that level, or conjugate gradients to rounding on
+// one team.  A cycle is a list of steps recorded at set-up; the coarse
+// levels from `team_cells` down can be one step, cycled by one team in one
+// kernel (detail/mg_team.hpp).
 //
 // Singular systems (every row sums to zero: pure Neumann, periodic): the
 // solver removes the mean of b over the system first, as CG does.
@@ -47,6 +50,7 @@
 
 #include "kflow/linalg/detail/cg_kernels.hpp"
 #include "kflow/linalg/detail/mg_kernels.hpp"
+#include "kflow/linalg/detail/mg_team.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/rbsor.hpp"
@@ -98,8 +102,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
             "multigrid: a periodic direction needs an even number of cells (" + g.cells_text() +
             "): red-black smoothing and the coarse levels pair the cells");
     // The finest level: its grid and a residual field; x and b are the caller's.
-    levels_.push_back(
-        Level{g, CoarseOp{}, {}, F{}, F{}, make_field<Real, Dim>(space_, "kflow::mg::r0", g), {}});
+    levels_.push_back(Level{
+        g, CoarseOp{}, {}, F{}, F{}, make_field<Real, Dim>(space_, "kflow::mg::r0", g), {}, 2, {}});
     for (int d = 0; d < Dim; ++d)
       levels_[0].index.n[d] = g.cells[d], levels_[0].index.periodic[d] = per[d];
     while (int(levels_.size()) < o_.max_levels) {
@@ -115,19 +119,18 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       add_level(c, per);
     }
     // Chebyshev: each level's bound on the spectrum of D^-1 A.
-    if (o_.smoother == MgSmoother::chebyshev)
-      for (int l = 0; l < int(levels_.size()); ++l) {
-        double lmax = 0;
-        if (l == 0)
-          grid_reduce<Dim>(space_, "kflow::linalg::mg::gershgorin", g, false,
-                           detail::MgGershgorin<Op>{op_}, Kokkos::Max<double>(lmax));
-        else
-          grid_reduce<Dim>(space_, "kflow::linalg::mg::gershgorin", levels_[l].grid, false,
-                           detail::MgGershgorin<CoarseOp>{levels_[l].op},
-                           Kokkos::Max<double>(lmax));
-        space_.fence("kflow::linalg::mg::gershgorin");
-        levels_[l].lambda_max = lmax > 0 ? lmax : 1;
-      }
+    for (int l = 0; l < int(levels_.size()) && o_.smoother == MgSmoother::chebyshev; ++l) {
+      double lmax = 0;
+      if (l == 0)
+        grid_reduce<Dim>(space_, "kflow::linalg::mg::gershgorin", g, false,
+                         detail::MgGershgorin<Op>{op_}, Kokkos::Max<double>(lmax));
+      else
+        grid_reduce<Dim>(space_, "kflow::linalg::mg::gershgorin", levels_[l].grid, false,
+                         detail::MgGershgorin<CoarseOp>{levels_[l].op}, Kokkos::Max<double>(lmax));
+      space_.fence("kflow::linalg::mg::gershgorin");
+      levels_[l].lambda_max = lmax > 0 ? lmax : 1;
+    }
+    for (auto& L : levels_) L.steps = jacobi_steps(L.lambda_max);
     // Singular: every row sums to zero (as CG detects it).
     detail::CgOperatorInfo info;
     if constexpr (Dim == 2)
@@ -143,6 +146,9 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     for (int d = 0; d < Dim; ++d) nmax = std::max(nmax, cg.cells[d]);
     coarse_iterations_ = o_.coarse_sweeps > 0 ? o_.coarse_sweeps : 2 * nmax + 2;
     coarse_omega_ = 2 / (1 + std::sin(std::acos(-1.0) / (nmax + 1)));
+    setup_team();
+    for (int t = 0; t < 3; ++t)
+      detail::mg_record(program_[t], 0, levels(), team_level_, MgCycle(t));
     space_.fence("kflow::linalg::mg::setup");
   }
 
@@ -163,11 +169,11 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     }
     return stationary_solve(space_, op_, x, rhs, c, [&](bool change) {
       if (!change) {
-        cycle(0, op_, x, rhs, o_.cycle);
+        run_cycle(o_.cycle, x, rhs);
         return 0.0;
       }
       Kokkos::deep_copy(space_, xold_, x);
-      cycle(0, op_, x, rhs, o_.cycle);
+      run_cycle(o_.cycle, x, rhs);
       double d = 0;
       grid_reduce<Dim>(space_, "kflow::linalg::mg::change", op_.grid, false,
                        detail::MgChangeMax<typename Base::X, F>{x, xold_}, Kokkos::Max<double>(d));
@@ -181,12 +187,14 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   void precondition(const F& z, const CF& r) {
     Kokkos::deep_copy(space_, z, Real(0));
     post_first_ = 1;
-    cycle(0, op_, z, r, o_.cycle);
+    run_cycle(o_.cycle, z, r);
     post_first_ = 0;
   }
 
   std::string name() const override {
-    return "mg " + describe(o_) + ", " + std::to_string(levels()) + " levels";
+    const int team = levels() - team_level_;
+    return "mg " + describe(o_) + ", " + std::to_string(levels()) + " levels" +
+           (team > 0 ? ", " + std::to_string(team) + " on one team" : "");
   }
   // The ideal memory traffic of one cycle in values per finest-level cell
   // (effective-bandwidth reports): per visit of level l, each red-black
@@ -197,22 +205,20 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   // level l + 1; the coarsest level's sweeps as smoothing.  The finest operator's coefficients are
   // not counted (computed or a flag on the fly).
   double values_per_cell() const {
-    const double n0 = cells(0);
+    std::vector<int> steps;
+    detail::mg_record(steps, 0, levels(), levels(), o_.cycle);
+    const double n0 = cells(0), extra = o_.smoother == MgSmoother::rbgs ? 0 : 4;
     double total = 0;
-    auto visit = [&](auto&& self, int l, MgCycle type) -> void {
+    for (int step : steps) {
+      const int kind = step % 8, l = step / 8;
       const double k = l == 0 ? 0 : 2 * Dim + 1, n = cells(l) / n0;
-      if (l + 1 == int(levels_.size())) {
-        total += (2 * coarse_iterations_ + 1) * (3 + k) / 2 * n;
-        return;
-      }
-      const double sweep = (3 + k) + (o_.smoother == MgSmoother::rbgs ? 0 : 4);
-      total += ((o_.pre_sweeps + o_.post_sweeps) * sweep + (3 + k) + 3) * n + 5 * cells(l + 1) / n0;
-      const bool coarsest = l + 2 == int(levels_.size());
-      self(self, l + 1, type);
-      if (type == MgCycle::w && !coarsest) self(self, l + 1, MgCycle::w);
-      if (type == MgCycle::f && !coarsest) self(self, l + 1, MgCycle::v);
-    };
-    visit(visit, 0, o_.cycle);
+      const double next = l + 1 < levels() ? cells(l + 1) / n0 : 0;
+      if (kind == detail::mg_pre) total += o_.pre_sweeps * (3 + k + extra) * n;
+      if (kind == detail::mg_post) total += o_.post_sweeps * (3 + k + extra) * n;
+      if (kind == detail::mg_down) total += (3 + k + 1) * n + 3 * next;
+      if (kind == detail::mg_up) total += 2 * n + 2 * next;
+      if (kind == detail::mg_coarsest) total += (2 * coarse_iterations_ + 1) * (3 + k) / 2 * n;
+    }
     return total;
   }
   int levels() const { return int(levels_.size()); }
@@ -229,6 +235,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     F r;                    // residual / smoother scratch
     detail::MgIndex index;  // cells and periodic directions
     double lambda_max = 2;  // Chebyshev: bound on the spectrum of D^-1 A
+    std::vector<std::pair<double, double>> steps;  // Jacobi-type smoothing: (a, c) per sweep
   };
 
   double cells(int l) const {
@@ -273,21 +280,16 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     levels_.push_back(L);
   }
 
-  template <class LOp, class XV, class BV>
-  void smooth(const LOp& op, const XV& x, const BV& b, const F& scratch, int sweeps, bool post,
-              double lambda_max) {
-    if (o_.smoother == MgSmoother::rbgs) {
-      for (int s = 0; s < sweeps; ++s) rb_iteration(op, x, b, Real(1), post ? post_first_ : 0);
-      return;
-    }
-    // Jacobi-type steps x += d, d = a d + c D^-1 (b - A x): weighted Jacobi
-    // (a = 0, c = its weight) or the three-term recurrence of the Chebyshev
-    // polynomial on [lambda_max / ratio, lambda_max] (Saad, Iterative
-    // Methods, alg. 12.1); the coefficients on the host.
+  // The coefficients (a, c) of the Jacobi-type smoothing steps x += d, d =
+  // a d + c D^-1 (b - A x): weighted Jacobi (a = 0, c = its weight) or the
+  // three-term recurrence of the Chebyshev polynomial on [lambda_max / ratio,
+  // lambda_max] (Saad, Iterative Methods, alg. 12.1).
+  std::vector<std::pair<double, double>> jacobi_steps(double lambda_max) const {
+    std::vector<std::pair<double, double>> steps;
     const double hi = lambda_max, lo = lambda_max / o_.chebyshev_ratio;
     const double theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
     double rho = 1 / sigma;
-    for (int s = 0; s < sweeps; ++s) {
+    for (int s = 0; s < std::max(o_.pre_sweeps, o_.post_sweeps); ++s) {
       double a = 0, c = o_.jacobi_weight;
       if (o_.smoother == MgSmoother::chebyshev) {
         c = 1 / theta;
@@ -296,11 +298,25 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
           a = next * rho, c = 2 * next / delta, rho = next;
         }
       }
-      detail::mg_for<Dim>(
-          space_, "kflow::linalg::mg::correction", op.grid,
-          detail::MgCorrection<LOp, XV, BV, F>{op, x, b, scratch, Real(a), Real(c)});
+      steps.emplace_back(a, c);
+    }
+    return steps;
+  }
+
+  template <class LOp, class XV, class BV>
+  void smooth(const LOp& op, const XV& x, const BV& b, int l, bool post) {
+    const Level& L = levels_[l];
+    const int sweeps = post ? o_.post_sweeps : o_.pre_sweeps;
+    for (int s = 0; s < sweeps; ++s) {
+      if (o_.smoother == MgSmoother::rbgs) {
+        rb_iteration(op, x, b, Real(1), post ? post_first_ : 0);
+        continue;
+      }
+      const auto [a, c] = L.steps[s];
+      detail::mg_for<Dim>(space_, "kflow::linalg::mg::correction", op.grid,
+                          detail::MgCorrection<LOp, XV, BV, F>{op, x, b, L.r, Real(a), Real(c)});
       detail::mg_for<Dim>(space_, "kflow::linalg::mg::correction_add", op.grid,
-                          detail::MgAdd<XV, F>{x, scratch});
+                          detail::MgAdd<XV, F>{x, L.r});
     }
   }
 
@@ -317,30 +333,103 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     detail::rb_sweep(space_, op, x, b, omega, 1 - first);
   }
 
+  // The first level cycled by one team (levels() if none): the coarsest
+  // when CG solves it, then up while a level has at most team_cells cells
+  // (never the finest, at most max_levels of them).
+  void setup_team() {
+    const int n = levels();
+    team_level_ = n;
+    if (n < 2 || (o_.coarse != MgCoarse::cg && cells(n - 1) > double(o_.team_cells))) return;
+    team_level_ = n - 1;
+    while (team_level_ > 1 && cells(team_level_ - 1) <= double(o_.team_cells) &&
+           n - team_level_ < Team::max_levels)
+      --team_level_;
+    team_.first = team_level_, team_.count = n - team_level_;
+    const int sweeps = std::max(o_.pre_sweeps, o_.post_sweeps);
+    Kokkos::View<Real**, memory_space> steps("kflow::mg::team::steps", team_.count, 2 * sweeps);
+    auto hs = Kokkos::create_mirror_view(steps);
+    for (int k = 0; k < team_.count; ++k) {
+      const Level& L = levels_[team_level_ + k];
+      team_.lv[k] = {L.op, L.x, L.b, L.r, L.index};
+      for (int s = 0; s < sweeps; ++s)
+        hs(k, 2 * s) = Real(L.steps[s].first), hs(k, 2 * s + 1) = Real(L.steps[s].second);
+    }
+    Kokkos::deep_copy(space_, steps, hs);
+    team_.steps = steps;
+    team_.rbgs = o_.smoother == MgSmoother::rbgs;
+    team_.pre = o_.pre_sweeps, team_.post = o_.post_sweeps;
+    team_.coarse_omega = Real(coarse_omega_);
+    team_.coarse_iterations = coarse_iterations_;
+    const Level& C = levels_.back();
+    if (o_.coarse == MgCoarse::cg) {
+      // CG: at most one iteration per cell (exact in exact arithmetic) and a
+      // few for rounding, to 1000 epsilon of the initial residual.
+      auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C.c[0]);
+      long system = 0;
+      for (size_t i = 0; i < hp.size(); ++i) system += hp.data()[i] != 0;
+      team_.coarse_cg = true;
+      team_.coarse_iterations = int(system) + 4;
+      team_.inv_cells = singular_ && system > 0 ? 1.0 / double(system) : 0.0;
+      const double tol = 1000 * double(std::numeric_limits<Real>::epsilon());
+      team_.tolerance2 = tol * tol;
+      team_.p = make_field<Real, Dim>(space_, "kflow::mg::team::p", C.grid);
+      team_.q = make_field<Real, Dim>(space_, "kflow::mg::team::q", C.grid);
+    }
+    for (int t = 0; t < 3; ++t) {
+      std::vector<int> steps_t;
+      detail::mg_record(steps_t, team_level_, n, n, MgCycle(t));
+      Kokkos::View<int*, memory_space> p("kflow::mg::team::program", steps_t.size());
+      auto hp = Kokkos::create_mirror_view(p);
+      for (size_t s = 0; s < steps_t.size(); ++s) hp(s) = steps_t[s];
+      Kokkos::deep_copy(space_, p, hp);
+      team_program_[t] = p;
+    }
+    if constexpr (on_gpu<ExecSpace>) {
+      const Kokkos::TeamPolicy<ExecSpace> probe(space_, 1, 1);
+      team_size_ = std::min(1024, probe.team_size_max(team_, Kokkos::ParallelForTag()));
+    }
+  }
+
+  // One cycle of `type` from the finest level: the recorded steps.
+  template <class XV, class BV>
+  void run_cycle(MgCycle type, const XV& x, const BV& b) {
+    for (int s : program_[int(type)]) {
+      const int kind = s % 8, l = s / 8;
+      if (kind == detail::mg_team) {
+        team_.program = team_program_[l];
+        team_.post_first = post_first_;
+        Kokkos::parallel_for("kflow::linalg::mg::team_cycle",
+                             Kokkos::TeamPolicy<ExecSpace>(space_, 1, team_size_), team_);
+      } else if (l == 0) {
+        step(kind, 0, op_, x, b);
+      } else {
+        const Level& L = levels_[l];
+        step(kind, l, L.op, L.x, CF(L.b));
+      }
+    }
+  }
+
   template <class LOp, class XV, class BV>
-  void cycle(int l, const LOp& op, const XV& x, const BV& b, MgCycle type) {
+  void step(int kind, int l, const LOp& op, const XV& x, const BV& b) {
     const Level& L = levels_[l];
-    if (l + 1 == int(levels_.size())) {  // coarsest: red-black ... red
+    if (kind == detail::mg_pre || kind == detail::mg_post) {
+      smooth(op, x, b, l, kind == detail::mg_post);
+    } else if (kind == detail::mg_coarsest) {  // red-black ... red
       const Real w(coarse_omega_);
       for (int s = 0; s < coarse_iterations_; ++s) rb_iteration(op, x, b, w, 0);
       detail::rb_sweep(space_, op, x, b, w, 0);
-      return;
+    } else if (kind == detail::mg_down) {
+      detail::mg_for<Dim>(space_, "kflow::linalg::mg::residual", L.grid,
+                          linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
+      const Level& C = levels_[l + 1];
+      detail::mg_for<Dim>(space_, "kflow::linalg::mg::restrict", C.grid,
+                          detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
+      Kokkos::deep_copy(space_, C.x, Real(0));
+    } else if (kind == detail::mg_up) {
+      const Level& C = levels_[l + 1];
+      detail::mg_for<Dim>(space_, "kflow::linalg::mg::prolong", L.grid,
+                          detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
     }
-    smooth(op, x, b, L.r, o_.pre_sweeps, false, L.lambda_max);
-    detail::mg_for<Dim>(space_, "kflow::linalg::mg::residual", L.grid,
-                        linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
-    const Level& C = levels_[l + 1];
-    detail::mg_for<Dim>(space_, "kflow::linalg::mg::restrict", C.grid,
-                        detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
-    Kokkos::deep_copy(space_, C.x, Real(0));
-    const CF cb = C.b;
-    const bool coarsest = l + 2 == int(levels_.size());
-    cycle(l + 1, C.op, C.x, cb, type);
-    if (type == MgCycle::w && !coarsest) cycle(l + 1, C.op, C.x, cb, MgCycle::w);
-    if (type == MgCycle::f && !coarsest) cycle(l + 1, C.op, C.x, cb, MgCycle::v);
-    detail::mg_for<Dim>(space_, "kflow::linalg::mg::prolong", L.grid,
-                        detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
-    smooth(op, x, b, L.r, o_.post_sweeps, true, L.lambda_max);
   }
 
   ExecSpace space_;
@@ -352,6 +441,11 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   F bproj_, xold_;
   int coarse_iterations_ = 1;
   double coarse_omega_ = 1;
+  std::vector<int> program_[3];  // per cycle type (MgCycle's order)
+  using Team = detail::MgTeamCycle<ExecSpace, Dim, CoarseOp, F>;
+  int team_level_ = 0, team_size_ = 1;
+  Team team_{};
+  Kokkos::View<int*, memory_space> team_program_[3];
   detail::CgSums host_sums_{};
   // The colour post-smoothing starts with: red as pre-smoothing for the
   // solver (residual reduction 0.095 per V(2,2)-cycle on 64^2 against 0.163

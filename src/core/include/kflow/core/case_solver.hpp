@@ -1,6 +1,6 @@
 #pragma once
 // Case plumbing every model with an elliptic solve shares: the multigrid
-// keys of a solver table (cycle, smoother, sweeps), read and checked the
+// keys of a solver table (cycle, smoother, sweeps, coarse, team_cells), read and checked the
 // same way in mac2d's [solver.pressure] and vorticity2d's [solver].
 
 #include "kflow/core/config.hpp"
@@ -10,12 +10,13 @@ namespace kflow {
 
 // cycle = "V" | "W" | "F" (V), smoother = "rbgs" | "jacobi" | "chebyshev"
 // (rbgs), sweeps = pre- and post-smoothing sweeps (Chebyshev: the degree)
-// per level (2).  As CG's preconditioner (`preconditioner` true) the cycle
-// must be symmetric (rbgs or chebyshev, the tested ones), and a
-// fixed iteration count (`fixed_count`: tolerance = 0) is refused: measured
-// in mac2d, a doubly periodic box with 20 fixed CG + multigrid iterations
-// per step diverged (converged after about 8, then iterating on rounding
-// noise), while 10, or a tolerance of 1e-10, were fine.
+// per level (2), coarse = "sweeps" | "cg" (the coarsest level's solve;
+// sweeps), team_cells = N (the levels from the first with at most N cells
+// down are cycled by one team in one kernel; 0 = none).  As CG's preconditioner (`preconditioner`
+// true) the cycle must be symmetric (rbgs or chebyshev, the tested ones), and a fixed iteration
+// count (`fixed_count`: tolerance = 0) is refused: measured in mac2d, a doubly periodic box with 20
+// fixed CG + multigrid iterations per step diverged (converged after about 8, then iterating on
+// rounding noise), while 10, or a tolerance of 1e-10, were fine.
 linalg::MgOptions parse_mg_options(const Config::Section& solver, bool preconditioner,
                                    bool fixed_count);
 
