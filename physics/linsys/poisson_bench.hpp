@@ -287,7 +287,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   la::MgOptions base;
   base.coarse =
       la::parse<la::MgCoarse>(P.get_choice("coarse", la::name(base.coarse), {"sweeps", "cg"}));
-  base.team_cells = P.get_int("team_cells", base.team_cells, 0);
+  base.team_cells = P.get_int("team_cells", base.team_cells, -1);
   const std::string ordering = P.get_choice(
       "ordering", gpu ? "tiles" : "lexicographic",
       gpu ? std::vector<std::string>{"diagonals", "pipelined", "tiles"}

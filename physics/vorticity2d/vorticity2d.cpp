@@ -265,6 +265,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->mg = parse_mg_options(ss, s->method == "cg" && s->preconditioner == "mg",
                            s->control.tolerance == 0);
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
+  s->extrapolate_psi =
+      ss.get_choice("guess", {"extrapolated", "previous"}, "extrapolated") == "extrapolated";
   {
     const std::string jacobi = s->preconditioner == "none" ? "CG" : "CG + Jacobi";
     const std::string psi = s->method == "mg" ? "multigrid " + linalg::describe(s->mg)

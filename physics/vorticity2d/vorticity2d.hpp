@@ -87,6 +87,9 @@ struct Setup : ModelSetup {
   std::string preconditioner = "jacobi";
   linalg::MgOptions mg;
   linalg::SolveControl control;
+  // psi's initial guess: extrapolated linearly in time from the last two
+  // steps (`guess = "extrapolated"`) or the last step's psi ("previous").
+  bool extrapolate_psi = true;
   bool unconverged_is_error = false;
   // Boundary psi on the ring (host, (nx + 2) x (ny + 2), i fastest; 0 inside).
   std::vector<double> psi_ring;

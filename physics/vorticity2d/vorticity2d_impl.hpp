@@ -257,6 +257,22 @@ void velocity_bounds(const ExecSpace& space, const linalg::Grid& g,
       Kokkos::Max<double>(rate), Kokkos::Max<double>(umax), Kokkos::Max<double>(vmax));
 }
 
+// psi's initial guess for the next solve, psi + r (psi - prev) with r the
+// ratio of the new step to the last (0 on the first step), on the interior;
+// prev becomes the last step's psi.
+template <class ExecSpace, class F2>
+void extrapolate(const ExecSpace& space, const linalg::Grid& g, const F2& psi, const F2& prev,
+                 typename F2::value_type r) {
+  using Real = typename F2::value_type;
+  Kokkos::parallel_for(
+      "kflow::vorticity2d::extrapolate", linalg::interior_policy<2>(space, g),
+      KOKKOS_LAMBDA(int i, int j) {
+        const Real now = psi(i, j);
+        psi(i, j) = now + r * (now - prev(i, j));
+        prev(i, j) = now;
+      });
+}
+
 }  // namespace kernels
 
 template <class ExecSpace, class Real>
@@ -278,6 +294,8 @@ class Model final : public kflow::Model {
     omega_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::omega", g);
     temp_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::temperature", g);
     bpsi_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::b_psi", g);
+    if (s_.extrapolate_psi)
+      psi_prev_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::psi_previous", g);
     bw_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::b_omega", g);
     bt_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::b_temperature", g);
     m_.nx = nx, m_.ny = ny;
@@ -358,6 +376,12 @@ class Model final : public kflow::Model {
   void step(double, double dt) override {
     const auto& g = s_.nodes;
     kernels::rhs_psi(space_, g, m_, psi_, omega_, bpsi_);
+    // Extrapolated guess: the same residual criterion from closer (fewer
+    // iterations); the first step (dt_prev_ = 0) starts from psi.
+    if (s_.extrapolate_psi) {
+      kernels::extrapolate(space_, g, psi_, psi_prev_, Real(dt_prev_ > 0 ? dt / dt_prev_ : 0.0));
+      dt_prev_ = dt;
+    }
     last_[0] = solve(*solver_psi_, psi_, bpsi_, "stream function");
     kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 1);
     if (dt != op_dt_) {
@@ -389,12 +413,13 @@ class Model final : public kflow::Model {
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
     for (auto* f : {&psi_, &omega_, &temp_}) r.push_back(save(*f));
+    if (s_.extrapolate_psi) r.push_back(save(psi_prev_));
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
-    counters.extents = {5};
-    const double c[5] = {double(steps_), double(iterations_[0]), double(iterations_[1]),
-                         double(iterations_[2]), double(unconverged_)};
+    counters.extents = {6};
+    const double c[6] = {double(steps_),         double(iterations_[0]), double(iterations_[1]),
+                         double(iterations_[2]), double(unconverged_),   dt_prev_};
     counters.bytes.resize(sizeof c);
     std::memcpy(counters.bytes.data(), c, sizeof c);
     r.push_back(counters);
@@ -403,12 +428,20 @@ class Model final : public kflow::Model {
 
   void restore_state(const std::vector<StateArray>& state) override {
     for (auto* f : {&psi_, &omega_, &temp_}) restore(state, *f);
+    // A checkpoint without the previous psi (written with guess =
+    // "previous"): the next step starts from psi, as a first step.
+    dt_prev_ = 0;
+    bool has_prev = false;
+    for (const auto& a : state) has_prev = has_prev || a.name == psi_prev_.label();
+    if (s_.extrapolate_psi && has_prev) restore(state, psi_prev_);
     for (const auto& a : state)
-      if (a.name == "counters" && a.bytes.size() == 5 * sizeof(double)) {
-        double c[5];
-        std::memcpy(c, a.bytes.data(), sizeof c);
+      if (a.name == "counters" &&
+          (a.bytes.size() == 5 * sizeof(double) || a.bytes.size() == 6 * sizeof(double))) {
+        double c[6] = {0, 0, 0, 0, 0, 0};
+        std::memcpy(c, a.bytes.data(), a.bytes.size());
         steps_ = long(c[0]), iterations_[0] = long(c[1]), iterations_[1] = long(c[2]);
         iterations_[2] = long(c[3]), unconverged_ = long(c[4]);
+        if (has_prev) dt_prev_ = c[5];
       }
   }
 
@@ -518,6 +551,8 @@ class Model final : public kflow::Model {
   ExecSpace space_;
   Params<Real> m_;
   F2 psi_, omega_, temp_, bpsi_, bw_, bt_;
+  F2 psi_prev_;         // the last step's psi (guess = "extrapolated")
+  double dt_prev_ = 0;  // the last step's dt (0: none yet)
   Kokkos::View<double**, Kokkos::LayoutLeft, Mem> psin_;
   Op op_psi_, op_w_, op_t_;
   double op_dt_ = 1.0;  // the dt the transport operators were built with

@@ -11,7 +11,7 @@ linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner
   o.pre_sweeps = o.post_sweeps = int(s.get_int("sweeps", 2, 1, 100));
   o.coarse = linalg::parse<linalg::MgCoarse>(
       s.get_choice("coarse", {"sweeps", "cg"}, linalg::name(o.coarse)));
-  o.team_cells = s.get_int("team_cells", o.team_cells, 0, 1L << 24);
+  o.team_cells = s.get_int("team_cells", o.team_cells, -1, 1L << 24);
   if (preconditioner && o.smoother == linalg::MgSmoother::jacobi)
     s.fail("smoother",
            "CG's multigrid preconditioner needs smoother = \"rbgs\" or \"chebyshev\" "

@@ -51,8 +51,9 @@ struct MgOptions {
   int coarse_sweeps = 0;
   // The levels from the first with at most `team_cells` cells down to the
   // coarsest are cycled in one kernel by one team (detail/mg_team.hpp), the
-  // finest level never; 0: a kernel per step on every level.
-  long team_cells = 0;
+  // finest level never; 0: a kernel per step on every level; -1: 1024 on
+  // GPUs (1026^2 Poisson on the H100: 5.01 -> 4.08 ms), 0 on CPUs (no gain).
+  long team_cells = -1;
   int max_levels = 30;
 };
 

@@ -84,6 +84,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     if (o_.coarse_sweeps < 0 || o_.max_levels < 1)
       throw std::invalid_argument("multigrid: coarse_sweeps >= 0 and max_levels >= 1 expected");
     if (o_.jacobi_weight == 0) o_.jacobi_weight = Dim == 2 ? 0.8 : 6.0 / 7.0;
+    if (o_.team_cells < 0) o_.team_cells = on_gpu<ExecSpace> ? 1024 : 0;
     if (!(o_.chebyshev_ratio > 1))
       throw std::invalid_argument(
           "multigrid: chebyshev_ratio = " + std::to_string(o_.chebyshev_ratio) + " must exceed 1");

@@ -12,7 +12,8 @@ namespace kflow {
 // (rbgs), sweeps = pre- and post-smoothing sweeps (Chebyshev: the degree)
 // per level (2), coarse = "sweeps" | "cg" (the coarsest level's solve;
 // sweeps), team_cells = N (the levels from the first with at most N cells
-// down are cycled by one team in one kernel; 0 = none).  As CG's preconditioner (`preconditioner`
+// down are cycled by one team in one kernel; 0 = none; -1, the default:
+// 1024 on GPUs, 0 on CPUs).  As CG's preconditioner (`preconditioner`
 // true) the cycle must be symmetric (rbgs or chebyshev, the tested ones), and a fixed iteration
 // count (`fixed_count`: tolerance = 0) is refused: measured in mac2d, a doubly periodic box with 20
 // fixed CG + multigrid iterations per step diverged (converged after about 8, then iterating on
