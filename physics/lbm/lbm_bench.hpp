@@ -1,7 +1,7 @@
 #pragma once
 // `kflow bench lbm`: million lattice updates per second (MLUPS) of the 3D
 // lid-driven cavity (D3Q19 by default) for a list of sizes and both streaming
-// schemes, against the copy bandwidth measured in the same run.  The
+// schemes, against the bandwidth ceiling measured in the same run.  The
 // effective bandwidth counts 2 Q sizeof(Real) bytes per cell update (one read
 // and one write of every population; the kernels read no flag field).
 

@@ -11,7 +11,7 @@
 //                is in the build (KFLOW_HAVE_KOKKOSKERNELS); until then the
 //                row says so and is not timed.
 // Each timed row carries those ideal bytes, so the bench prints the effective
-// bandwidth against the copy bandwidth measured in the same run, and GFlop/s
+// bandwidth against the ceiling measured in the same run, and GFlop/s
 // at 9 flops per row (5 multiplies, 4 adds; the thesis counts 5 x 2 = 10).
 // The DIA row's note also gives max |y_DIA - y_matrix-free| / max |y|.
 

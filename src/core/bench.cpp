@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <vector>
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/registry.hpp"
+#include "kflow/linalg/space.hpp"
 #include "kflow/linalg/stream.hpp"
 
 namespace kflow {
@@ -22,31 +25,65 @@ template <class Space, class Real>
 StreamResult stream(std::size_t n, int repeat) {
   Space space;
   using Mem = typename Space::memory_space;
-  Kokkos::View<Real*, Mem> a(Kokkos::view_alloc(space, "kflow::bench::a"), n);
-  Kokkos::View<Real*, Mem> b(Kokkos::view_alloc(space, "kflow::bench::b"), n);
-  Kokkos::deep_copy(space, a, Real(1));
-  Kokkos::deep_copy(space, b, Real(2));
+  using V = Kokkos::View<Real*, Mem>;
+  using CV = Kokkos::View<const Real*, Mem>;
+  const std::vector<int> pers =
+      linalg::on_gpu<Space> ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1};
+  n -= n % 8;
+  if (n == 0) throw Error("bench stream: --size must be at least 8 elements");
+  V a(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::bench::a"), n);
+  V b(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::bench::b"), n);
+  V c(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::bench::c"), n);
+  // BabelStream's values; the arrays first touched by the space's threads
+  // (page placement on CPUs), in the order the kernels use them.
+  const Real s = Real(0.4);
+  Real ea = Real(0.1), eb = Real(0.2), ec = Real(0);
+  linalg::stream_init(space, a, b, c, pers[0]);
   space.fence("kflow::bench::stream_init");
-  double copy_best = 1e30, dot_best = 1e30;
-  double sink = 0;
-  for (int r = 0; r < repeat + 1; ++r) {  // the first round warms up
-    auto t0 = std::chrono::steady_clock::now();
-    linalg::copy(space, Kokkos::View<const Real*, Mem>(a), b);
-    space.fence("kflow::bench::copy");
-    auto t1 = std::chrono::steady_clock::now();
-    sink +=
-        linalg::dot(space, Kokkos::View<const Real*, Mem>(a), Kokkos::View<const Real*, Mem>(b));
-    auto t2 = std::chrono::steady_clock::now();
-    if (r == 0) continue;
-    copy_best = std::min(copy_best, std::chrono::duration<double>(t1 - t0).count());
-    dot_best = std::min(dot_best, std::chrono::duration<double>(t2 - t1).count());
+  const char* names[6] = {"copy", "mul", "add", "triad", "dot", "deep_copy"};
+  const double arrays[6] = {2, 2, 3, 3, 2, 2};
+  double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
+  int best_per[6] = {1, 1, 1, 1, 1, 1};
+  double sum = 0, expected = 0;
+  auto timed = [&](auto&& fn) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    space.fence("kflow::bench::stream");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int per : pers)
+    for (int r = 0; r < repeat + 1; ++r) {  // the first round warms up
+      double t[6];
+      t[0] = timed([&] { linalg::copy(space, CV(a), c, per); });
+      t[1] = timed([&] { linalg::mul(space, CV(c), b, s, per); });
+      t[2] = timed([&] { linalg::add(space, CV(a), CV(b), c, per); });
+      t[3] = timed([&] { linalg::triad(space, CV(b), CV(c), a, s, per); });
+      t[4] = timed([&] { sum = linalg::dot(space, CV(a), CV(b), per); });
+      t[5] = timed([&] { Kokkos::deep_copy(space, c, a); });
+      // The same recurrence on the host (after deep_copy, c = a).
+      ec = ea, eb = s * ec, ec = ea + eb, ea = eb + s * ec, ec = ea;
+      expected = double(n) * double(ea) * double(eb);
+      if (r == 0) continue;
+      for (int k = 0; k < 6; ++k)
+        if (t[k] < best[k]) best[k] = t[k], best_per[k] = per;
+    }
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  // a: the same operations in Real; the dot product: sums of n terms in
+  // another order.
+  const double tol = sizeof(Real) == 4 ? 1e-5 : 1e-12, tol_dot = sizeof(Real) == 4 ? 1e-4 : 1e-8;
+  if (!(std::fabs(double(h(n / 2)) - double(ea)) <= tol * std::fabs(double(ea))) ||
+      !(std::fabs(sum - expected) <= tol_dot * std::fabs(expected)))
+    throw Error("bench stream: wrong results (a = " + std::to_string(double(h(n / 2))) +
+                " against " + std::to_string(double(ea)) + ", dot " + std::to_string(sum) +
+                " against " + std::to_string(expected) + ")");
+  StreamResult res;
+  res.elements = n;
+  for (int k = 0; k < 6; ++k) {
+    StreamKernelResult kr{names[k], arrays[k] * double(n) * sizeof(Real) / best[k], best_per[k]};
+    res.kernels.push_back(kr);
+    if (kr.bytes_per_second > res.ceiling.bytes_per_second) res.ceiling = kr;
   }
-  if (!(sink > 0)) throw Error("bench stream: wrong dot product (" + std::to_string(sink) + ")");
-  StreamResult r;
-  r.elements = n;
-  r.copy_bytes_per_second = 2.0 * n * sizeof(Real) / copy_best;
-  r.dot_bytes_per_second = 2.0 * n * sizeof(Real) / dot_best;
-  return r;
+  return res;
 }
 
 template <class Space>
@@ -55,6 +92,23 @@ StreamResult stream_real(const std::string& precision, std::size_t n, int repeat
 }
 
 }  // namespace
+
+double StreamResult::bandwidth(const std::string& kernel) const {
+  for (const auto& k : kernels)
+    if (k.kernel == kernel) return k.bytes_per_second;
+  return 0;
+}
+
+std::string describe_ceiling(const StreamResult& r) {
+  auto gb = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GB/s", v / 1e9);
+    return std::string(buf);
+  };
+  return "ceiling " + gb(r.ceiling.bytes_per_second) + " (" + r.ceiling.kernel + "; copy " +
+         gb(r.bandwidth("copy")) + ", triad " + gb(r.bandwidth("triad")) + ", dot " +
+         gb(r.bandwidth("dot")) + ")";
+}
 
 std::size_t default_stream_elements(const std::string& backend) {
   return backend == "cuda" ? (std::size_t(1) << 27) : (std::size_t(1) << 25);
@@ -127,7 +181,7 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
     }
   }
   m.reset();
-  log << "kflow bench: measuring " << pc.backend << " copy bandwidth for reference\n";
+  log << "kflow bench: measuring the " << pc.backend << " bandwidth ceiling (STREAM kernels)\n";
   r.stream = bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend), 5);
   return r;
 }
@@ -281,7 +335,7 @@ KernelBenchResult bench_kernel(const std::string& name, const KernelBenchOptions
   r.backend = opt.backend;
   r.precision = opt.precision;
   r.rows = fn(opt, log);
-  log << "kflow bench: measuring " << opt.backend << " copy bandwidth for reference\n";
+  log << "kflow bench: measuring the " << opt.backend << " bandwidth ceiling (STREAM kernels)\n";
   r.stream = bench_stream(opt.backend, opt.precision, default_stream_elements(opt.backend), 5);
   return r;
 }

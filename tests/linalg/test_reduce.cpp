@@ -1,5 +1,5 @@
 // linalg's reductions (reduce.hpp, operator.hpp) and stream kernels on every
-// execution space compiled in: interior-only sums and norms, copy and dot,
+// execution space compiled in: interior-only sums and norms, the STREAM kernels,
 // and max-norms that count a NaN as +inf (a diverged solve must not look
 // converged).
 
@@ -7,6 +7,7 @@
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -100,12 +101,23 @@ TEMPLATE_LIST_TEST_CASE("residual and system max-norms over 2D and 3D operators"
   CHECK(la::system_max_norm(space, op, b) == std::numeric_limits<double>::infinity());
 }
 
-TEMPLATE_LIST_TEST_CASE("copy and dot kernels", "[unit][linalg]", kflow::test::ExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE("STREAM kernels: copy, mul, add, triad, dot, 1 to 8 elements per item",
+                        "[unit][linalg]", kflow::test::ExecutionSpaces) {
   TestType space;
   using V = Kokkos::View<double*, typename TestType::memory_space>;
   using CV = Kokkos::View<const double*, typename TestType::memory_space>;
-  V a("a", 1000), b("b", 1000);
-  Kokkos::deep_copy(a, 3.0);
-  la::copy(space, CV(a), b);
-  CHECK(la::dot(space, CV(a), CV(b)) == 9000.0);
+  for (int per : {1, 2, 4, 8}) {
+    V a("a", 1000), b("b", 1000), c("c", 1000);
+    la::stream_init(space, a, b, c, per);
+    la::copy(space, CV(a), c, per);               // c = 0.1
+    la::mul(space, CV(c), b, 0.5, per);           // b = 0.05
+    la::add(space, CV(a), CV(b), c, per);         // c = 0.15
+    la::triad(space, CV(b), CV(c), a, 2.0, per);  // a = 0.35
+    INFO(per << " elements per item");
+    CHECK(la::dot(space, CV(a), CV(b), per) == Catch::Approx(1000 * 0.35 * 0.05).epsilon(1e-14));
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+    double worst = 0;
+    for (int i = 0; i < 1000; ++i) worst = std::max(worst, std::fabs(h(i) - 0.15));
+    CHECK(worst <= 1e-15);
+  }
 }

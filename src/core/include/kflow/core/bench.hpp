@@ -11,15 +11,32 @@
 
 namespace kflow {
 
+// One STREAM kernel's best bandwidth (bytes it moves / best time) and the
+// elements per work item that gave it.
+struct StreamKernelResult {
+  std::string kernel;
+  double bytes_per_second = 0;
+  int per = 1;
+};
+
 struct StreamResult {
   std::string backend, precision;
   std::size_t elements = 0;
-  double copy_bytes_per_second = 0, dot_bytes_per_second = 0;
+  // copy, mul, add, triad, dot (linalg/stream.hpp) and deep_copy (the
+  // runtime's own copy: cudaMemcpy on CUDA).
+  std::vector<StreamKernelResult> kernels;
+  // The best of them: the reference of every benchmark's fraction.
+  StreamKernelResult ceiling;
+  double bandwidth(const std::string& kernel) const;  // 0 if not measured
 };
 
-// Best of `repeat` timings of b = a and of sum a*b over `elements` values.
+// Best of `repeat` timings of each STREAM kernel over `elements` values per
+// array (GPUs: 1, 2, 4 and 8 elements per work item, the best kept); the
+// results are checked against the recurrence computed on the host.
 StreamResult bench_stream(const std::string& backend, const std::string& precision,
                           std::size_t elements, int repeat);
+// "ceiling 4012.3 GB/s (triad; copy ..., dot ...)" for the benches' last line.
+std::string describe_ceiling(const StreamResult& r);
 std::size_t default_stream_elements(const std::string& backend);
 
 struct ModelBenchResult {
