@@ -119,18 +119,16 @@ void update(const ExecSpace& space, const Setup& s, double dt, const View& u, co
   const Real cx = Real(s.kappa * dt / (G.spacing(0) * G.spacing(0)));
   const Real cy = Real(s.kappa * dt / (G.spacing(1) * G.spacing(1)));
   if constexpr (View::rank == 2) {
-    Kokkos::parallel_for(
-        "kflow::diffusion::update", linalg::interior_policy<2>(space, G),
-        KOKKOS_LAMBDA(int i, int j) {
+    linalg::interior_for<2>(
+        space, "kflow::diffusion::update", G, KOKKOS_LAMBDA(int i, int j) {
           const Real c = u(i, j);
           v(i, j) = c + cx * (u(i - 1, j) - Real(2) * c + u(i + 1, j)) +
                     cy * (u(i, j - 1) - Real(2) * c + u(i, j + 1));
         });
   } else {
     const Real cz = Real(s.kappa * dt / (G.spacing(2) * G.spacing(2)));
-    Kokkos::parallel_for(
-        "kflow::diffusion::update", linalg::interior_policy<3>(space, G),
-        KOKKOS_LAMBDA(int i, int j, int k) {
+    linalg::interior_for<3>(
+        space, "kflow::diffusion::update", G, KOKKOS_LAMBDA(int i, int j, int k) {
           const Real c = u(i, j, k);
           v(i, j, k) = c + cx * (u(i - 1, j, k) - Real(2) * c + u(i + 1, j, k)) +
                        cy * (u(i, j - 1, k) - Real(2) * c + u(i, j + 1, k)) +

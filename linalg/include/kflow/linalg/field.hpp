@@ -85,6 +85,30 @@ GridPolicy<ExecSpace, Dim> interior_policy(const ExecSpace& space, const Grid& g
   }
 }
 
+// parallel_for of f(i, j[, k]) over the interior of `grid` (stored
+// indices): an MDRange on GPUs; on CPUs one task per line (j[, k]) looping
+// over i, which vectorises and costs several times less per cell than
+// Kokkos' host MDRange (docs/performance.md: multigrid's transfers, 3D
+// diffusion).
+template <int Dim, class ExecSpace, class F>
+void interior_for(const ExecSpace& space, const char* label, const Grid& grid, const F& f) {
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_for(label, interior_policy<Dim>(space, grid), f);
+  } else {
+    const int g = grid.ghost, nx = grid.cells[0], ny = grid.cells[1];
+    const int lines = Dim == 2 ? ny : ny * grid.cells[2];
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace>(space, 0, lines), KOKKOS_LAMBDA(int line) {
+          if constexpr (Dim == 2) {
+            for (int i = g; i < g + nx; ++i) f(i, g + line);
+          } else {
+            const int j = g + line % ny, k = g + line / ny;
+            for (int i = g; i < g + nx; ++i) f(i, j, k);
+          }
+        });
+  }
+}
+
 // Policy over every stored cell (ghosts included).
 template <int Dim, class ExecSpace>
 GridPolicy<ExecSpace, Dim> full_policy(const ExecSpace& space, const Grid& grid) {

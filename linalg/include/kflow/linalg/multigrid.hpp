@@ -314,10 +314,10 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
         continue;
       }
       const auto [a, c] = L.steps[s];
-      detail::mg_for<Dim>(space_, "kflow::linalg::mg::correction", op.grid,
-                          detail::MgCorrection<LOp, XV, BV, F>{op, x, b, L.r, Real(a), Real(c)});
-      detail::mg_for<Dim>(space_, "kflow::linalg::mg::correction_add", op.grid,
-                          detail::MgAdd<XV, F>{x, L.r});
+      interior_for<Dim>(space_, "kflow::linalg::mg::correction", op.grid,
+                        detail::MgCorrection<LOp, XV, BV, F>{op, x, b, L.r, Real(a), Real(c)});
+      interior_for<Dim>(space_, "kflow::linalg::mg::correction_add", op.grid,
+                        detail::MgAdd<XV, F>{x, L.r});
     }
   }
 
@@ -420,16 +420,16 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       for (int s = 0; s < coarse_iterations_; ++s) rb_iteration(op, x, b, w, 0);
       detail::rb_sweep(space_, op, x, b, w, 0);
     } else if (kind == detail::mg_down) {
-      detail::mg_for<Dim>(space_, "kflow::linalg::mg::residual", L.grid,
-                          linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
+      interior_for<Dim>(space_, "kflow::linalg::mg::residual", L.grid,
+                        linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
       const Level& C = levels_[l + 1];
-      detail::mg_for<Dim>(space_, "kflow::linalg::mg::restrict", C.grid,
-                          detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
+      interior_for<Dim>(space_, "kflow::linalg::mg::restrict", C.grid,
+                        detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
       Kokkos::deep_copy(space_, C.x, Real(0));
     } else if (kind == detail::mg_up) {
       const Level& C = levels_[l + 1];
-      detail::mg_for<Dim>(space_, "kflow::linalg::mg::prolong", L.grid,
-                          detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
+      interior_for<Dim>(space_, "kflow::linalg::mg::prolong", L.grid,
+                        detail::MgProlongAdd<Dim, LOp, XV, F, F>{op, x, C.c[0], C.x, C.index});
     }
   }
 

@@ -34,30 +34,6 @@
 
 namespace kflow::linalg::detail {
 
-// parallel_for of f(i, j[, k]) over the interior of `g`: an MDRange on GPUs;
-// on CPUs one task per line (j[, k]) looping over i, which vectorises and
-// costs several times less per cell than Kokkos' host MDRange (as for
-// red-black SOR and CG).
-template <int Dim, class ExecSpace, class F>
-void mg_for(const ExecSpace& space, const char* label, const Grid& g, const F& f) {
-  if constexpr (on_gpu<ExecSpace>) {
-    Kokkos::parallel_for(label, interior_policy<Dim>(space, g), f);
-  } else if constexpr (Dim == 2) {
-    const int nx = g.cells[0];
-    Kokkos::parallel_for(
-        label, RangePolicy<ExecSpace>(space, 1, g.cells[1] + 1), KOKKOS_LAMBDA(int j) {
-          for (int i = 1; i <= nx; ++i) f(i, j);
-        });
-  } else {
-    const int nx = g.cells[0], ny = g.cells[1];
-    Kokkos::parallel_for(
-        label, RangePolicy<ExecSpace>(space, 0, ny * g.cells[2]), KOKKOS_LAMBDA(int line) {
-          const int j = 1 + line % ny, k = 1 + line / ny;
-          for (int i = 1; i <= nx; ++i) f(i, j, k);
-        });
-  }
-}
-
 // A view at an index array.
 template <class V>
 KOKKOS_INLINE_FUNCTION decltype(auto) mg_at(const V& v, const int* c) {
