@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "kflow/core/error.hpp"
+#include "kflow/linalg/space.hpp"
 #include "lbm.hpp"
 
 // Full unrolling keeps f[Q] in registers (nvcc: both passes; GCC host code).
@@ -310,15 +311,43 @@ struct StepKernel {
   Offsets<L::Q> offs;  // linear index offset of c_i
 
   KOKKOS_INLINE_FUNCTION void operator()(int idx) const {
-    constexpr int Q = L::Q;
-    const int* off = offs.v;
     int x[3];
     coords(idx, g.n, x);
     // Cells away from the domain's edges take the branch-free path; the
     // others check every link for walls and periodic wrap.
-    const bool bulk = away_from_edges(x, g.n, L::D);
+    if (away_from_edges(x, g.n, L::D))
+      cell<true>(idx, x);
+    else
+      cell<false>(idx, x);
+  }
+  // A line of cells along x at (y, z) = (x[1], x[2]) (CPUs): its ends and
+  // every cell of an edge line by the checked path, the rest by the
+  // branch-free one, as a SIMD loop over x (no two cells of a step touch
+  // the same population slot, in either scheme).
+  KOKKOS_INLINE_FUNCTION void line(int y, int z) const {
+    const int nx = g.n[0], base = nx * (y + g.n[1] * z);
+    int x[3] = {0, y, z};
+    const bool inner = y > 0 && y < g.n[1] - 1 && (L::D == 2 || (z > 0 && z < g.n[2] - 1));
+    if (!inner || nx < 3) {
+      for (int i = 0; i < nx; ++i) x[0] = i, cell<false>(base + i, x);
+      return;
+    }
+    cell<false>(base, x);
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#pragma omp simd
+#endif
+    for (int i = 1; i < nx - 1; ++i) cell<true>(base + i, x);
+    x[0] = nx - 1;
+    cell<false>(base + nx - 1, x);
+  }
+
+  template <bool bulk>
+  KOKKOS_INLINE_FUNCTION void cell(int idx, const int x[3]) const {
+    constexpr int Q = L::Q;
+    const int* off = offs.v;
+    (void)x;  // the checked path's only
     Real f[Q];
-    if (bulk) {
+    if constexpr (bulk) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
         if constexpr (M == Mode::two_grid)
@@ -354,7 +383,7 @@ struct StepKernel {
     } else if constexpr (M == Mode::aa_local) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) dst(idx, opp(i)) = f[i];
-    } else if (bulk) {
+    } else if constexpr (bulk) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) dst(idx + off[i], i) = f[i];
     } else {
@@ -422,24 +451,29 @@ namespace kernels {
 template <class L, class Real, class ExecSpace, class View>
 void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
           const Geometry<Real>& g, const Offsets<L::Q>& off) {
-  const int n = g.n[0] * g.n[1] * g.n[2];
-  const auto policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n);
-  auto run = [&](auto kernel) {
+  const int n = g.n[0] * g.n[1] * g.n[2], lines = g.n[1] * g.n[2];
+  // GPUs: a thread per cell; CPUs: a task per line along x (StepKernel::line).
+  auto launch = [&](const char* label, auto kernel) {
     kernel.src = src;
     kernel.dst = dst;
     kernel.g = g;
     kernel.offs = off;
-    return kernel;
+    if constexpr (linalg::on_gpu<ExecSpace>) {
+      Kokkos::parallel_for(
+          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n), kernel);
+    } else {
+      const int ny = g.n[1];
+      Kokkos::parallel_for(
+          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, lines),
+          KOKKOS_LAMBDA(int l) { kernel.line(l % ny, l / ny); });
+    }
   };
   if (mode == Mode::two_grid)
-    Kokkos::parallel_for("kflow::lbm::stream_collide_two_grid", policy,
-                         run(StepKernel<L, Real, View, Mode::two_grid>{}));
+    launch("kflow::lbm::stream_collide_two_grid", StepKernel<L, Real, View, Mode::two_grid>{});
   else if (mode == Mode::aa_stream)
-    Kokkos::parallel_for("kflow::lbm::stream_collide_aa_stream", policy,
-                         run(StepKernel<L, Real, View, Mode::aa_stream>{}));
+    launch("kflow::lbm::stream_collide_aa_stream", StepKernel<L, Real, View, Mode::aa_stream>{});
   else
-    Kokkos::parallel_for("kflow::lbm::stream_collide_aa_local", policy,
-                         run(StepKernel<L, Real, View, Mode::aa_local>{}));
+    launch("kflow::lbm::stream_collide_aa_local", StepKernel<L, Real, View, Mode::aa_local>{});
 }
 
 // Equilibrium populations of (rho, u), stored in `layout` (normal or swapped).
