@@ -448,32 +448,41 @@ KOKKOS_INLINE_FUNCTION void moments(const Real f[L::Q], const Geometry<Real>& g,
 
 namespace kernels {
 
+// A step kernel over the lattice: GPUs a thread per cell; CPUs a task per
+// line along x (StepKernel::line).
+template <class ExecSpace, class Kernel>
+void launch_step(const ExecSpace& space, const char* label, const Kernel& kernel) {
+  const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
+  if constexpr (linalg::on_gpu<ExecSpace>) {
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, nx * ny * nz),
+        kernel);
+  } else {
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, ny * nz),
+        KOKKOS_LAMBDA(int l) { kernel.line(l % ny, l / ny); });
+  }
+}
+
 template <class L, class Real, class ExecSpace, class View>
 void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
           const Geometry<Real>& g, const Offsets<L::Q>& off) {
-  const int n = g.n[0] * g.n[1] * g.n[2], lines = g.n[1] * g.n[2];
-  // GPUs: a thread per cell; CPUs: a task per line along x (StepKernel::line).
-  auto launch = [&](const char* label, auto kernel) {
+  auto make = [&](auto kernel) {
     kernel.src = src;
     kernel.dst = dst;
     kernel.g = g;
     kernel.offs = off;
-    if constexpr (linalg::on_gpu<ExecSpace>) {
-      Kokkos::parallel_for(
-          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n), kernel);
-    } else {
-      const int ny = g.n[1];
-      Kokkos::parallel_for(
-          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, lines),
-          KOKKOS_LAMBDA(int l) { kernel.line(l % ny, l / ny); });
-    }
+    return kernel;
   };
   if (mode == Mode::two_grid)
-    launch("kflow::lbm::stream_collide_two_grid", StepKernel<L, Real, View, Mode::two_grid>{});
+    launch_step(space, "kflow::lbm::stream_collide_two_grid",
+                make(StepKernel<L, Real, View, Mode::two_grid>{}));
   else if (mode == Mode::aa_stream)
-    launch("kflow::lbm::stream_collide_aa_stream", StepKernel<L, Real, View, Mode::aa_stream>{});
+    launch_step(space, "kflow::lbm::stream_collide_aa_stream",
+                make(StepKernel<L, Real, View, Mode::aa_stream>{}));
   else
-    launch("kflow::lbm::stream_collide_aa_local", StepKernel<L, Real, View, Mode::aa_local>{});
+    launch_step(space, "kflow::lbm::stream_collide_aa_local",
+                make(StepKernel<L, Real, View, Mode::aa_local>{}));
 }
 
 // Equilibrium populations of (rho, u), stored in `layout` (normal or swapped).

@@ -92,19 +92,20 @@ GridPolicy<ExecSpace, Dim> interior_policy(const ExecSpace& space, const Grid& g
 // diffusion).
 template <int Dim, class ExecSpace, class F>
 void interior_for(const ExecSpace& space, const char* label, const Grid& grid, const F& f) {
+  const int g = grid.ghost, nx = grid.cells[0], ny = grid.cells[1];
   if constexpr (on_gpu<ExecSpace>) {
     Kokkos::parallel_for(label, interior_policy<Dim>(space, grid), f);
-  } else {
-    const int g = grid.ghost, nx = grid.cells[0], ny = grid.cells[1];
-    const int lines = Dim == 2 ? ny : ny * grid.cells[2];
+  } else if constexpr (Dim == 2) {
     Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<ExecSpace>(space, 0, lines), KOKKOS_LAMBDA(int line) {
-          if constexpr (Dim == 2) {
-            for (int i = g; i < g + nx; ++i) f(i, g + line);
-          } else {
-            const int j = g + line % ny, k = g + line / ny;
-            for (int i = g; i < g + nx; ++i) f(i, j, k);
-          }
+        label, Kokkos::RangePolicy<ExecSpace>(space, g, g + ny), KOKKOS_LAMBDA(int j) {
+          for (int i = g; i < g + nx; ++i) f(i, j);
+        });
+  } else {
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace>(space, 0, ny * grid.cells[2]),
+        KOKKOS_LAMBDA(int line) {
+          const int j = g + line % ny, k = g + line / ny;
+          for (int i = g; i < g + nx; ++i) f(i, j, k);
         });
   }
 }
