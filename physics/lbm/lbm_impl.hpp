@@ -244,7 +244,7 @@ KOKKOS_INLINE_FUNCTION Real wall_term(int i, const Real u[3]) {
 // Collision in place on f (pre-collision -> post-collision): TRT in
 // symmetric/antisymmetric pairs (BGK: omega_m = omega_p), Guo forcing.
 template <class L, class Real>
-KOKKOS_INLINE_FUNCTION void collide(Real f[L::Q], const Geometry<Real>& g) {
+KOKKOS_FORCEINLINE_FUNCTION void collide(Real f[L::Q], const Geometry<Real>& g) {
   constexpr int Q = L::Q;
   Real rho = 0, j[3] = {0, 0, 0};
   KFLOW_LBM_UNROLL
