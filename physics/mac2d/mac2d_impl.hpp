@@ -252,9 +252,8 @@ void compute_fg_rhs(const ExecSpace& space, const Op& op,
                     const MomentumParams<typename F2::value_type>& params, const Dt& step_dt,
                     const F2& u, const F2& v, const F2& f, const F2& gg, const F2& rhs) {
   using Real = typename F2::value_type;
-  Kokkos::parallel_for(
-      "kflow::mac2d::compute_fg_rhs", linalg::interior_policy<2>(space, op.grid),
-      KOKKOS_LAMBDA(int i, int j) {
+  linalg::interior_for<2>(
+      space, "kflow::mac2d::compute_fg_rhs", op.grid, KOKKOS_LAMBDA(int i, int j) {
         const double dt = step_dt();
         if (i == 1 && j == 1 && step_dt.slot >= 0) step_dt.ring(step_dt.slot) = dt;
         MomentumParams<Real> m = params;
@@ -286,9 +285,8 @@ void project_rhs(const ExecSpace& space, const Op& op, long fluid_cells, const F
       space, "kflow::mac2d::rhs_mean", op.grid, false,
       KOKKOS_LAMBDA(int i, int j, double& acc) { acc += rhs(i, j); }, Kokkos::Sum<double>(total));
   const Real mean = Real(total / double(fluid_cells));
-  Kokkos::parallel_for(
-      "kflow::mac2d::rhs_project", linalg::interior_policy<2>(space, op.grid),
-      KOKKOS_LAMBDA(int i, int j) {
+  linalg::interior_for<2>(
+      space, "kflow::mac2d::rhs_project", op.grid, KOKKOS_LAMBDA(int i, int j) {
         if (op.mask(i, j) & mb::self) rhs(i, j) -= mean;
       });
 }
@@ -300,9 +298,8 @@ void correct_velocity(const ExecSpace& space, const Op& op, const Dt& step_dt, c
                       const F2& gg, const F2& p, const F2& u, const F2& v) {
   using Real = typename F2::value_type;
   const double dx = op.grid.spacing(0), dy = op.grid.spacing(1);
-  Kokkos::parallel_for(
-      "kflow::mac2d::correct_velocity", linalg::interior_policy<2>(space, op.grid),
-      KOKKOS_LAMBDA(int i, int j) {
+  linalg::interior_for<2>(
+      space, "kflow::mac2d::correct_velocity", op.grid, KOKKOS_LAMBDA(int i, int j) {
         const double dt = double(Real(step_dt()));  // the step's dt as F, G used it
         const Real cx = Real(dt / dx), cy = Real(dt / dy);
         const std::uint8_t m = op.mask(i, j);

@@ -114,9 +114,8 @@ void rhs_psi(const ExecSpace& space, const linalg::Grid& g,
   const bool open[4] = {m.kind[0] == int(Kind::outflow), m.kind[1] == int(Kind::outflow),
                         m.kind[2] == int(Kind::outflow), m.kind[3] == int(Kind::outflow)};
   const bool ow = open[0], oe = open[1], os = open[2], on = open[3];
-  Kokkos::parallel_for(
-      "kflow::vorticity2d::rhs_psi", linalg::interior_policy<2>(space, g),
-      KOKKOS_LAMBDA(int i, int j) {
+  linalg::interior_for<2>(
+      space, "kflow::vorticity2d::rhs_psi", g, KOKKOS_LAMBDA(int i, int j) {
         Real r = -omega(i, j);
         if (i == 1 && !ow) r -= cx * psi(0, j);
         if (i == m.nx && !oe) r -= cx * psi(m.nx + 1, j);
@@ -208,9 +207,8 @@ void rhs_transport(const ExecSpace& space, const linalg::Grid& g,
   const Real wx = Real(dt * nu) / (m.hx * m.hx), wy = Real(dt * nu) / (m.hy * m.hy);
   const Real kx = Real(dt * kappa) / (m.hx * m.hx), ky = Real(dt * kappa) / (m.hy * m.hy);
   const Real cb = Real(dt) * m.buoyancy / (2 * m.hx);
-  Kokkos::parallel_for(
-      "kflow::vorticity2d::rhs_transport", linalg::interior_policy<2>(space, g),
-      KOKKOS_LAMBDA(int i, int j) {
+  linalg::interior_for<2>(
+      space, "kflow::vorticity2d::rhs_transport", g, KOKKOS_LAMBDA(int i, int j) {
         const Faces<Real, F2> f(psi, i, j, m.hx, m.hy);
         // ring terms: omega is Dirichlet on every side but an outflow; T on
         // its fixed sides
@@ -264,9 +262,8 @@ template <class ExecSpace, class F2>
 void extrapolate(const ExecSpace& space, const linalg::Grid& g, const F2& psi, const F2& prev,
                  typename F2::value_type r) {
   using Real = typename F2::value_type;
-  Kokkos::parallel_for(
-      "kflow::vorticity2d::extrapolate", linalg::interior_policy<2>(space, g),
-      KOKKOS_LAMBDA(int i, int j) {
+  linalg::interior_for<2>(
+      space, "kflow::vorticity2d::extrapolate", g, KOKKOS_LAMBDA(int i, int j) {
         const Real now = psi(i, j);
         psi(i, j) = now + r * (now - prev(i, j));
         prev(i, j) = now;
