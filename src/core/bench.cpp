@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -41,6 +40,7 @@ StreamResult stream(std::size_t n, int repeat) {
   linalg::stream_init(space, a, b, c, pers[0]);
   space.fence("kflow::bench::stream_init");
   const char* names[6] = {"copy", "mul", "add", "triad", "dot", "deep_copy"};
+  const char* what[6] = {"c = a", "b = s c", "c = a + b", "a = b + s c", "sum a b", "runtime copy"};
   const double arrays[6] = {2, 2, 3, 3, 2, 2};
   double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
   int best_per[6] = {1, 1, 1, 1, 1, 1};
@@ -79,7 +79,8 @@ StreamResult stream(std::size_t n, int repeat) {
   StreamResult res;
   res.elements = n;
   for (int k = 0; k < 6; ++k) {
-    StreamKernelResult kr{names[k], arrays[k] * double(n) * sizeof(Real) / best[k], best_per[k]};
+    StreamKernelResult kr{names[k], what[k], arrays[k] * double(n) * sizeof(Real) / best[k],
+                          k == 5 ? 0 : best_per[k]};
     res.kernels.push_back(kr);
     if (kr.bytes_per_second > res.ceiling.bytes_per_second) res.ceiling = kr;
   }
@@ -97,17 +98,6 @@ double StreamResult::bandwidth(const std::string& kernel) const {
   for (const auto& k : kernels)
     if (k.kernel == kernel) return k.bytes_per_second;
   return 0;
-}
-
-std::string describe_ceiling(const StreamResult& r) {
-  auto gb = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GB/s", v / 1e9);
-    return std::string(buf);
-  };
-  return "ceiling " + gb(r.ceiling.bytes_per_second) + " (" + r.ceiling.kernel + "; copy " +
-         gb(r.bandwidth("copy")) + ", triad " + gb(r.bandwidth("triad")) + ", dot " +
-         gb(r.bandwidth("dot")) + ")";
 }
 
 std::size_t default_stream_elements(const std::string& backend) {

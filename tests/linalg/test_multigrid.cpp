@@ -149,6 +149,15 @@ la::Field<Real, 2, Mem> random_rhs2(const Op& op) {
   return b;
 }
 
+// Uniform random values in [-1, 1) on every cell of a 3D grid (hash01).
+la::Field<double, 3, Mem> random_rhs3(const la::Grid& g) {
+  auto b = field3<double>(g);
+  for (int k = 1; k <= g.cells[2]; ++k)
+    for (int j = 1; j <= g.cells[1]; ++j)
+      for (int i = 1; i <= g.cells[0]; ++i) b(i, j, k) = hash01(i, j, k);
+  return b;
+}
+
 la::SolveControl control(double tol, int max_iterations = 200) {
   la::SolveControl c;
   c.tolerance = tol;
@@ -206,10 +215,7 @@ TEMPLATE_LIST_TEST_CASE("multigrid: residual reduction per V-cycle bounded from 
   for (int n : {16, 32, 64, 128}) {
     const auto g = grid(3, n, n, n);
     const auto hop = laplacian3<double>(g, Side::dirichlet);
-    auto hb = field3<double>(g);
-    for (int k = 1; k <= n; ++k)
-      for (int j = 1; j <= n; ++j)
-        for (int i = 1; i <= n; ++i) hb(i, j, k) = hash01(i, j, k);
+    const auto hb = random_rhs3(g);
     const auto op = op_to_space<TestType>(hop);
     la::Multigrid<TestType, decltype(op)> mg(TestType(), op);
     la::SolveStats s;
@@ -455,10 +461,7 @@ TEMPLATE_LIST_TEST_CASE("multigrid: odd and prime sizes", "[multigrid][unit]",
   }
   const auto g = grid(3, 24, 20, 18);
   const auto hop = laplacian3<double>(g, Side::dirichlet);
-  auto hb = field3<double>(g);
-  for (int k = 1; k <= 18; ++k)
-    for (int j = 1; j <= 20; ++j)
-      for (int i = 1; i <= 24; ++i) hb(i, j, k) = hash01(i, j, k);
+  const auto hb = random_rhs3(g);
   const auto op = op_to_space<TestType>(hop);
   la::Multigrid<TestType, decltype(op)> mg(TestType(), op);
   la::SolveStats s;
@@ -501,10 +504,7 @@ TEMPLATE_LIST_TEST_CASE("multigrid: W- and F-cycles, weighted Jacobi, single pre
     const int m = 32;
     const auto g3 = grid(3, m, m, m);
     const auto hop3 = laplacian3<double>(g3, Side::dirichlet);
-    auto hb3 = field3<double>(g3);
-    for (int k = 1; k <= m; ++k)
-      for (int j = 1; j <= m; ++j)
-        for (int i = 1; i <= m; ++i) hb3(i, j, k) = hash01(i, j, k);
+    const auto hb3 = random_rhs3(g3);
     const auto op3 = op_to_space<TestType>(hop3);
     la::MgOptions o;
     o.smoother = la::MgSmoother::chebyshev;
@@ -723,10 +723,7 @@ TEMPLATE_LIST_TEST_CASE("multigrid: coarse levels on one team, the coarsest by C
   // 3D: 24x20x18 -> 12x10x9 -> 6x5x5 -> 3x3x3 -> 2x2x2, the last three on one team.
   const auto g = grid(3, 24, 20, 18);
   const auto hop = laplacian3<double>(g, Side::dirichlet);
-  auto hb = field3<double>(g);
-  for (int k = 1; k <= 18; ++k)
-    for (int j = 1; j <= 20; ++j)
-      for (int i = 1; i <= 24; ++i) hb(i, j, k) = hash01(i, j, k);
+  const auto hb = random_rhs3(g);
   const auto op = op_to_space<TestType>(hop);
   la::SolveStats s0, s1, s2;
   std::string name0, name1, name2;

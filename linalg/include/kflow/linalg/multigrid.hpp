@@ -203,8 +203,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   // write x (r), a Jacobi or Chebyshev step 4 values more (its correction
   // field written and read, x read again); restriction and prolongation
   // read r and update x there, and read and write b, x and the diagonal on
-  // level l + 1; the coarsest level's sweeps as smoothing.  The finest operator's coefficients are
-  // not counted (computed or a flag on the fly).
+  // level l + 1; the coarsest level's sweeps as smoothing.  The finest
+  // operator's coefficients are not counted (computed or a flag on the fly).
   double values_per_cell() const {
     std::vector<int> steps;
     detail::mg_record(steps, 0, levels(), levels(), o_.cycle);

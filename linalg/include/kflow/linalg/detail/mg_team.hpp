@@ -82,35 +82,30 @@ struct MgTeamCycle {
   double tolerance2 = 0;  // CG: stop at |r|^2 <= tolerance2 |r0|^2
   F p, q;                 // CG: direction and A p on the coarsest level
 
+  // f at cell c of a level (c = i - 1 + nx (j - 1 [+ ny (k - 1)])).
+  template <class Fn>
+  KOKKOS_INLINE_FUNCTION static auto at(const MgIndex& ix, int c, const Fn& f) {
+    const int i = 1 + c % ix.n[0], rest = c / ix.n[0];
+    if constexpr (Dim == 2)
+      return f(i, 1 + rest);
+    else
+      return f(i, 1 + rest % ix.n[1], 1 + rest / ix.n[1]);
+  }
+  KOKKOS_INLINE_FUNCTION static int cells(const MgIndex& ix) {
+    return ix.n[0] * ix.n[1] * (Dim == 3 ? ix.n[2] : 1);
+  }
   // f(i, j[, k]) on every cell of a level, then a barrier.
   template <class Fn>
   KOKKOS_INLINE_FUNCTION void each(const Member& t, const MgIndex& ix, const Fn& f) const {
-    const int nx = ix.n[0], ny = ix.n[1];
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nx * ny * (Dim == 3 ? ix.n[2] : 1)),
-                         [&](int c) {
-                           const int i = 1 + c % nx, rest = c / nx;
-                           if constexpr (Dim == 2)
-                             f(i, 1 + rest);
-                           else
-                             f(i, 1 + rest % ny, 1 + rest / ny);
-                         });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, cells(ix)), [&](int c) { at(ix, c, f); });
     t.team_barrier();
   }
   // The sum of f(i, j[, k]) over a level (every thread gets it).
   template <class Fn>
   KOKKOS_INLINE_FUNCTION double sum(const Member& t, const MgIndex& ix, const Fn& f) const {
-    const int nx = ix.n[0], ny = ix.n[1];
     double s = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(t, nx * ny * (Dim == 3 ? ix.n[2] : 1)),
-        [&](int c, double& acc) {
-          const int i = 1 + c % nx, rest = c / nx;
-          if constexpr (Dim == 2)
-            acc += f(i, 1 + rest);
-          else
-            acc += f(i, 1 + rest % ny, 1 + rest / ny);
-        },
-        s);
+        Kokkos::TeamThreadRange(t, cells(ix)), [&](int c, double& acc) { acc += at(ix, c, f); }, s);
     t.team_barrier();
     return s;
   }

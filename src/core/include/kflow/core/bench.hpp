@@ -12,9 +12,9 @@
 namespace kflow {
 
 // One STREAM kernel's best bandwidth (bytes it moves / best time) and the
-// elements per work item that gave it.
+// elements per work item that gave it (0: the runtime's copy, not ours).
 struct StreamKernelResult {
-  std::string kernel;
+  std::string kernel, what;  // "triad", "a = b + s c"
   double bytes_per_second = 0;
   int per = 1;
 };
@@ -35,8 +35,7 @@ struct StreamResult {
 // results are checked against the recurrence computed on the host.
 StreamResult bench_stream(const std::string& backend, const std::string& precision,
                           std::size_t elements, int repeat);
-// "ceiling 4012.3 GB/s (triad; copy ..., dot ...)" for the benches' last line.
-std::string describe_ceiling(const StreamResult& r);
+
 std::size_t default_stream_elements(const std::string& backend);
 
 struct ModelBenchResult {
