@@ -2,7 +2,7 @@
 #                 SOURCES <parse/registration sources>
 #                 IMPL <header with the Kokkos implementation>
 #                 NAMESPACE <C++ namespace holding make_model<Space, Real>>
-#                 PRECISIONS double [float])
+#                 PRECISIONS double [float] [float16s])
 #
 # Builds the model as an OBJECT library (so that its self-registration is
 # never dropped by the linker) with one generated translation unit per
@@ -10,6 +10,10 @@
 set(KFLOW_SPACE_serial "Kokkos::Serial")
 set(KFLOW_SPACE_openmp "Kokkos::OpenMP")
 set(KFLOW_SPACE_cuda "Kokkos::Cuda")
+# The template argument per precision name (kflow/core/precision.hpp).
+set(KFLOW_REAL_double "double")
+set(KFLOW_REAL_float "float")
+set(KFLOW_REAL_float16s "kflow::Float16s")
 # KFLOW_MODELS: every self-registering OBJECT library (models and benchmarks).
 set(KFLOW_MODELS "" CACHE INTERNAL "")
 
@@ -20,6 +24,7 @@ function(kflow_add_model NAME)
     foreach(KFLOW_PRECISION IN LISTS M_PRECISIONS)
       set(KFLOW_MODEL ${NAME})
       set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
+      set(KFLOW_REAL ${KFLOW_REAL_${KFLOW_PRECISION}})
       set(KFLOW_IMPL_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/${M_IMPL})
       set(KFLOW_NAMESPACE ${M_NAMESPACE})
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)
@@ -37,7 +42,7 @@ endfunction()
 #                 SOURCES <registration source (KFLOW_REGISTER_BENCH)>
 #                 IMPL <header with the Kokkos implementation>
 #                 FUNCTION <qualified function template run<Space, Real>(opts, log)>
-#                 PRECISIONS double [float])
+#                 PRECISIONS double [float] [float16s])
 #
 # A kernel benchmark (kflow/core/bench.hpp), built like a model: an OBJECT
 # library with one generated translation unit per (backend, precision).
@@ -48,6 +53,7 @@ function(kflow_add_bench NAME)
     foreach(KFLOW_PRECISION IN LISTS M_PRECISIONS)
       set(KFLOW_BENCH ${NAME})
       set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
+      set(KFLOW_REAL ${KFLOW_REAL_${KFLOW_PRECISION}})
       set(KFLOW_IMPL_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/${M_IMPL})
       set(KFLOW_FUNCTION ${M_FUNCTION})
       set(out ${CMAKE_CURRENT_BINARY_DIR}/bench_${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)

@@ -44,6 +44,10 @@
 // the paper's cavity; then tau = 1/2 + 3 nu_lat) or lattice.tau (then
 // U_lat = Re nu_lat / N_L).  Time: model time is physical time, and one
 // step is one lattice step, dt = U_lat dx / U (Model::fixed_dt).
+// Precision: run.precision = "double", "float", or "float16s" (float
+// arithmetic, each population stored in 16 bits as FluidX3D's FP16S does:
+// lbm_storage.hpp).
+//
 // Checks before the run (thresholds also in lbm.cpp):
 //  error:   tau <= 0.5 (non-positive viscosity); lattice Mach number
 //           Ma = u_max sqrt(3) > 0.6 (u_max the largest lattice speed of U
@@ -99,8 +103,10 @@ struct Setup : ModelSetup {
 // Reads and checks the model's keys (lbm.cpp; also used by the benchmark).
 std::unique_ptr<ModelSetup> parse_case(Config& c);
 
-// Registered in lbm.cpp; instantiated per (backend, precision) by CMake.
-template <class ExecSpace, class Real>
+// Registered in lbm.cpp; instantiated per (backend, precision) by CMake:
+// double, float, or kflow::Float16s (float arithmetic, binary16 storage:
+// lbm_storage.hpp).
+template <class ExecSpace, class P>
 std::unique_ptr<Model> make_model(const ModelSetup& setup);
 
 }  // namespace kflow::lbm

@@ -3,7 +3,8 @@
 // per-(backend, precision) translation units).  See lbm.hpp for the method
 // and the decisions on the paper's open points.
 //
-// Data: populations in one View<Real**, LayoutLeft>(cells, Q): structure of
+// Data: populations in one View<Stored**, LayoutLeft>(cells, Q) (lbm_storage.hpp:
+// Stored is Real, or binary16 for "float16s"), read and written as Real: structure of
 // arrays, one plane per direction, x fastest within a plane; only fluid
 // cells are stored (no ghost layer; walls are found from the cell index, so
 // the kernels read no flag field).  Two arrays for two-grid streaming, one
@@ -20,6 +21,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/space.hpp"
 #include "lbm.hpp"
+#include "lbm_storage.hpp"
 
 // Full unrolling keeps f[Q] in registers (nvcc: both passes; GCC host code).
 #if defined(__CUDACC__)
@@ -379,13 +381,13 @@ struct StepKernel {
     collide<L>(f, g);
     if constexpr (M == Mode::two_grid) {
       KFLOW_LBM_UNROLL
-      for (int i = 0; i < Q; ++i) dst(idx, i) = f[i];
+      for (int i = 0; i < Q; ++i) dst.set(idx, i, f[i]);
     } else if constexpr (M == Mode::aa_local) {
       KFLOW_LBM_UNROLL
-      for (int i = 0; i < Q; ++i) dst(idx, opp(i)) = f[i];
+      for (int i = 0; i < Q; ++i) dst.set(idx, opp(i), f[i]);
     } else if constexpr (bulk) {
       KFLOW_LBM_UNROLL
-      for (int i = 0; i < Q; ++i) dst(idx + off[i], i) = f[i];
+      for (int i = 0; i < Q; ++i) dst.set(idx + off[i], i, f[i]);
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
           for (int i = 0; i < Q; ++i) {
@@ -393,9 +395,9 @@ struct StepKernel {
         Real u[3];
         bool moving = false;
         if (g.neighbour(x, L::c(i, 0), L::c(i, 1), L::c(i, 2), nb, u, moving))
-          dst(idx, opp(i)) = f[i];
+          dst.set(idx, opp(i), f[i]);
         else
-          dst(nb, i) = f[i];
+          dst.set(nb, i, f[i]);
       }
     }
   }
@@ -407,9 +409,10 @@ struct StepKernel {
 //  pushed:  a(x + c_i, i)  [wall: a(x, opp i)]  (in-place, after a stream step)
 enum class Layout { normal, swapped, pushed };
 
-template <class L, class Real, class View>
+// (a: the populations, read as Real, or their raw stored values, read as T)
+template <class L, class Real, class View, class T>
 KOKKOS_INLINE_FUNCTION void gather(const View& a, const Geometry<Real>& g, const int off[],
-                                   Layout layout, int idx, Real f[L::Q]) {
+                                   Layout layout, int idx, T f[L::Q]) {
   int x[3];
   coords(idx, g.n, x);
   const bool bulk = away_from_edges(x, g.n, L::D);
@@ -502,7 +505,7 @@ void initialise(const ExecSpace& space, const View& a, const Geometry<Real>& g, 
         for (int i = 0; i < L::Q; ++i) {
           const double cu = L::c(i, 0) * u[0] + L::c(i, 1) * u[1] + L::c(i, 2) * u[2];
           const double feq = L::w(i) * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq);
-          a(idx, swapped ? opp(i) : i) = Real(feq);
+          a.set(idx, swapped ? opp(i) : i, Real(feq));
         }
       });
 }
@@ -523,15 +526,17 @@ void macroscopic(const ExecSpace& space, const View& a, const Geometry<Real>& g,
       });
 }
 
-// Canonical (normal-layout) copy of the state, for checkpoints.
+// Canonical (normal-layout) copy of the stored values (raw: bit for bit), for
+// checkpoints.
 template <class L, class Real, class ExecSpace, class View>
 void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
                const Offsets<L::Q>& off, Layout layout, const View& out) {
+  using T = typename View::non_const_value_type;
   const int n = g.n[0] * g.n[1] * g.n[2];
   Kokkos::parallel_for(
       "kflow::lbm::canonical", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
       KOKKOS_LAMBDA(int idx) {
-        Real f[L::Q];
+        T f[L::Q];
         gather<L>(a, g, off.v, layout, idx, f);
         for (int i = 0; i < L::Q; ++i) out(idx, i) = f[i];
       });
@@ -584,11 +589,14 @@ struct InitialState {
   }
 };
 
-template <class ExecSpace, class Real, int Q>
+template <class ExecSpace, class P, int Q>
 class Model final : public kflow::Model {
   using L = Lattice<Q>;
   using Mem = typename ExecSpace::memory_space;
-  using View = Kokkos::View<Real**, Kokkos::LayoutLeft, Mem>;
+  using Real = typename Precision<P>::real;
+  using Stored = typename Precision<P>::stored;
+  using View = Kokkos::View<Stored**, Kokkos::LayoutLeft, Mem>;
+  using Pops = Populations<L, Real, Stored, Mem>;
 
  public:
   explicit Model(const Setup& s) : s_(s) {
@@ -607,10 +615,11 @@ class Model final : public kflow::Model {
     for (int i = 0; i < Q; ++i)
       off_.v[i] = L::c(i, 0) + geo_.n[0] * (L::c(i, 1) + geo_.n[1] * L::c(i, 2));
     ncells_ = std::size_t(geo_.n[0]) * geo_.n[1] * geo_.n[2];
-    a_ = View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::f"), ncells_, Q);
+    a_.v =
+        View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::f"), ncells_, Q);
     if (!s_.in_place)
-      b_ = View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::f_next"),
-                ncells_, Q);
+      b_.v = View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::f_next"),
+                  ncells_, Q);
     InitialState init;
     init.dim = G.dim;
     if (s_.initial == "taylor_green") {
@@ -624,7 +633,7 @@ class Model final : public kflow::Model {
   }
 
   const linalg::Grid& grid() const override { return s_.grid; }
-  double bytes_per_cell_step() const override { return 2.0 * Q * sizeof(Real); }
+  double bytes_per_cell_step() const override { return 2.0 * Q * sizeof(Stored); }
   void fence() override { space_.fence("kflow::lbm::fence"); }
   double stable_dt(double) const override { return s_.dt; }
   double fixed_dt() const override { return s_.dt; }
@@ -707,13 +716,13 @@ class Model final : public kflow::Model {
   std::vector<StateArray> save_state() override {
     View c(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::canonical"),
            ncells_, Q);
-    kernels::canonical<L>(space_, a_, geo_, off_, layout_, c);
+    kernels::canonical<L>(space_, a_.v, geo_, off_, layout_, c);
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
     StateArray a;
     a.name = "f";
-    a.type = sizeof(Real) == 8 ? "float64" : "float32";
+    a.type = stored_type_name<Stored>();
     a.extents = {ncells_, std::size_t(Q)};
-    a.bytes.resize(h.span() * sizeof(Real));
+    a.bytes.resize(h.span() * sizeof(Stored));
     std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
     return {a};
   }
@@ -724,20 +733,20 @@ class Model final : public kflow::Model {
     const StateArray* a = nullptr;
     for (const auto& s : state)
       if (s.name == "f") a = &s;
-    if (!a || a->type != (sizeof(Real) == 8 ? "float64" : "float32"))
+    if (!a || a->type != stored_type_name<Stored>())
       throw Error("checkpoint: no array 'f' of the run's precision");
-    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), a_);
-    if (a->bytes.size() != h.span() * sizeof(Real))
+    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), a_.v);
+    if (a->bytes.size() != h.span() * sizeof(Stored))
       throw Error("checkpoint: array 'f' has the wrong size for this lattice");
     std::memcpy(h.data(), a->bytes.data(), a->bytes.size());
-    if (s_.in_place) {                                          // to the swapped layout
-      auto t = Kokkos::create_mirror(Kokkos::HostSpace(), a_);  // not an alias of h
+    if (s_.in_place) {                                            // to the swapped layout
+      auto t = Kokkos::create_mirror(Kokkos::HostSpace(), a_.v);  // not an alias of h
       for (std::size_t k = 0; k < ncells_; ++k)
         for (int i = 0; i < Q; ++i) t(k, opp(i)) = h(k, i);
       h = t;
       layout_ = Layout::swapped;
     }
-    Kokkos::deep_copy(space_, a_, h);
+    Kokkos::deep_copy(space_, a_.v, h);
     space_.fence("kflow::lbm::restore");
   }
 
@@ -790,16 +799,17 @@ class Model final : public kflow::Model {
   Geometry<Real> geo_{};
   Offsets<Q> off_{};
   std::size_t ncells_ = 0;
-  View a_, b_;
+  Pops a_, b_;
   Layout layout_ = Layout::normal;
 };
 
-template <class ExecSpace, class Real>
+// P: double, float or Float16s (lbm_storage.hpp).
+template <class ExecSpace, class P>
 std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
   const auto& s = static_cast<const Setup&>(setup);
-  if (s.stencil == Stencil::d2q9) return std::make_unique<Model<ExecSpace, Real, 9>>(s);
-  if (s.stencil == Stencil::d3q19) return std::make_unique<Model<ExecSpace, Real, 19>>(s);
-  return std::make_unique<Model<ExecSpace, Real, 27>>(s);
+  if (s.stencil == Stencil::d2q9) return std::make_unique<Model<ExecSpace, P, 9>>(s);
+  if (s.stencil == Stencil::d3q19) return std::make_unique<Model<ExecSpace, P, 19>>(s);
+  return std::make_unique<Model<ExecSpace, P, 27>>(s);
 }
 
 }  // namespace kflow::lbm

@@ -84,7 +84,7 @@ keys, inconsistent combinations) and prints a one-line summary.  Does no work.
     {"bench",
      R"(usage: kflow bench stream [--backend B] [--precision double|float] [--size N] [--repeat R]
        kflow bench MODEL  [--backend B] [--set KEY=VALUE]...
-       kflow bench NAME   [--backend B] [--precision double|float] [--repeat R] [--set KEY=VALUE]...
+       kflow bench NAME   [--backend B] [--precision double|float|float16s] [--repeat R] [--set KEY=VALUE]...
 
 stream: BabelStream's kernels (copy, mul, add, triad, dot) and the runtime's
         copy on the backend, best of R runs over N elements per array (default
@@ -374,8 +374,9 @@ int cmd_bench(const Args& a) {
     kflow::KernelBenchOptions o;
     o.backend = backend;
     o.precision = opt(a, "--precision", "double");
-    if (o.precision != "double" && o.precision != "float")
-      usage_error("--precision expects double or float, got '" + o.precision + "'", "bench");
+    if (o.precision != "double" && o.precision != "float" && o.precision != "float16s")
+      usage_error("--precision expects double, float or float16s, got '" + o.precision + "'",
+                  "bench");
     o.params = kflow::BenchParams(a.sets);
     o.repeat = static_cast<int>(parse_count(a, "--repeat", 5));
     const auto r = kflow::bench_kernel(what, o, std::cerr);

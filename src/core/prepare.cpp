@@ -6,6 +6,7 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/precision.hpp"
 #include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
 #include "progress.hpp"
@@ -52,7 +53,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   } else {
     pc.backend = default_backend();
   }
-  pc.precision = rs.get_choice("precision", {"double", "float"}, "double");
+  pc.precision = rs.get_choice("precision", {"double", "float", "float16s"}, "double");
   const auto supported = reg.precisions(model_name, pc.backend);
   if (std::find(supported.begin(), supported.end(), pc.precision) == supported.end()) {
     std::string all;
@@ -157,11 +158,11 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   pc.config.check_unknown();
   double cells = 1;
   for (int d = 0; d < grid.dim; ++d) cells *= grid.extent(d);
-  pc.state_bytes = pc.setup->values_per_cell * cells * (pc.precision == "float" ? 4 : 8);
+  pc.state_bytes = pc.setup->values_per_cell * cells * bytes_per_value(pc.precision);
   // Host copies at an output: the fields (one component each: a lower bound;
   // vectors have three) and the checkpoint's state, copied twice.
   pc.frame_bytes = double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells()) +
-                   2 * pc.setup->saved_values_per_cell * cells * (pc.precision == "float" ? 4 : 8);
+                   2 * pc.setup->saved_values_per_cell * cells * bytes_per_value(pc.precision);
   return pc;
 }
 

@@ -1,5 +1,7 @@
 #include "kflow/core/registry.hpp"
 
+#include "kflow/core/precision.hpp"
+
 namespace kflow {
 
 Registry& Registry::instance() {
@@ -33,7 +35,7 @@ std::vector<std::string> Registry::names() const {
 std::vector<std::string> Registry::precisions(const std::string& model,
                                               const std::string& backend) const {
   std::vector<std::string> r;
-  for (const char* p : {"double", "float"})
+  for (const char* p : precision_names)
     if (factory(model, backend, p)) r.push_back(p);
   return r;
 }

@@ -80,7 +80,7 @@ std::string unescape(const std::string& v) {
 }
 
 std::size_t type_size(const std::string& type) {
-  return type == "float64" ? 8 : type == "float32" ? 4 : 0;
+  return type == "float64" ? 8 : type == "float32" ? 4 : type == "float16s" ? 2 : 0;
 }
 
 }  // namespace

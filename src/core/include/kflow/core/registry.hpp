@@ -34,7 +34,7 @@ class Registry {
 
   const ModelInfo* find(const std::string& name) const;
   std::vector<std::string> names() const;
-  // Precisions the model supports on this backend ("double", "float").
+  // Precisions the model supports on this backend (precision.hpp's names).
   std::vector<std::string> precisions(const std::string& model, const std::string& backend) const;
   ModelFactory factory(const std::string& model, const std::string& backend,
                        const std::string& precision) const;
