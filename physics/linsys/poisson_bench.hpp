@@ -15,7 +15,7 @@
 //           eigenvector of the discrete operator, so CG converges in one
 //           iteration: no comparison for CG.
 // Multigrid: mg (V(2,2) red-black Gauss-Seidel, one iteration = one
-// cycle), mg_f (F(2,2)), mg_v3 (V(3,3)), mg_cheb (V(2,2) with Chebyshev
+// cycle), mg_f (F(2,2)), mg_v1 (V(1,1)), mg_v3 (V(3,3)), mg_cheb (V(2,2) with Chebyshev
 // smoothing of degree 2), cg_mg and cg_mg_cheb (CG with one symmetric
 // V(2,2)-cycle as preconditioner), checked every iteration whatever
 // check_every says (a cycle costs about ten sweeps).  dim=3: the 7-point
@@ -78,11 +78,12 @@ void fill_rhs(const Space& space, const la::Grid& g, int kind, const F& b) {
 }
 }  // namespace kernels
 
-// The multigrid options of a bench solver name (mg, mg_f, mg_v3, mg_cheb,
+// The multigrid options of a bench solver name (mg, mg_f, mg_v1, mg_v3, mg_cheb,
 // cg_mg, cg_mg_cheb) over `base` (the coarse and team_cells keys).
 inline la::MgOptions bench_mg_options(const std::string& name, const la::MgOptions& base) {
   la::MgOptions mo = base;
   if (name == "mg_f") mo.cycle = la::MgCycle::f;
+  if (name == "mg_v1") mo.pre_sweeps = mo.post_sweeps = 1;
   if (name == "mg_v3") mo.pre_sweeps = mo.post_sweeps = 3;
   if (name == "mg_cheb" || name == "cg_mg_cheb") mo.smoother = la::MgSmoother::chebyshev;
   return mo;
@@ -169,7 +170,8 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
       log << "poisson: " << tt.label << ": " << tt.note << ", " << tt.seconds << " s\n";
     };
     for (const auto& name : solvers) {
-      if (name == "mg" || name == "mg_f" || name == "mg_v3" || name == "mg_cheb") {
+      if (name == "mg" || name == "mg_f" || name == "mg_v1" || name == "mg_v3" ||
+          name == "mg_cheb") {
         la::Multigrid<Space, Op> mg(space, op, bench_mg_options(name, base));
         to_tolerance(mg);
       } else if (name == "cg_mg" || name == "cg_mg_cheb" || name == "cg_jacobi" || name == "cg") {
@@ -181,7 +183,8 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
                           bench_mg_options(name, base)));
         to_tolerance(cg);
       } else {
-        throw Error("bench poisson: solver " + name + " is 2D only (dim=3: mg, mg_f, mg_v3, " +
+        throw Error("bench poisson: solver " + name +
+                    " is 2D only (dim=3: mg, mg_f, mg_v1, mg_v3, " +
                     "mg_cheb, cg_mg, cg_mg_cheb, cg_jacobi, cg)");
       }
     }
@@ -275,8 +278,8 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
                     dim == 3 ? "mg,mg_f,mg_cheb,cg_mg,cg_jacobi"
                              : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,"
                                "hypre_pfmg,hypre_pcg",
-                    {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v3", "mg_cheb", "cg_mg",
-                     "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
+                    {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb",
+                     "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -384,7 +387,8 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         la::RedBlackSOR<Space, Op> sor(space, p.op, la::SorOptions{omega});
         // x read and written, b and 5 coefficients read.
         measure(sor, "rbsor omega " + fmt("%.4f", omega), 8.0);
-      } else if (name == "mg" || name == "mg_f" || name == "mg_v3" || name == "mg_cheb") {
+      } else if (name == "mg" || name == "mg_f" || name == "mg_v1" || name == "mg_v3" ||
+                 name == "mg_cheb") {
         const auto mo = bench_mg_options(name, base);
         KernelBenchRow fr;
         std::unique_ptr<la::Multigrid<Space, Op>> mg;
