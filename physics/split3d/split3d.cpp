@@ -1,0 +1,253 @@
+// physics/split3d: case parsing (nodes, sides, dimensionless numbers, scheme
+// choices, the Peclet check), the initial state with its boundary values, and
+// registration.  The Kokkos code is in split3d_impl.hpp, instantiated per
+// (backend, precision).
+
+#include "split3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kflow/core/case_grid.hpp"
+#include "kflow/core/exact.hpp"
+#include "kflow/core/registry.hpp"
+
+namespace kflow::split3d {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(6);
+  o << v;
+  return o.str();
+}
+
+Side parse_side(const Config::Section& bs, const std::string& key, int axis, int high,
+                double t0) {
+  Side b;
+  b.temperature = t0;
+  const auto kind =
+      bs.get_kind(key, {"no_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
+  const auto t = bs.section(key);
+  if (kind == "periodic")
+    bs.fail(key,
+            "periodic sides are not implemented in split3d yet (a periodic line is a cyclic "
+            "tridiagonal system, which linalg's Tridiag does not solve); use no_slip, "
+            "moving_wall, inflow or outflow");
+  if (kind == "moving_wall") {
+    if (!t.has("velocity"))
+      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = [u, v, w] }");
+    const auto v = t.get_numbers("velocity", 3, 3, {0, 0, 0});
+    if (v[axis] != 0)
+      t.fail("velocity", "a wall moves along itself: its normal component (" +
+                             std::string(1, "uvw"[axis]) + " = " + num(v[axis]) + ") must be 0");
+    b.velocity = {v[0], v[1], v[2]};
+  }
+  if (kind == "inflow") {
+    b.kind = Kind::inflow;
+    const auto prof = t.get_choice("profile", {"uniform", "duct"}, "uniform");
+    if (prof == "uniform") {
+      if (!t.has("velocity"))
+        bs.fail(key, "an inflow needs velocity = U (the speed into the domain, > 0)");
+      const double u = t.get("velocity", 1.0, 0.0, 1e300, true);
+      b.velocity[axis] = high ? -u : u;
+    } else {
+      b.profile = Profile::duct;
+      if (!t.has("centre_velocity"))
+        bs.fail(key, "a duct inflow needs centre_velocity = U (the developed profile's value on "
+                     "the centre line, > 0)");
+      b.centre_velocity = t.get("centre_velocity", 1.0, 0.0, 1e300, true);
+    }
+  }
+  if (kind == "outflow") {
+    b.kind = Kind::outflow;
+    if (t.has("temperature") || t.has("adiabatic"))
+      t.fail(t.has("temperature") ? "temperature" : "adiabatic",
+             "an outflow side has zero normal gradients of u, v, w and T (f0 - f1 = 0); it "
+             "takes no thermal condition");
+    return b;
+  }
+  if (t.has("temperature") && t.has("adiabatic"))
+    t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
+  if (t.has("adiabatic")) {
+    if (b.kind == Kind::inflow)
+      t.fail("adiabatic", "an inflow carries a fixed temperature (temperature = T; default: "
+                          "initial.temperature)");
+    if (!t.get_bool("adiabatic", true))
+      t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
+    b.adiabatic = true;
+  }
+  b.temperature = t.get("temperature", t0);
+  return b;
+}
+
+std::unique_ptr<ModelSetup> parse(Config& c) {
+  auto s = std::make_unique<Setup>();
+  const auto gs = c.section("grid");
+  // [grid] cells = interior nodes; the boundary nodes lie on the box's faces:
+  // h = L / (n + 1).
+  const linalg::Grid domain = parse_grid(gs, 3, 3, "[nx, ny, nz] (interior nodes)");
+  auto& nodes = s->nodes;
+  nodes = domain;
+  nodes.ghost = 1;
+  auto& og = s->grid;  // output: every node, one cell each
+  og = domain;
+  og.ghost = 0;
+  double h[3];
+  for (int d = 0; d < 3; ++d) {
+    const int n = domain.cells[d];
+    h[d] = domain.length[d] / (n + 1);
+    nodes.origin[d] = domain.origin[d] + 0.5 * h[d];
+    nodes.length[d] = n * h[d];
+    og.cells[d] = n + 2;
+    og.origin[d] = domain.origin[d] - 0.5 * h[d];
+    og.length[d] = (n + 2) * h[d];
+  }
+  s->fields = {"velocity", "u", "v", "w", "temperature", "divergence", "vorticity"};
+  s->notes.push_back(domain.cells_text() + " interior nodes and the boundary nodes on the faces (h = " +
+                     num(h[0]) + ", " + num(h[1]) + ", " + num(h[2]) +
+                     "); output cells are centred on the nodes, boundary nodes included");
+
+  const auto ps = c.section("physics");
+  s->reynolds = ps.require("reynolds", 0.0, 1e300, true);
+  s->prandtl = ps.get("prandtl", 0.72, 0.0, 1e300, true);
+  s->gamma = ps.get("gamma", 1.4, 1.0, 1e300);
+  const auto f = ps.get_numbers("body_force", 3, 3, {0, 0, 0});
+  s->body_force = {f[0], f[1], f[2]};
+
+  const auto is = c.section("initial");
+  const auto u0 = is.get_numbers("velocity", 3, 3, {0, 0, 0});
+  s->initial_velocity = {u0[0], u0[1], u0[2]};
+  s->initial_temperature = is.get("temperature", 1.0);
+
+  const auto bs = c.section("boundary");
+  parse_sides(bs, 3, [&](const std::string& key, int a, int side) {
+    s->side[2 * a + side] = parse_side(bs, key, a, side, s->initial_temperature);
+    return false;
+  });
+  int inflow = -1, outflows = 0;
+  for (int sd = 0; sd < 6; ++sd) {
+    if (s->side[sd].kind == Kind::inflow && inflow < 0) inflow = sd;
+    if (s->side[sd].kind == Kind::outflow) ++outflows;
+  }
+  if (inflow >= 0 && outflows == 0)
+    bs.fail(side_names[inflow / 2][inflow % 2],
+            "an inflow needs an outflow side for the fluid to leave by; make one side "
+            "{ type = \"outflow\" }");
+
+  const auto ns = c.section("numerics");
+  s->third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
+  s->update = ns.get_choice("update", {"relaxed", "picard"}, "relaxed") == "picard"
+                  ? Update::picard
+                  : Update::relaxed;
+  s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
+  s->global_iterations = int(ns.get_int("global_iterations", 2, 1, 1000));
+  const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
+  s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
+  if (!c.section("time").has("dt"))
+    c.section("time").fail("dt", "missing; split3d is implicit and steps by a fixed time.dt "
+                                 "(no adaptive step)");
+
+  // Decision 2: central differences keep the rows diagonally dominant for a
+  // cell Peclet number |u| h / nu <= 2; checked with the largest boundary or
+  // initial speed and the largest spacing (the worst row).
+  double umax = std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]);
+  for (const auto& b : s->side) {
+    const auto& v = b.velocity;
+    umax = std::max({umax, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), b.centre_velocity});
+  }
+  const double hmax = std::max({h[0], h[1], h[2]});
+  const double nu = std::min(1 / s->reynolds, 1 / (s->reynolds * s->prandtl));
+  s->peclet = umax * hmax / nu;
+  const std::string pe = "cell Peclet number U h / nu = " + num(s->peclet) + " (U = " +
+                         num(umax) + ", the largest boundary or initial speed; h = " + num(hmax) +
+                         ", the largest node spacing; nu = " + num(nu) +
+                         ", the smaller of 1/Re and 1/(Re Pr))";
+  if (s->peclet > 2 && !warn_peclet)
+    ps.fail("reynolds", pe + " exceeds 2: the central scheme's rows are not diagonally dominant "
+                             "(digest 004, sec. 3.1); refine grid.cells to h <= " +
+                             num(2 * nu / std::max(umax, 1e-300)) +
+                             ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
+  if (s->peclet > 2)
+    s->notes.push_back("warning: " + pe + " exceeds 2 (numerics.peclet = \"warn\"): rows may "
+                                          "lose diagonal dominance");
+  else
+    s->notes.push_back(pe);
+  s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
+                     std::to_string(s->local_iterations) + " local x " +
+                     std::to_string(s->global_iterations) + " global iterations, update " +
+                     (s->update == Update::picard ? "picard" : "relaxed"));
+  // state, nonlinear layer, two outputs (4 each), a, b, c, the divergence field
+  s->values_per_cell = 20;
+  s->saved_values_per_cell = 4;
+  return s;
+}
+
+}  // namespace
+
+void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
+  const int e[3] = {s.nodes.cells[0] + 2, s.nodes.cells[1] + 2, s.nodes.cells[2] + 2};
+  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
+  for (int c = 0; c < 3; ++c) q[c].assign(n, s.initial_velocity[c]);
+  q[3].assign(n, s.initial_temperature);
+  double h[3];
+  for (int d = 0; d < 3; ++d) h[d] = s.nodes.spacing(d);
+  // Faces in turn: inflows and moving walls, then walls at rest (which win
+  // the edges they share); outflow faces keep the initial values.
+  for (int pass = 0; pass < 2; ++pass)
+    for (int sd = 0; sd < 6; ++sd) {
+      const Side& b = s.side[sd];
+      if (b.kind == Kind::outflow) continue;
+      const bool rest = b.kind == Kind::wall && b.velocity == std::array<double, 3>{0, 0, 0};
+      if (rest != (pass == 1)) continue;
+      const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
+      const int at = sd % 2 ? e[ax] - 1 : 0;
+      // duct profile: half-widths and centre of the side in t1, t2
+      const double a = 0.5 * (e[t1] - 1) * h[t1], bw = 0.5 * (e[t2] - 1) * h[t2];
+      const double scale =
+          b.profile == Profile::duct
+              ? b.centre_velocity / exact::duct_velocity(0, 0, a, bw, 1, 1)
+              : 0;
+      for (int j = 0; j < e[t2]; ++j)
+        for (int i = 0; i < e[t1]; ++i) {
+          int x[3];
+          x[ax] = at, x[t1] = i, x[t2] = j;
+          const std::size_t m = x[0] + std::size_t(e[0]) * (x[1] + std::size_t(e[1]) * x[2]);
+          std::array<double, 3> v = b.velocity;
+          if (b.profile == Profile::duct) {
+            const double y = i * h[t1] - a, z = j * h[t2] - bw;
+            const bool edge = i == 0 || j == 0 || i == e[t1] - 1 || j == e[t2] - 1;
+            v = {0, 0, 0};
+            v[ax] = (sd % 2 ? -1 : 1) * (edge ? 0 : scale * exact::duct_velocity(y, z, a, bw, 1, 1));
+          }
+          for (int c = 0; c < 3; ++c) q[c][m] = v[c];
+          if (!b.adiabatic) q[3][m] = b.temperature;
+        }
+    }
+}
+
+KFLOW_REGISTER_MODEL((ModelInfo{
+    "split3d",
+    "3D Navier-Stokes (the paper's low-Mach gas: pressure = temperature) by coordinate "
+    "splitting, X/Y/Z implicit lines through linalg's batched Tridiag, local and global "
+    "nonlinear iterations (seed 004; Berezin, Paskonov & Sakharnykh 2012)",
+    parse,
+    R"(
+[case]
+model = "split3d"
+[grid]
+cells = [63, 63, 63]
+[physics]
+reynolds = 100.0
+[boundary]
+top = { type = "moving_wall", velocity = [1.0, 0.0, 0.0] }
+[time]
+steps = 5
+dt = 0.01
+[output]
+log_every = 1000000
+)"}))
+
+}  // namespace kflow::split3d

@@ -1,0 +1,314 @@
+#pragma once
+// Kokkos implementation of physics/split3d (included only by the generated
+// per-(backend, precision) translation units).
+//
+// One time step (digest 004, sec. 3.2; docs/models/split3d.md, decisions 4-8):
+//   u~ <- U^n
+//   repeat global_iterations:
+//     in <- U^n
+//     for dir in X, Y, Z:
+//       out <- in                      (boundary nodes the sweep does not solve)
+//       repeat local_iterations:
+//         for q in u, v, w, T: assemble the rows of every line, solve in place
+//         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard)
+//       in <- out
+//   U^{n+1} <- out;  divergence error, stop above run.divergence_limit
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "kflow/core/error.hpp"
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/tridiag.hpp"
+#include "split3d.hpp"
+#include "split3d_kernels.hpp"
+
+namespace kflow::split3d {
+
+// The kernels' parameters of a set-up (tau set per step).
+template <class Real>
+Params<Real> make_params(const Setup& s) {
+  Params<Real> p;
+  for (int d = 0; d < 3; ++d) {
+    p.e[d] = s.nodes.cells[d] + 2;
+    p.h[d] = Real(s.nodes.spacing(d));
+    p.force[d] = Real(s.body_force[d]);
+  }
+  p.nu = Real(1 / s.reynolds);
+  p.kappa = Real(1 / (s.reynolds * s.prandtl));
+  p.diss = Real((s.gamma - 1) / (s.gamma * s.reynolds));
+  for (int sd = 0; sd < 6; ++sd) {
+    const auto& b = s.side[sd];
+    for (int q = 0; q < 4; ++q) {
+      const bool open = b.kind == Kind::outflow || (q == 3 && b.kind == Kind::wall && b.adiabatic);
+      p.row[sd][q] = open ? zero_gradient : dirichlet;
+    }
+  }
+  return p;
+}
+
+template <class ExecSpace, class Real>
+class Model final : public kflow::Model {
+  using Mem = typename ExecSpace::memory_space;
+  using F3 = linalg::Field3<Real, Mem>;
+  using V = Vars<Real, Mem>;
+
+ public:
+  explicit Model(const Setup& s) : s_(s), p_(make_params<Real>(s)), tri_(space_) {
+    const char* names[4] = {"u", "v", "w", "temperature"};
+    for (int q = 0; q < 4; ++q) {
+      const std::string n = names[q];
+      state_.q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n, s_.nodes);
+      nl_.q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_layer", s_.nodes);
+      work_[0].q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_x", s_.nodes);
+      work_[1].q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_y", s_.nodes);
+    }
+    const std::size_t n = state_.q[0].span();
+    a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
+    b_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::b"), n);
+    c_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::c"), n);
+    flux_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::divergence", s_.nodes);
+    change_ = Kokkos::View<Real, Mem>("kflow::split3d::change");
+    for (int d = 0; d < 3; ++d) shape_[d] = line_systems(p_, d);
+    std::vector<double> init[4];
+    initial_state(s_, init);
+    for (int q = 0; q < 4; ++q) {
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), state_.q[q]);
+      for (std::size_t m = 0; m < init[q].size(); ++m) h.data()[m] = Real(init[q][m]);
+      Kokkos::deep_copy(space_, state_.q[q], h);
+    }
+    space_.fence("kflow::split3d::initialise");
+  }
+
+  const linalg::Grid& grid() const override { return s_.grid; }
+  void fence() override { space_.fence("kflow::split3d::fence"); }
+
+  // Per node, variable and solve, an ideal fused implementation reads the
+  // input and the nonlinear layer it needs (about 6 values) and writes the
+  // output once; the layer update reads and writes 4 values twice.
+  double bytes_per_cell_step() const override {
+    const double per_dir = s_.local_iterations * (4 * 7.0 + 16);
+    return sizeof(Real) * s_.global_iterations * 3 * per_dir;
+  }
+
+  // The scheme is implicit: the case's time.dt is the step (no stability
+  // bound; the Peclet check is on the grid).
+  double stable_dt(double) const override { return 1e300; }
+
+  void step(double, double dt) override {
+    // Decision 4: tau = dt per direction (classical LOD); "third": dt / 3 as
+    // the authors' code.
+    p_.tau = Real(s_.third ? dt / 3 : dt);
+    for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, nl_.q[q], state_.q[q]);
+    const bool picard = s_.update == Update::picard;
+    const V* out = nullptr;
+    for (int g = 0; g < s_.global_iterations; ++g) {
+      const V* in = &state_;
+      for (int dir = 0; dir < 3; ++dir) {  // decision 8: X, Y, Z
+        const V& o = work_[dir % 2];
+        for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, o.q[q], in->q[q]);
+        for (int l = 0; l < s_.local_iterations; ++l) {
+          for (int q = 0; q < 4; ++q) {
+            assemble(space_, p_, dir, q, nl_, in->q[q], a_, b_, c_, o.q[q]);
+            const auto x = flat(o.q[q]);
+            tri_.solve(shape_[dir], a_, b_, c_, x, x);
+          }
+          update(space_, p_, dir, picard, nl_, o, change_);
+        }
+        in = out = &o;
+      }
+    }
+    for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, state_.q[q], out->q[q]);
+    ++steps_;
+    // Decision 7: the divergence error after every step; a run above the
+    // limit stops (the authors' code: 0.01).  One scalar read back per step.
+    div_ = divergence(space_, p_, state_, flux_);
+    if (!(div_ <= s_.divergence_limit))
+      throw Error("split3d: the divergence error " + num(div_) + " after step " +
+                  std::to_string(steps_) + " exceeds run.divergence_limit = " +
+                  num(s_.divergence_limit) +
+                  " (the scheme does not enforce continuity; a smaller time.dt, more "
+                  "numerics.global_iterations or a finer grid lower it)");
+  }
+
+  Diagnostics diagnostics(double) override;
+  HostField field(const std::string& name, double) override;
+
+  std::vector<StateArray> save_state() override {
+    std::vector<StateArray> r;
+    for (int q = 0; q < 4; ++q) r.push_back(save(state_.q[q]));
+    StateArray counters;
+    counters.name = "counters";
+    counters.type = "float64";
+    counters.extents = {1};
+    const double c[1] = {double(steps_)};
+    counters.bytes.resize(sizeof c);
+    std::memcpy(counters.bytes.data(), c, sizeof c);
+    r.push_back(counters);
+    return r;
+  }
+
+  void restore_state(const std::vector<StateArray>& state) override {
+    for (int q = 0; q < 4; ++q) restore(state, state_.q[q]);
+    for (const auto& a : state)
+      if (a.name == "counters" && a.bytes.size() == sizeof(double)) {
+        double c = 0;
+        std::memcpy(&c, a.bytes.data(), sizeof c);
+        steps_ = long(c);
+      }
+    div_ = divergence(space_, p_, state_, flux_);
+  }
+
+ private:
+  static std::string num(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return b;
+  }
+
+  StateArray save(const F3& f) const {
+    StateArray a;
+    a.name = f.label();
+    a.type = sizeof(Real) == 8 ? "float64" : "float32";
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+    a.extents = {h.extent(0), h.extent(1), h.extent(2)};
+    a.bytes.resize(h.span() * sizeof(Real));
+    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
+    return a;
+  }
+
+  void restore(const std::vector<StateArray>& state, const F3& f) {
+    for (const auto& a : state)
+      if (a.name == f.label()) {
+        auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), f);
+        if (a.type != (sizeof(Real) == 8 ? "float64" : "float32") ||
+            a.bytes.size() != h.span() * sizeof(Real))
+          throw Error("checkpoint: array '" + a.name + "' does not match this grid and precision");
+        std::memcpy(h.data(), a.bytes.data(), a.bytes.size());
+        Kokkos::deep_copy(space_, f, h);
+        return;
+      }
+    throw Error("checkpoint: no array '" + std::string(f.label()) + "'");
+  }
+
+  std::vector<double> host(const F3& f) const {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+    std::vector<double> v(h.span());
+    for (std::size_t m = 0; m < v.size(); ++m) v[m] = double(h.data()[m]);
+    return v;
+  }
+
+  Setup s_;
+  ExecSpace space_;
+  Params<Real> p_;
+  linalg::Tridiag<ExecSpace, Real> tri_;  // zero-pivot check on (decision 2)
+  V state_, nl_, work_[2];
+  Flat<Real, Mem> a_, b_, c_;
+  F3 flux_;
+  Kokkos::View<Real, Mem> change_;
+  linalg::TridiagShape shape_[3];
+  long steps_ = 0;
+  double div_ = 0;
+};
+
+// Host copies on every node, as (n+2)^3 output cells centred on the nodes.
+template <class ExecSpace, class Real>
+HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
+  HostField f;
+  f.name = name;
+  const int e0 = p_.e[0], e1 = p_.e[1], e2 = p_.e[2];
+  auto idx = [&](int i, int j, int k) {
+    return std::size_t(i) + std::size_t(e0) * (std::size_t(j) + std::size_t(e1) * k);
+  };
+  if (name == "u" || name == "v" || name == "w") {
+    f.values = host(state_.q[name[0] - 'u']);
+  } else if (name == "temperature") {
+    f.values = host(state_.q[3]);
+  } else if (name == "divergence") {
+    f.values = host(flux_);
+  } else if (name == "velocity") {
+    const auto u = host(state_.q[0]), v = host(state_.q[1]), w = host(state_.q[2]);
+    f.components = 3;
+    f.values.resize(3 * u.size());
+    for (std::size_t m = 0; m < u.size(); ++m)
+      f.values[3 * m] = u[m], f.values[3 * m + 1] = v[m], f.values[3 * m + 2] = w[m];
+  } else if (name == "vorticity") {  // |curl u|, central differences, 0 on boundary nodes
+    const std::vector<double> q[3] = {host(state_.q[0]), host(state_.q[1]), host(state_.q[2])};
+    f.values.assign(q[0].size(), 0.0);
+    const double h[3] = {s_.nodes.spacing(0), s_.nodes.spacing(1), s_.nodes.spacing(2)};
+    for (int k = 1; k < e2 - 1; ++k)
+      for (int j = 1; j < e1 - 1; ++j)
+        for (int i = 1; i < e0 - 1; ++i) {
+          auto dd = [&](int c, int ax) {  // d q_c / d x_ax
+            const int di = ax == 0, dj = ax == 1, dk = ax == 2;
+            return (q[c][idx(i + di, j + dj, k + dk)] - q[c][idx(i - di, j - dj, k - dk)]) /
+                   (2 * h[ax]);
+          };
+          const double wx = dd(2, 1) - dd(1, 2), wy = dd(0, 2) - dd(2, 0), wz = dd(1, 0) - dd(0, 1);
+          f.values[idx(i, j, k)] = std::sqrt(wx * wx + wy * wy + wz * wz);
+        }
+  } else {
+    throw Error("split3d has no output field '" + name + "'");
+  }
+  return f;
+}
+
+template <class ExecSpace, class Real>
+Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
+  Diagnostics d;
+  const int e0 = p_.e[0], e1 = p_.e[1], e2 = p_.e[2];
+  const V s = state_;
+  double ke = 0, umax = 0;
+  Kokkos::parallel_reduce(
+      "kflow::split3d::kinetic_energy",
+      linalg::GridPolicy<ExecSpace, 3>(space_, {1, 1, 1}, {e0 - 1, e1 - 1, e2 - 1}),
+      KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
+        const double u = s.q[0](i, j, k), v = s.q[1](i, j, k), w = s.q[2](i, j, k);
+        acc += 0.5 * (u * u + v * v + w * w);
+      },
+      ke);
+  Kokkos::parallel_reduce(
+      "kflow::split3d::speed_max",
+      linalg::GridPolicy<ExecSpace, 3>(space_, {0, 0, 0}, {e0, e1, e2}),
+      KOKKOS_LAMBDA(int i, int j, int k, double& mx) {
+        const double u = s.q[0](i, j, k), v = s.q[1](i, j, k), w = s.q[2](i, j, k);
+        mx = Kokkos::fmax(mx, Kokkos::sqrt(u * u + v * v + w * w));
+      },
+      Kokkos::Max<double>(umax));
+  double tmin = 0, tmax = 0;
+  const F3 t = state_.q[3];
+  const auto nodes = linalg::GridPolicy<ExecSpace, 3>(space_, {0, 0, 0}, {e0, e1, e2});
+  Kokkos::parallel_reduce(
+      "kflow::split3d::temperature_min", nodes,
+      KOKKOS_LAMBDA(int i, int j, int k, double& lo) { lo = Kokkos::fmin(lo, double(t(i, j, k))); },
+      Kokkos::Min<double>(tmin));
+  Kokkos::parallel_reduce(
+      "kflow::split3d::temperature_max", nodes,
+      KOKKOS_LAMBDA(int i, int j, int k, double& hi) { hi = Kokkos::fmax(hi, double(t(i, j, k))); },
+      Kokkos::Max<double>(tmax));
+  const auto change = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), change_);
+  const double cell = s_.nodes.spacing(0) * s_.nodes.spacing(1) * s_.nodes.spacing(2);
+  d.emplace_back("divergence_error", div_);
+  d.emplace_back("kinetic_energy", ke * cell);
+  d.emplace_back("speed_max", umax);
+  d.emplace_back("temperature_min", tmin);
+  d.emplace_back("temperature_max", tmax);
+  // max |u_new - u~| of the step's last local iteration (how far the
+  // nonlinear iterations were from converged)
+  d.emplace_back("last_update_change", double(change()));
+  d.emplace_back("solves_per_step",
+                 double(4 * 3 * s_.local_iterations * s_.global_iterations));
+  d.emplace_back("peclet", s_.peclet);
+  return d;
+}
+
+template <class ExecSpace, class Real>
+std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
+  return std::make_unique<Model<ExecSpace, Real>>(static_cast<const Setup&>(setup));
+}
+
+}  // namespace kflow::split3d
