@@ -24,8 +24,7 @@ std::string num(double v) {
   return o.str();
 }
 
-Side parse_side(const Config::Section& bs, const std::string& key, int axis, int high,
-                double t0) {
+Side parse_side(const Config::Section& bs, const std::string& key, int axis, int high, double t0) {
   Side b;
   b.temperature = t0;
   const auto kind =
@@ -56,8 +55,9 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
     } else {
       b.profile = Profile::duct;
       if (!t.has("centre_velocity"))
-        bs.fail(key, "a duct inflow needs centre_velocity = U (the developed profile's value on "
-                     "the centre line, > 0)");
+        bs.fail(key,
+                "a duct inflow needs centre_velocity = U (the developed profile's value on "
+                "the centre line, > 0)");
       b.centre_velocity = t.get("centre_velocity", 1.0, 0.0, 1e300, true);
     }
   }
@@ -73,8 +73,9 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
     t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
   if (t.has("adiabatic")) {
     if (b.kind == Kind::inflow)
-      t.fail("adiabatic", "an inflow carries a fixed temperature (temperature = T; default: "
-                          "initial.temperature)");
+      t.fail("adiabatic",
+             "an inflow carries a fixed temperature (temperature = T; default: "
+             "initial.temperature)");
     if (!t.get_bool("adiabatic", true))
       t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
     b.adiabatic = true;
@@ -106,8 +107,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     og.length[d] = (n + 2) * h[d];
   }
   s->fields = {"velocity", "u", "v", "w", "temperature", "divergence", "vorticity"};
-  s->notes.push_back(domain.cells_text() + " interior nodes and the boundary nodes on the faces (h = " +
-                     num(h[0]) + ", " + num(h[1]) + ", " + num(h[2]) +
+  s->notes.push_back(domain.cells_text() +
+                     " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) +
+                     ", " + num(h[1]) + ", " + num(h[2]) +
                      "); output cells are centred on the nodes, boundary nodes included");
 
   const auto ps = c.section("physics");
@@ -147,8 +149,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
   s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
   if (!c.section("time").has("dt"))
-    c.section("time").fail("dt", "missing; split3d is implicit and steps by a fixed time.dt "
-                                 "(no adaptive step)");
+    c.section("time").fail("dt",
+                           "missing; split3d is implicit and steps by a fixed time.dt "
+                           "(no adaptive step)");
 
   // Decision 2: central differences keep the rows diagonally dominant for a
   // cell Peclet number |u| h / nu <= 2; checked with the largest boundary or
@@ -161,18 +164,20 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const double hmax = std::max({h[0], h[1], h[2]});
   const double nu = std::min(1 / s->reynolds, 1 / (s->reynolds * s->prandtl));
   s->peclet = umax * hmax / nu;
-  const std::string pe = "cell Peclet number U h / nu = " + num(s->peclet) + " (U = " +
-                         num(umax) + ", the largest boundary or initial speed; h = " + num(hmax) +
+  const std::string pe = "cell Peclet number U h / nu = " + num(s->peclet) + " (U = " + num(umax) +
+                         ", the largest boundary or initial speed; h = " + num(hmax) +
                          ", the largest node spacing; nu = " + num(nu) +
                          ", the smaller of 1/Re and 1/(Re Pr))";
   if (s->peclet > 2 && !warn_peclet)
-    ps.fail("reynolds", pe + " exceeds 2: the central scheme's rows are not diagonally dominant "
-                             "(digest 004, sec. 3.1); refine grid.cells to h <= " +
-                             num(2 * nu / std::max(umax, 1e-300)) +
-                             ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
+    ps.fail("reynolds", pe +
+                            " exceeds 2: the central scheme's rows are not diagonally dominant "
+                            "(digest 004, sec. 3.1); refine grid.cells to h <= " +
+                            num(2 * nu / std::max(umax, 1e-300)) +
+                            ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
   if (s->peclet > 2)
-    s->notes.push_back("warning: " + pe + " exceeds 2 (numerics.peclet = \"warn\"): rows may "
-                                          "lose diagonal dominance");
+    s->notes.push_back("warning: " + pe +
+                       " exceeds 2 (numerics.peclet = \"warn\"): rows may "
+                       "lose diagonal dominance");
   else
     s->notes.push_back(pe);
   s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
@@ -206,10 +211,9 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
       const int at = sd % 2 ? e[ax] - 1 : 0;
       // duct profile: half-widths and centre of the side in t1, t2
       const double a = 0.5 * (e[t1] - 1) * h[t1], bw = 0.5 * (e[t2] - 1) * h[t2];
-      const double scale =
-          b.profile == Profile::duct
-              ? b.centre_velocity / exact::duct_velocity(0, 0, a, bw, 1, 1)
-              : 0;
+      const double scale = b.profile == Profile::duct
+                               ? b.centre_velocity / exact::duct_velocity(0, 0, a, bw, 1, 1)
+                               : 0;
       for (int j = 0; j < e[t2]; ++j)
         for (int i = 0; i < e[t1]; ++i) {
           int x[3];
@@ -220,7 +224,8 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
             const double y = i * h[t1] - a, z = j * h[t2] - bw;
             const bool edge = i == 0 || j == 0 || i == e[t1] - 1 || j == e[t2] - 1;
             v = {0, 0, 0};
-            v[ax] = (sd % 2 ? -1 : 1) * (edge ? 0 : scale * exact::duct_velocity(y, z, a, bw, 1, 1));
+            v[ax] =
+                (sd % 2 ? -1 : 1) * (edge ? 0 : scale * exact::duct_velocity(y, z, a, bw, 1, 1));
           }
           for (int c = 0; c < 3; ++c) q[c][m] = v[c];
           if (!b.adiabatic) q[3][m] = b.temperature;

@@ -129,8 +129,8 @@ class Model final : public kflow::Model {
     div_ = divergence(space_, p_, state_, flux_);
     if (!(div_ <= s_.divergence_limit))
       throw Error("split3d: the divergence error " + num(div_) + " after step " +
-                  std::to_string(steps_) + " exceeds run.divergence_limit = " +
-                  num(s_.divergence_limit) +
+                  std::to_string(steps_) +
+                  " exceeds run.divergence_limit = " + num(s_.divergence_limit) +
                   " (the scheme does not enforce continuity; a smaller time.dt, more "
                   "numerics.global_iterations or a finer grid lower it)");
   }
@@ -300,8 +300,7 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
   // max |u_new - u~| of the step's last local iteration (how far the
   // nonlinear iterations were from converged)
   d.emplace_back("last_update_change", double(change()));
-  d.emplace_back("solves_per_step",
-                 double(4 * 3 * s_.local_iterations * s_.global_iterations));
+  d.emplace_back("solves_per_step", double(4 * 3 * s_.local_iterations * s_.global_iterations));
   d.emplace_back("peclet", s_.peclet);
   return d;
 }

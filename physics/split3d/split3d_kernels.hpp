@@ -30,12 +30,12 @@ template <class Real>
 struct Params {
   int e[3] = {3, 3, 3};  // nodes per axis, boundary nodes included
   Real h[3] = {1, 1, 1};
-  Real tau = 1;           // fractional step
+  Real tau = 1;            // fractional step
   Real nu = 1, kappa = 1;  // 1/Re, 1/(Re Pr)
-  Real diss = 0;          // (gamma - 1)/(gamma Re)
-  Real grad_t = 1;        // coefficient of -grad T (the code's v_T = 1)
+  Real diss = 0;           // (gamma - 1)/(gamma Re)
+  Real grad_t = 1;         // coefficient of -grad T (the code's v_T = 1)
   Real force[3] = {0, 0, 0};
-  int row[6][4] = {};     // Row per side (2 axis + high) and variable (u, v, w, T)
+  int row[6][4] = {};  // Row per side (2 axis + high) and variable (u, v, w, T)
 };
 
 // The four variables u, v, w, T (the state, the nonlinear layer, a fractional
@@ -99,8 +99,10 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
   for (int c = 0; c < 3; ++c) {
     const Real g = ddx(nl.q[c], d, p.h[d], i, j, k);
     r += g * g;
-    if (c == d) r += g * g;
-    else r += ddx(nl.q[d], c, p.h[c], i, j, k) * g;
+    if (c == d)
+      r += g * g;
+    else
+      r += ddx(nl.q[d], c, p.h[c], i, j, k) * g;
   }
   return r;
 }

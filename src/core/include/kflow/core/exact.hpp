@@ -23,9 +23,8 @@ inline double duct_velocity(double y, double z, double a, double b, double g, do
   for (long m = 0; m < terms; ++m) {
     const double i = 2.0 * m + 1, k = i * pi / (2 * a);
     // cosh(k z) / cosh(k b) without overflow (|z| <= b)
-    const double ratio =
-        (std::exp(k * (std::fabs(z) - b)) + std::exp(-k * (std::fabs(z) + b))) /
-        (1 + std::exp(-2 * k * b));
+    const double ratio = (std::exp(k * (std::fabs(z) - b)) + std::exp(-k * (std::fabs(z) + b))) /
+                         (1 + std::exp(-2 * k * b));
     sum += (m % 2 == 0 ? 1.0 : -1.0) * (1 - ratio) * std::cos(k * y) / (i * i * i);
   }
   return 16 * a * a * g / (nu * pi * pi * pi) * sum;
