@@ -375,3 +375,26 @@ TEST_CASE("split3d square duct, 31^3: developed centre line within 1% of the ser
   CHECK(worst(b) < 0.01);
   CHECK(worst(a, b) < 0.002);
 }
+
+TEST_CASE("split3d in float agrees with double to single precision", "[unit][split3d]") {
+  const auto text = case_text("split3d/duct.toml");
+  const std::vector<std::string> sets = {"grid.cells=[15,7,7]", "grid.length=[1.0,1.0,1.0]",
+                                         "time.end=0.2", "output.lines=[]"};
+  auto fl = sets;
+  fl.push_back("run.precision=\"float\"");
+  const auto d = run_text(text, "", sets, "", true), f = run_text(text, "", fl, "", true);
+  // velocity components against the largest speed, T against its own scale
+  double speed = 0;
+  for (double v : field(d, "u").values) speed = std::max(speed, std::fabs(v));
+  for (const char* name : {"u", "v", "w", "temperature"}) {
+    const auto a = field(d, name), b = field(f, name);
+    double scale = name[0] == 't' ? 0 : speed, diff = 0;
+    for (std::size_t k = 0; k < a.values.size(); ++k) {
+      if (name[0] == 't') scale = std::max(scale, std::fabs(a.values[k]));
+      diff = std::max(diff, std::fabs(a.values[k] - b.values[k]));
+    }
+    INFO(name << ": max difference " << diff << " of " << scale);
+    CHECK(scale > 0);
+    CHECK(diff <= 1e-5 * scale);
+  }
+}
