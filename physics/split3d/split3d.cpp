@@ -84,6 +84,88 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
   return b;
 }
 
+// [[obstacle]] min = [x0, y0, z0], max = [x1, y1, z1], temperature: the nodes
+// inside (faces included) are solid.  Refused: a box outside the domain, no
+// fluid left, fluid split into disconnected regions.
+void parse_obstacles(Config& c, Setup& s, const double h[3]) {
+  const auto tables = c.section("").tables("obstacle");
+  if (tables.empty()) return;
+  const int e[3] = {s.nodes.cells[0] + 2, s.nodes.cells[1] + 2, s.nodes.cells[2] + 2};
+  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
+  auto idx = [&](int i, int j, int k) {
+    return std::size_t(i) + std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k);
+  };
+  double lo0[3];
+  for (int d = 0; d < 3; ++d) lo0[d] = s.nodes.origin[d] - 0.5 * h[d];
+  s.solid.assign(n, 0);
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const auto& o = tables[t];
+    const auto lo = o.get_numbers("min", 3, 3, {}), hi = o.get_numbers("max", 3, 3, {});
+    if (lo.size() != 3 || hi.size() != 3)
+      o.fail(lo.size() != 3 ? "min" : "max",
+             "missing; an obstacle needs min = [x0, y0, z0] and max = [x1, y1, z1]");
+    Obstacle ob;
+    for (int d = 0; d < 3; ++d) {
+      ob.lo[d] = lo[d], ob.hi[d] = hi[d];
+      if (!(lo[d] < hi[d])) o.fail("max", "expected max > min in x, y and z");
+    }
+    ob.temperature = o.get("temperature", s.initial_temperature);
+    long covered = 0;
+    int first[3] = {0, 0, 0}, last[3] = {-1, -1, -1};
+    for (int d = 0; d < 3; ++d) {
+      const double tol = 1e-9 * h[d];
+      first[d] = std::max(0, int(std::ceil((lo[d] - lo0[d] - tol) / h[d])));
+      last[d] = std::min(e[d] - 1, int(std::floor((hi[d] - lo0[d] + tol) / h[d])));
+    }
+    for (int k = first[2]; k <= last[2]; ++k)
+      for (int j = first[1]; j <= last[1]; ++j)
+        for (int i = first[0]; i <= last[0]; ++i) s.solid[idx(i, j, k)] = 1, ++covered;
+    if (covered == 0)
+      o.fail("min", "obstacle " + std::to_string(t + 1) +
+                        " contains no grid node (outside the domain or thinner than a spacing)");
+    s.obstacles.push_back(ob);
+  }
+  // The fluid among the interior nodes must be one connected region.
+  std::vector<int> region(n, -1);
+  int regions = 0;
+  long fluid = 0;
+  std::vector<std::size_t> stack;
+  for (int k = 1; k < e[2] - 1; ++k)
+    for (int j = 1; j < e[1] - 1; ++j)
+      for (int i = 1; i < e[0] - 1; ++i) {
+        const std::size_t m = idx(i, j, k);
+        if (s.solid[m] || region[m] >= 0) continue;
+        stack.assign(1, m);
+        region[m] = regions;
+        while (!stack.empty()) {
+          const std::size_t q = stack.back();
+          stack.pop_back();
+          ++fluid;
+          const int x[3] = {int(q % e[0]), int(q / e[0] % e[1]), int(q / e[0] / e[1])};
+          for (int d = 0; d < 3; ++d)
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+              int y[3] = {x[0], x[1], x[2]};
+              y[d] += sgn;
+              if (y[d] < 1 || y[d] > e[d] - 2) continue;
+              const std::size_t r = idx(y[0], y[1], y[2]);
+              if (!s.solid[r] && region[r] < 0) region[r] = regions, stack.push_back(r);
+            }
+        }
+        ++regions;
+      }
+  if (fluid == 0)
+    tables[0].fail("min", "the obstacles cover every interior node: no fluid is left");
+  if (regions > 1)
+    tables[0].fail("min", "the obstacles split the fluid into " + std::to_string(regions) +
+                              " disconnected regions; every region needs its own inflow and "
+                              "outflow, which split3d does not check: join them");
+  long solid = 0;
+  for (auto v : s.solid) solid += v;
+  s.notes.push_back(std::to_string(s.obstacles.size()) + " obstacle" +
+                    (s.obstacles.size() == 1 ? "" : "s") + ": " + std::to_string(solid) +
+                    " solid nodes (walls at rest, fixed temperature)");
+}
+
 std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   const auto gs = c.section("grid");
@@ -138,6 +220,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     bs.fail(side_names[inflow / 2][inflow % 2],
             "an inflow needs an outflow side for the fluid to leave by; make one side "
             "{ type = \"outflow\" }");
+
+  parse_obstacles(c, *s, h);
 
   const auto ns = c.section("numerics");
   s->third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
@@ -231,6 +315,20 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
           if (!b.adiabatic) q[3][m] = b.temperature;
         }
     }
+  // Obstacles: at rest, at their temperature (the first box containing a node).
+  for (std::size_t m = 0; m < s.solid.size(); ++m) {
+    if (!s.solid[m]) continue;
+    const int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
+    for (int c = 0; c < 3; ++c) q[c][m] = 0;
+    for (auto it = s.obstacles.rbegin(); it != s.obstacles.rend(); ++it) {
+      bool in = true;
+      for (int d = 0; d < 3; ++d) {
+        const double xd = s.nodes.origin[d] + (x[d] - 0.5) * h[d], tol = 1e-9 * h[d];
+        in = in && xd >= it->lo[d] - tol && xd <= it->hi[d] + tol;
+      }
+      if (in) q[3][m] = it->temperature;
+    }
+  }
 }
 
 KFLOW_REGISTER_MODEL((ModelInfo{

@@ -43,6 +43,13 @@ struct Side {
   double temperature = 1;      // wall, inflow: fixed temperature
 };
 
+// A solid box inside the domain: the nodes in [lo, hi] are walls at rest at
+// a fixed temperature (identity rows in every line through them).
+struct Obstacle {
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  double temperature = 1;
+};
+
 struct Setup : ModelSetup {
   // The solver's nodes: n interior nodes per axis and one boundary node on
   // each side, at spacing h = L / (n + 1) (the boundary nodes lie on the
@@ -59,10 +66,14 @@ struct Setup : ModelSetup {
   int local_iterations = 4, global_iterations = 2;
   double divergence_limit = 0.01;
   double peclet = 0;  // cell Peclet number at the start (largest speed, largest spacing)
+  std::vector<Obstacle> obstacles;
+  // Per node (i fastest, (n+2)^3): 1 inside an obstacle; empty without obstacles.
+  std::vector<unsigned char> solid;
 };
 
 // Host values of every node (i fastest, (n+2)^3): the initial state with the
-// boundary values of every side (walls at rest win at shared edges).
+// boundary values of every side (walls at rest win at shared edges) and the
+// obstacles' (which win over every side).
 void initial_state(const Setup& s, std::vector<double> (&q)[4]);
 
 template <class ExecSpace, class Real>

@@ -74,6 +74,13 @@ class Model final : public kflow::Model {
     flux_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::divergence", s_.nodes);
     change_ = Kokkos::View<Real, Mem>("kflow::split3d::change");
     for (int d = 0; d < 3; ++d) shape_[d] = line_systems(p_, d);
+    if (!s_.solid.empty()) {
+      solid_ =
+          Mask<Mem>(Kokkos::view_alloc(space_, "kflow::split3d::solid"), p_.e[0], p_.e[1], p_.e[2]);
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), solid_);
+      for (std::size_t m = 0; m < s_.solid.size(); ++m) h.data()[m] = s_.solid[m];
+      Kokkos::deep_copy(space_, solid_, h);
+    }
     std::vector<double> init[4];
     initial_state(s_, init);
     for (int q = 0; q < 4; ++q) {
@@ -113,7 +120,7 @@ class Model final : public kflow::Model {
         for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, o.q[q], in->q[q]);
         for (int l = 0; l < s_.local_iterations; ++l) {
           for (int q = 0; q < 4; ++q) {
-            assemble(space_, p_, dir, q, nl_, in->q[q], a_, b_, c_, o.q[q]);
+            assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             const auto x = flat(o.q[q]);
             tri_.solve(shape_[dir], a_, b_, c_, x, x);
           }
@@ -209,6 +216,7 @@ class Model final : public kflow::Model {
   V state_, nl_, work_[2];
   Flat<Real, Mem> a_, b_, c_;
   F3 flux_;
+  Mask<Mem> solid_;  // empty without obstacles
   Kokkos::View<Real, Mem> change_;
   linalg::TridiagShape shape_[3];
   long steps_ = 0;

@@ -48,6 +48,10 @@ struct Vars {
 template <class Real, class Mem>
 using Flat = Kokkos::View<Real*, Mem>;
 
+// 1 on the nodes inside obstacles; an empty View when there are none.
+template <class Mem>
+using Mask = Kokkos::View<unsigned char***, Kokkos::LayoutLeft, Mem>;
+
 // A field's storage as one array (the index space of the TridiagShape).
 template <class F>
 Flat<typename F::value_type, typename F::memory_space> flat(const F& f) {
@@ -109,20 +113,29 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 
 // Rows of variable var (0..2 velocity, 3 temperature) in direction dir, from
 // the nonlinear layer nl and the step's input in: a, b, c into their arrays,
-// d into x (the solve's right-hand side and solution, in place).
+// d into x (the solve's right-hand side and solution, in place).  A node
+// inside an obstacle is an identity row keeping its value: the fluid rows
+// beside it see a Dirichlet wall, so a line through obstacles is its fluid
+// segments, each with Dirichlet ends, in one system of the batch.
 template <class ExecSpace, class Real, class Mem>
 void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
               const Vars<Real, Mem>& nl, const linalg::Field3<Real, Mem>& in,
-              const Flat<Real, Mem>& a, const Flat<Real, Mem>& b, const Flat<Real, Mem>& c,
-              const linalg::Field3<Real, Mem>& x) {
+              const Mask<Mem>& solid, const Flat<Real, Mem>& a, const Flat<Real, Mem>& b,
+              const Flat<Real, Mem>& c, const linalg::Field3<Real, Mem>& x) {
   const int lo_row = p.row[2 * dir][var], hi_row = p.row[2 * dir + 1][var];
   const int last = p.e[dir] - 1, e0 = p.e[0], e1 = p.e[1];
   const Real h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
   const Real cd = nu / (h * h), cu = 1 / (2 * h), bb = 1 / p.tau + 2 * cd, rt = 1 / p.tau;
   const Real src = var == dir ? p.force[dir] : Real(0);
+  const bool masked = solid.data() != nullptr;
   Kokkos::parallel_for(
       "kflow::split3d::assemble", line_nodes(space, p, dir), KOKKOS_LAMBDA(int i, int j, int k) {
         const long m = i + long(e0) * (j + long(e1) * k);
+        if (masked && solid(i, j, k)) {
+          a(m) = 0, b(m) = 1, c(m) = 0;
+          x(i, j, k) = in(i, j, k);
+          return;
+        }
         const int at = dir == 0 ? i : dir == 1 ? j : k;
         if (at == 0 || at == last) {
           const int row = at == 0 ? lo_row : hi_row;
