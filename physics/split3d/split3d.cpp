@@ -201,6 +201,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto f = ps.get_numbers("body_force", 3, 3, {0, 0, 0});
   s->body_force = {f[0], f[1], f[2]};
 
+  s->projection = ps.get_bool("projection", false);
+  const auto ss = c.section("solver");
+  s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
+  s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
+
   const auto is = c.section("initial");
   const auto u0 = is.get_numbers("velocity", 3, 3, {0, 0, 0});
   s->initial_velocity = {u0[0], u0[1], u0[2]};
@@ -264,13 +269,19 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                        "lose diagonal dominance");
   else
     s->notes.push_back(pe);
+  if (s->projection)
+    s->notes.push_back("projection: after each step, lap phi = div u / dt by CG + Jacobi to " +
+                       num(s->projection_tolerance) +
+                       ", u -= dt grad phi (approximate: "
+                       "central differences on the nodes)");
   s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
                      std::to_string(s->local_iterations) + " local x " +
                      std::to_string(s->global_iterations) + " global iterations, update " +
                      (s->update == Update::picard ? "picard" : "relaxed"));
-  // state, nonlinear layer, two outputs (4 each), a, b, c, the divergence field
-  s->values_per_cell = 20;
-  s->saved_values_per_cell = 4;
+  // state, nonlinear layer, two outputs (4 each), a, b, c, the divergence field;
+  // projection: phi, its right-hand side, 7 coefficients and CG's 5 fields
+  s->values_per_cell = 20 + (s->projection ? 14 : 0);
+  s->saved_values_per_cell = 4 + (s->projection ? 1 : 0);
   return s;
 }
 

@@ -66,6 +66,12 @@ struct Setup : ModelSetup {
   int local_iterations = 4, global_iterations = 2;
   double divergence_limit = 0.01;
   double peclet = 0;  // cell Peclet number at the start (largest speed, largest spacing)
+  // Beside the paper's scheme: a pressure projection after each step
+  // ([physics] projection = true), its Poisson solve by CG + Jacobi to
+  // max |b - A x| / max |b| <= projection_tolerance.
+  bool projection = false;
+  double projection_tolerance = 1e-8;
+  int projection_max_iterations = 10000;
   std::vector<Obstacle> obstacles;
   // Per node (i fastest, (n+2)^3): 1 inside an obstacle; empty without obstacles.
   std::vector<unsigned char> solid;

@@ -12,7 +12,10 @@
 //         for q in u, v, w, T: assemble the rows of every line, solve in place
 //         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard)
 //       in <- out
-//   U^{n+1} <- out;  divergence error, stop above run.divergence_limit
+//   U^{n+1} <- out
+//   [physics] projection = true (not the paper's): lap phi = div u / dt,
+//     u -= dt grad phi (CG + Jacobi on the interior nodes)
+//   divergence error, stop above run.divergence_limit
 
 #include <Kokkos_Core.hpp>
 
@@ -22,7 +25,9 @@
 #include <string>
 
 #include "kflow/core/error.hpp"
+#include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
+#include "kflow/linalg/stencil7.hpp"
 #include "kflow/linalg/tridiag.hpp"
 #include "split3d.hpp"
 #include "split3d_kernels.hpp"
@@ -56,6 +61,8 @@ class Model final : public kflow::Model {
   using Mem = typename ExecSpace::memory_space;
   using F3 = linalg::Field3<Real, Mem>;
   using V = Vars<Real, Mem>;
+  using Op = linalg::Stencil7<Real, Mem>;
+  using Cg = linalg::ConjugateGradient<ExecSpace, Op>;
 
  public:
   explicit Model(const Setup& s) : s_(s), p_(make_params<Real>(s)), tri_(space_) {
@@ -81,6 +88,7 @@ class Model final : public kflow::Model {
       for (std::size_t m = 0; m < s_.solid.size(); ++m) h.data()[m] = s_.solid[m];
       Kokkos::deep_copy(space_, solid_, h);
     }
+    if (s_.projection) make_projection();
     std::vector<double> init[4];
     initial_state(s_, init);
     for (int q = 0; q < 4; ++q) {
@@ -130,6 +138,22 @@ class Model final : public kflow::Model {
       }
     }
     for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, state_.q[q], out->q[q]);
+    if (s_.projection) {
+      projection_rhs(space_, p_, state_, solid_, Real(dt), rhs_);
+      linalg::SolveControl control;
+      control.tolerance = s_.projection_tolerance;
+      control.max_iterations = s_.projection_max_iterations;
+      control.check_every = 10;
+      proj_ = cg_->solve(phi_, rhs_, control);
+      proj_iterations_ += proj_.iterations;
+      if (!proj_.converged)
+        throw Error(
+            "split3d: the projection's Poisson solve did not converge to solver.tolerance "
+            "= " +
+            num(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
+            " iterations (raise solver.max_iterations)");
+      project(space_, p_, state_, solid_, phi_, Real(dt));
+    }
     ++steps_;
     // Decision 7: the divergence error after every step; a run above the
     // limit stops (the authors' code: 0.01).  One scalar read back per step.
@@ -148,6 +172,7 @@ class Model final : public kflow::Model {
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
     for (int q = 0; q < 4; ++q) r.push_back(save(state_.q[q]));
+    if (s_.projection) r.push_back(save(phi_));  // the next solve's initial guess
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
@@ -161,6 +186,7 @@ class Model final : public kflow::Model {
 
   void restore_state(const std::vector<StateArray>& state) override {
     for (int q = 0; q < 4; ++q) restore(state, state_.q[q]);
+    if (s_.projection) restore(state, phi_);
     for (const auto& a : state)
       if (a.name == "counters" && a.bytes.size() == sizeof(double)) {
         double c = 0;
@@ -171,6 +197,54 @@ class Model final : public kflow::Model {
   }
 
  private:
+  // The projection's operator on the interior nodes: the 7-point Laplacian,
+  // zero normal gradient of phi at walls, inflows and obstacles (the
+  // neighbour's coefficient folded into the diagonal), phi = 0 at outflows;
+  // obstacle nodes are not in the system (c.p = 0).
+  void make_projection() {
+    const auto& g = s_.nodes;
+    phi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi", g);
+    rhs_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi_rhs", g);
+    const int e[3] = {p_.e[0], p_.e[1], p_.e[2]};
+    F3 c[7];
+    Kokkos::View<Real***, Kokkos::LayoutLeft, Kokkos::HostSpace> h[7];
+    for (int q = 0; q < 7; ++q) {
+      c[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi_op", g);
+      h[q] = Kokkos::create_mirror_view(Kokkos::HostSpace(), c[q]);
+      Kokkos::deep_copy(h[q], Real(0));
+    }
+    auto solid = [&](int i, int j, int k) {
+      return !s_.solid.empty() &&
+             s_.solid[std::size_t(i) + std::size_t(e[0]) * (j + std::size_t(e[1]) * k)];
+    };
+    for (int k = 1; k < e[2] - 1; ++k)
+      for (int j = 1; j < e[1] - 1; ++j)
+        for (int i = 1; i < e[0] - 1; ++i) {
+          if (solid(i, j, k)) continue;
+          double cp = 0;
+          const int x[3] = {i, j, k};
+          for (int d = 0; d < 3; ++d)
+            for (int side = 0; side < 2; ++side) {
+              int y[3] = {i, j, k};
+              y[d] += side ? 1 : -1;
+              const double cf = 1 / (s_.nodes.spacing(d) * s_.nodes.spacing(d));
+              double coef = 0;
+              if (y[d] == 0 || y[d] == e[d] - 1) {
+                if (s_.side[2 * d + side].kind == Kind::outflow) cp -= cf;  // phi = 0 there
+              } else if (!solid(y[0], y[1], y[2])) {
+                coef = cf, cp -= cf;
+              }
+              h[1 + 2 * d + side](x[0], x[1], x[2]) = Real(coef);
+            }
+          h[0](i, j, k) = Real(cp);
+        }
+    for (int q = 0; q < 7; ++q) Kokkos::deep_copy(space_, c[q], h[q]);
+    op_.cp = c[0], op_.cw = c[1], op_.ce = c[2], op_.cs = c[3], op_.cn = c[4], op_.cb = c[5];
+    op_.ct = c[6];
+    op_.grid = g;
+    cg_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(linalg::CgPreconditioner::jacobi));
+  }
+
   static std::string num(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.6g", v);
@@ -217,6 +291,11 @@ class Model final : public kflow::Model {
   Flat<Real, Mem> a_, b_, c_;
   F3 flux_;
   Mask<Mem> solid_;  // empty without obstacles
+  F3 phi_, rhs_;     // projection
+  Op op_;
+  std::unique_ptr<Cg> cg_;
+  linalg::SolveStats proj_;
+  long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;
   linalg::TridiagShape shape_[3];
   long steps_ = 0;
@@ -310,6 +389,10 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
   d.emplace_back("last_update_change", double(change()));
   d.emplace_back("solves_per_step", double(4 * 3 * s_.local_iterations * s_.global_iterations));
   d.emplace_back("peclet", s_.peclet);
+  if (s_.projection) {
+    d.emplace_back("projection_iterations", proj_.iterations);
+    d.emplace_back("projection_iterations_total", double(proj_iterations_));
+  }
   return d;
 }
 

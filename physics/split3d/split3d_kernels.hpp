@@ -207,4 +207,49 @@ double divergence(const ExecSpace& space, const Params<Real>& p, const Vars<Real
   return sum / (double(e0 - 2) * (e1 - 2) * (e2 - 2));
 }
 
+// The projection option (not the paper's): b = div_h u* / dt on the interior
+// fluid nodes (central differences, boundary nodes included), 0 elsewhere.
+template <class ExecSpace, class Real, class Mem>
+void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+                    const Mask<Mem>& solid, Real dt, const linalg::Field3<Real, Mem>& b) {
+  const bool masked = solid.data() != nullptr;
+  Kokkos::parallel_for(
+      "kflow::split3d::projection_rhs",
+      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1}),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        Real div = 0;
+        for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.h[d], i, j, k);
+        b(i, j, k) = masked && solid(i, j, k) ? Real(0) : div / dt;
+      });
+}
+
+// u -= dt grad_h phi on the interior fluid nodes, central differences; across
+// a wall, an inflow or an obstacle the neighbour's phi is phi_P (zero normal
+// gradient), across an outflow 0 (phi's Dirichlet side).
+template <class ExecSpace, class Real, class Mem>
+void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+             const Mask<Mem>& solid, const linalg::Field3<Real, Mem>& phi, Real dt) {
+  const bool masked = solid.data() != nullptr;
+  Kokkos::parallel_for(
+      "kflow::split3d::project",
+      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1}),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        if (masked && solid(i, j, k)) return;
+        const Real c = phi(i, j, k);
+        for (int d = 0; d < 3; ++d) {
+          const int di = d == 0, dj = d == 1, dk = d == 2;
+          Real nb[2];
+          for (int side = 0; side < 2; ++side) {
+            const int sg = side ? 1 : -1, a = i + sg * di, b = j + sg * dj, e = k + sg * dk;
+            const int at = d == 0 ? a : d == 1 ? b : e;
+            if (at == 0 || at == p.e[d] - 1)
+              nb[side] = p.row[2 * d + side][0] == zero_gradient ? Real(0) : c;
+            else
+              nb[side] = masked && solid(a, b, e) ? c : phi(a, b, e);
+          }
+          s.q[d](i, j, k) -= dt * (nb[1] - nb[0]) / (2 * p.h[d]);
+        }
+      });
+}
+
 }  // namespace kflow::split3d
