@@ -374,7 +374,7 @@ double worst(const std::vector<double>& fine, const std::vector<double>& coarse 
 
 TEST_CASE("split3d square duct, 23x15x15: centre line near the series solution",
           "[unit][split3d]") {
-  // Coarse and short (2 cores: about 10 s).  Measured: dt = 0.01 -0.9 %
+  // Coarse and short (2 cores: about 4 s).  Measured: dt = 0.01 -0.9 %
   // (LOD's O(tau) steady-state error, -0.6 % of it, and O(h^2) at h = 1/16,
   // -0.3 %), the tau -> 0 limit from dt = 0.02 and 0.01 -0.3 %.  Tolerances:
   // 1.5 % at dt = 0.01 (looser than the 1 %: the long test below
