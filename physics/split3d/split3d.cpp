@@ -1,0 +1,367 @@
+// physics/split3d: case parsing (nodes, sides, dimensionless numbers, scheme
+// choices, the Peclet check), the initial state with its boundary values, and
+// registration.  The Kokkos code is in split3d_impl.hpp, instantiated per
+// (backend, precision).
+
+#include "split3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kflow/core/case_grid.hpp"
+#include "kflow/core/exact.hpp"
+#include "kflow/core/registry.hpp"
+
+namespace kflow::split3d {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(6);
+  o << v;
+  return o.str();
+}
+
+Side parse_side(const Config::Section& bs, const std::string& key, int axis, int high, double t0) {
+  Side b;
+  b.temperature = t0;
+  const auto kind =
+      bs.get_kind(key, {"no_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
+  const auto t = bs.section(key);
+  if (kind == "periodic")
+    bs.fail(key,
+            "periodic sides are not implemented in split3d yet (a periodic line is a cyclic "
+            "tridiagonal system, which linalg's Tridiag does not solve); use no_slip, "
+            "moving_wall, inflow or outflow");
+  if (kind == "moving_wall") {
+    if (!t.has("velocity"))
+      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = [u, v, w] }");
+    const auto v = t.get_numbers("velocity", 3, 3, {0, 0, 0});
+    if (v[axis] != 0)
+      t.fail("velocity", "a wall moves along itself: its normal component (" +
+                             std::string(1, "uvw"[axis]) + " = " + num(v[axis]) + ") must be 0");
+    b.velocity = {v[0], v[1], v[2]};
+  }
+  if (kind == "inflow") {
+    b.kind = Kind::inflow;
+    const auto prof = t.get_choice("profile", {"uniform", "duct"}, "uniform");
+    if (prof == "uniform") {
+      if (!t.has("velocity"))
+        bs.fail(key, "an inflow needs velocity = U (the speed into the domain, > 0)");
+      const double u = t.get("velocity", 1.0, 0.0, 1e300, true);
+      b.velocity[axis] = high ? -u : u;
+    } else {
+      b.profile = Profile::duct;
+      if (!t.has("centre_velocity"))
+        bs.fail(key,
+                "a duct inflow needs centre_velocity = U (the developed profile's value on "
+                "the centre line, > 0)");
+      b.centre_velocity = t.get("centre_velocity", 1.0, 0.0, 1e300, true);
+    }
+  }
+  if (kind == "outflow") {
+    b.kind = Kind::outflow;
+    if (t.has("temperature") || t.has("adiabatic"))
+      t.fail(t.has("temperature") ? "temperature" : "adiabatic",
+             "an outflow side has zero normal gradients of u, v, w and T (f0 - f1 = 0); it "
+             "takes no thermal condition");
+    return b;
+  }
+  if (t.has("temperature") && t.has("adiabatic"))
+    t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
+  if (t.has("adiabatic")) {
+    if (b.kind == Kind::inflow)
+      t.fail("adiabatic",
+             "an inflow carries a fixed temperature (temperature = T; default: "
+             "initial.temperature)");
+    if (!t.get_bool("adiabatic", true))
+      t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
+    b.adiabatic = true;
+  }
+  b.temperature = t.get("temperature", t0);
+  return b;
+}
+
+// [[obstacle]] min = [x0, y0, z0], max = [x1, y1, z1], temperature: the nodes
+// inside (faces included) are solid.  Refused: a box outside the domain, no
+// fluid left, fluid split into disconnected regions.
+void parse_obstacles(Config& c, Setup& s, const double h[3]) {
+  const auto tables = c.section("").tables("obstacle");
+  if (tables.empty()) return;
+  const int e[3] = {s.nodes.cells[0] + 2, s.nodes.cells[1] + 2, s.nodes.cells[2] + 2};
+  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
+  auto idx = [&](int i, int j, int k) {
+    return std::size_t(i) + std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k);
+  };
+  double lo0[3];
+  for (int d = 0; d < 3; ++d) lo0[d] = s.nodes.origin[d] - 0.5 * h[d];
+  s.solid.assign(n, 0);
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const auto& o = tables[t];
+    const auto lo = o.get_numbers("min", 3, 3, {}), hi = o.get_numbers("max", 3, 3, {});
+    if (lo.size() != 3 || hi.size() != 3)
+      o.fail(lo.size() != 3 ? "min" : "max",
+             "missing; an obstacle needs min = [x0, y0, z0] and max = [x1, y1, z1]");
+    Obstacle ob;
+    for (int d = 0; d < 3; ++d) {
+      ob.lo[d] = lo[d], ob.hi[d] = hi[d];
+      if (!(lo[d] < hi[d])) o.fail("max", "expected max > min in x, y and z");
+    }
+    ob.temperature = o.get("temperature", s.initial_temperature);
+    long covered = 0;
+    int first[3] = {0, 0, 0}, last[3] = {-1, -1, -1};
+    for (int d = 0; d < 3; ++d) {
+      const double tol = 1e-9 * h[d];
+      first[d] = std::max(0, int(std::ceil((lo[d] - lo0[d] - tol) / h[d])));
+      last[d] = std::min(e[d] - 1, int(std::floor((hi[d] - lo0[d] + tol) / h[d])));
+    }
+    for (int k = first[2]; k <= last[2]; ++k)
+      for (int j = first[1]; j <= last[1]; ++j)
+        for (int i = first[0]; i <= last[0]; ++i) s.solid[idx(i, j, k)] = 1, ++covered;
+    if (covered == 0)
+      o.fail("min", "obstacle " + std::to_string(t + 1) +
+                        " contains no grid node (outside the domain or thinner than a spacing)");
+    s.obstacles.push_back(ob);
+  }
+  // The fluid among the interior nodes must be one connected region.
+  std::vector<int> region(n, -1);
+  int regions = 0;
+  long fluid = 0;
+  std::vector<std::size_t> stack;
+  for (int k = 1; k < e[2] - 1; ++k)
+    for (int j = 1; j < e[1] - 1; ++j)
+      for (int i = 1; i < e[0] - 1; ++i) {
+        const std::size_t m = idx(i, j, k);
+        if (s.solid[m] || region[m] >= 0) continue;
+        stack.assign(1, m);
+        region[m] = regions;
+        while (!stack.empty()) {
+          const std::size_t q = stack.back();
+          stack.pop_back();
+          ++fluid;
+          const int x[3] = {int(q % e[0]), int(q / e[0] % e[1]), int(q / e[0] / e[1])};
+          for (int d = 0; d < 3; ++d)
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+              int y[3] = {x[0], x[1], x[2]};
+              y[d] += sgn;
+              if (y[d] < 1 || y[d] > e[d] - 2) continue;
+              const std::size_t r = idx(y[0], y[1], y[2]);
+              if (!s.solid[r] && region[r] < 0) region[r] = regions, stack.push_back(r);
+            }
+        }
+        ++regions;
+      }
+  if (fluid == 0)
+    tables[0].fail("min", "the obstacles cover every interior node: no fluid is left");
+  if (regions > 1)
+    tables[0].fail("min", "the obstacles split the fluid into " + std::to_string(regions) +
+                              " disconnected regions; every region needs its own inflow and "
+                              "outflow, which split3d does not check: join them");
+  long solid = 0;
+  for (auto v : s.solid) solid += v;
+  s.notes.push_back(std::to_string(s.obstacles.size()) + " obstacle" +
+                    (s.obstacles.size() == 1 ? "" : "s") + ": " + std::to_string(solid) +
+                    " solid nodes (walls at rest, fixed temperature)");
+}
+
+std::unique_ptr<ModelSetup> parse(Config& c) {
+  auto s = std::make_unique<Setup>();
+  const auto gs = c.section("grid");
+  // [grid] cells = interior nodes; the boundary nodes lie on the box's faces:
+  // h = L / (n + 1).
+  const linalg::Grid domain = parse_grid(gs, 3, 3, "[nx, ny, nz] (interior nodes)");
+  auto& nodes = s->nodes;
+  nodes = domain;
+  nodes.ghost = 1;
+  auto& og = s->grid;  // output: every node, one cell each
+  og = domain;
+  og.ghost = 0;
+  double h[3];
+  for (int d = 0; d < 3; ++d) {
+    const int n = domain.cells[d];
+    h[d] = domain.length[d] / (n + 1);
+    nodes.origin[d] = domain.origin[d] + 0.5 * h[d];
+    nodes.length[d] = n * h[d];
+    og.cells[d] = n + 2;
+    og.origin[d] = domain.origin[d] - 0.5 * h[d];
+    og.length[d] = (n + 2) * h[d];
+  }
+  s->fields = {"velocity", "u", "v", "w", "temperature", "divergence", "vorticity"};
+  s->notes.push_back(domain.cells_text() +
+                     " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) +
+                     ", " + num(h[1]) + ", " + num(h[2]) +
+                     "); output cells are centred on the nodes, boundary nodes included");
+
+  const auto ps = c.section("physics");
+  s->reynolds = ps.require("reynolds", 0.0, 1e300, true);
+  s->prandtl = ps.get("prandtl", 0.72, 0.0, 1e300, true);
+  s->gamma = ps.get("gamma", 1.4, 1.0, 1e300);
+  const auto f = ps.get_numbers("body_force", 3, 3, {0, 0, 0});
+  s->body_force = {f[0], f[1], f[2]};
+
+  s->projection = ps.get_bool("projection", false);
+  const auto ss = c.section("solver");
+  s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
+  s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
+
+  const auto is = c.section("initial");
+  const auto u0 = is.get_numbers("velocity", 3, 3, {0, 0, 0});
+  s->initial_velocity = {u0[0], u0[1], u0[2]};
+  s->initial_temperature = is.get("temperature", 1.0);
+
+  const auto bs = c.section("boundary");
+  parse_sides(bs, 3, [&](const std::string& key, int a, int side) {
+    s->side[2 * a + side] = parse_side(bs, key, a, side, s->initial_temperature);
+    return false;
+  });
+  int inflow = -1, outflows = 0;
+  for (int sd = 0; sd < 6; ++sd) {
+    if (s->side[sd].kind == Kind::inflow && inflow < 0) inflow = sd;
+    if (s->side[sd].kind == Kind::outflow) ++outflows;
+  }
+  if (inflow >= 0 && outflows == 0)
+    bs.fail(side_names[inflow / 2][inflow % 2],
+            "an inflow needs an outflow side for the fluid to leave by; make one side "
+            "{ type = \"outflow\" }");
+
+  parse_obstacles(c, *s, h);
+
+  const auto ns = c.section("numerics");
+  s->third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
+  s->update = ns.get_choice("update", {"relaxed", "picard"}, "relaxed") == "picard"
+                  ? Update::picard
+                  : Update::relaxed;
+  s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
+  s->global_iterations = int(ns.get_int("global_iterations", 2, 1, 1000));
+  const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
+  s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
+  if (!c.section("time").has("dt"))
+    c.section("time").fail("dt",
+                           "missing; split3d is implicit and steps by a fixed time.dt "
+                           "(no adaptive step)");
+
+  // Decision 2: central differences keep the rows diagonally dominant for a
+  // cell Peclet number |u| h / nu <= 2; checked with the largest boundary or
+  // initial speed and the largest spacing (the worst row).
+  double umax = std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]);
+  for (const auto& b : s->side) {
+    const auto& v = b.velocity;
+    umax = std::max({umax, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), b.centre_velocity});
+  }
+  const double hmax = std::max({h[0], h[1], h[2]});
+  const double nu = std::min(1 / s->reynolds, 1 / (s->reynolds * s->prandtl));
+  s->peclet = umax * hmax / nu;
+  const std::string pe = "cell Peclet number U h / nu = " + num(s->peclet) + " (U = " + num(umax) +
+                         ", the largest boundary or initial speed; h = " + num(hmax) +
+                         ", the largest node spacing; nu = " + num(nu) +
+                         ", the smaller of 1/Re and 1/(Re Pr))";
+  if (s->peclet > 2 && !warn_peclet)
+    ps.fail("reynolds", pe +
+                            " exceeds 2: the central scheme's rows are not diagonally dominant "
+                            "(digest 004, sec. 3.1); refine grid.cells to h <= " +
+                            num(2 * nu / std::max(umax, 1e-300)) +
+                            ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
+  if (s->peclet > 2)
+    s->notes.push_back("warning: " + pe +
+                       " exceeds 2 (numerics.peclet = \"warn\"): rows may "
+                       "lose diagonal dominance");
+  else
+    s->notes.push_back(pe);
+  if (s->projection)
+    s->notes.push_back("projection: after each step, lap phi = div u / dt by CG + Jacobi to " +
+                       num(s->projection_tolerance) +
+                       ", u -= dt grad phi (approximate: "
+                       "central differences on the nodes)");
+  s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
+                     std::to_string(s->local_iterations) + " local x " +
+                     std::to_string(s->global_iterations) + " global iterations, update " +
+                     (s->update == Update::picard ? "picard" : "relaxed"));
+  // state, nonlinear layer, two outputs (4 each), a, b, c, the divergence field;
+  // projection: phi, its right-hand side, 7 coefficients and CG's 5 fields
+  s->values_per_cell = 20 + (s->projection ? 14 : 0);
+  s->saved_values_per_cell = 4 + (s->projection ? 1 : 0);
+  return s;
+}
+
+}  // namespace
+
+void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
+  const int e[3] = {s.nodes.cells[0] + 2, s.nodes.cells[1] + 2, s.nodes.cells[2] + 2};
+  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
+  for (int c = 0; c < 3; ++c) q[c].assign(n, s.initial_velocity[c]);
+  q[3].assign(n, s.initial_temperature);
+  double h[3];
+  for (int d = 0; d < 3; ++d) h[d] = s.nodes.spacing(d);
+  // Faces in turn: inflows and moving walls, then walls at rest (which win
+  // the edges they share); outflow faces keep the initial values.
+  for (int pass = 0; pass < 2; ++pass)
+    for (int sd = 0; sd < 6; ++sd) {
+      const Side& b = s.side[sd];
+      if (b.kind == Kind::outflow) continue;
+      const bool rest = b.kind == Kind::wall && b.velocity == std::array<double, 3>{0, 0, 0};
+      if (rest != (pass == 1)) continue;
+      const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
+      const int at = sd % 2 ? e[ax] - 1 : 0;
+      // duct profile: half-widths and centre of the side in t1, t2
+      const double a = 0.5 * (e[t1] - 1) * h[t1], bw = 0.5 * (e[t2] - 1) * h[t2];
+      const double scale = b.profile == Profile::duct
+                               ? b.centre_velocity / exact::duct_velocity(0, 0, a, bw, 1, 1)
+                               : 0;
+      for (int j = 0; j < e[t2]; ++j)
+        for (int i = 0; i < e[t1]; ++i) {
+          int x[3];
+          x[ax] = at, x[t1] = i, x[t2] = j;
+          const std::size_t m = x[0] + std::size_t(e[0]) * (x[1] + std::size_t(e[1]) * x[2]);
+          std::array<double, 3> v = b.velocity;
+          if (b.profile == Profile::duct) {
+            const double y = i * h[t1] - a, z = j * h[t2] - bw;
+            const bool edge = i == 0 || j == 0 || i == e[t1] - 1 || j == e[t2] - 1;
+            v = {0, 0, 0};
+            v[ax] =
+                (sd % 2 ? -1 : 1) * (edge ? 0 : scale * exact::duct_velocity(y, z, a, bw, 1, 1));
+          }
+          for (int c = 0; c < 3; ++c) q[c][m] = v[c];
+          if (!b.adiabatic) q[3][m] = b.temperature;
+        }
+    }
+  // Obstacles: at rest, at their temperature (the first box containing a node).
+  for (std::size_t m = 0; m < s.solid.size(); ++m) {
+    if (!s.solid[m]) continue;
+    const int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
+    for (int c = 0; c < 3; ++c) q[c][m] = 0;
+    for (auto it = s.obstacles.rbegin(); it != s.obstacles.rend(); ++it) {
+      bool in = true;
+      for (int d = 0; d < 3; ++d) {
+        const double xd = s.nodes.origin[d] + (x[d] - 0.5) * h[d], tol = 1e-9 * h[d];
+        in = in && xd >= it->lo[d] - tol && xd <= it->hi[d] + tol;
+      }
+      if (in) q[3][m] = it->temperature;
+    }
+  }
+}
+
+KFLOW_REGISTER_MODEL((ModelInfo{
+    "split3d",
+    "3D Navier-Stokes (the paper's low-Mach gas: pressure = temperature) by coordinate "
+    "splitting, X/Y/Z implicit lines through linalg's batched Tridiag, local and global "
+    "nonlinear iterations (seed 004; Berezin, Paskonov & Sakharnykh 2012)",
+    parse,
+    R"(
+[case]
+model = "split3d"
+[grid]
+cells = [63, 63, 63]
+[physics]
+reynolds = 100.0
+[boundary]
+top = { type = "moving_wall", velocity = [1.0, 0.0, 0.0] }
+[time]
+steps = 5
+dt = 0.01
+[output]
+log_every = 1000000
+)"}))
+
+}  // namespace kflow::split3d

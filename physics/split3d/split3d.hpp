@@ -1,0 +1,88 @@
+#pragma once
+// physics/split3d: 3D flow of a viscous heat-conducting gas at low Mach
+// number by coordinate splitting, as in seed 004 (Berezin, Paskonov &
+// Sakharnykh 2012; digest 004).  The paper's dimensionless system, density 1,
+// pressure = temperature (p = R T, R = 1):
+//
+//   du/dt + (u.grad) u = -grad T + (1/Re) lap u  (+ f, kflow's body force)
+//   dT/dt + (u.grad) T = (1/(Re Pr)) lap T + ((gamma - 1)/(gamma Re)) Phi
+//
+// div u = 0 is monitored (the divergence error), not enforced.  Each step is
+// split into X, Y and Z fractional steps (locally one-dimensional, Yanenko),
+// each implicit along its direction with central differences: one
+// tridiagonal system per grid line and variable, solved by linalg's batched
+// Tridiag.  Nonlinear (Picard-frozen) coefficients are refreshed by local
+// iterations inside a direction and global iterations over the step.
+// Decisions on the paper's gaps: docs/models/split3d.md.
+
+#include <array>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kflow/core/model.hpp"
+
+namespace kflow::split3d {
+
+// Sides in kflow's order: west, east, south, north, bottom, top (2 axis + high).
+enum class Kind { wall, inflow, outflow };
+// Inflow profiles: uniform, or the square/rectangular duct's exact developed
+// profile (kflow/core/exact.hpp) scaled to its centre velocity.
+enum class Profile { uniform, duct };
+// The nonlinear layer's update after each local iteration: the authors'
+// relaxation u~ <- (u~ + new) / 2, or plain Picard u~ <- new.
+enum class Update { relaxed, picard };
+
+struct Side {
+  Kind kind = Kind::wall;
+  std::array<double, 3> velocity{0, 0, 0};  // wall: its velocity; uniform inflow: the inflow
+  Profile profile = Profile::uniform;
+  double centre_velocity = 0;  // duct inflow: the profile's value on the centre line
+  bool adiabatic = false;      // wall: zero heat flux instead of a fixed temperature
+  double temperature = 1;      // wall, inflow: fixed temperature
+};
+
+// A solid box inside the domain: the nodes in [lo, hi] are walls at rest at
+// a fixed temperature (identity rows in every line through them).
+struct Obstacle {
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  double temperature = 1;
+};
+
+struct Setup : ModelSetup {
+  // The solver's nodes: n interior nodes per axis and one boundary node on
+  // each side, at spacing h = L / (n + 1) (the boundary nodes lie on the
+  // box's faces).  ModelSetup::grid (output) is every node, boundary nodes
+  // included, as (n + 2)^3 cells centred on them.
+  linalg::Grid nodes;
+  double reynolds = 1, prandtl = 0.72, gamma = 1.4;
+  std::array<double, 3> body_force{0, 0, 0};
+  Side side[6];
+  std::array<double, 3> initial_velocity{0, 0, 0};
+  double initial_temperature = 1;
+  bool third = false;  // tau = dt / 3 per direction (the authors' code) instead of dt
+  Update update = Update::relaxed;
+  int local_iterations = 4, global_iterations = 2;
+  double divergence_limit = 0.01;
+  double peclet = 0;  // cell Peclet number at the start (largest speed, largest spacing)
+  // Beside the paper's scheme: a pressure projection after each step
+  // ([physics] projection = true), its Poisson solve by CG + Jacobi to
+  // max |b - A x| / max |b| <= projection_tolerance.
+  bool projection = false;
+  double projection_tolerance = 1e-8;
+  int projection_max_iterations = 10000;
+  std::vector<Obstacle> obstacles;
+  // Per node (i fastest, (n+2)^3): 1 inside an obstacle; empty without obstacles.
+  std::vector<unsigned char> solid;
+};
+
+// Host values of every node (i fastest, (n+2)^3): the initial state with the
+// boundary values of every side (walls at rest win at shared edges) and the
+// obstacles' (which win over every side).
+void initial_state(const Setup& s, std::vector<double> (&q)[4]);
+
+template <class ExecSpace, class Real>
+std::unique_ptr<Model> make_model(const ModelSetup& setup);
+
+}  // namespace kflow::split3d

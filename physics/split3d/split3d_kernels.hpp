@@ -1,0 +1,255 @@
+#pragma once
+// physics/split3d: the kernels of one fractional step, apart from the model
+// so that the tests assemble and solve single directions with them.
+//
+// Fields hold every node, boundary nodes included: extents e[d] = n[d] + 2,
+// LayoutLeft (x fastest, the paper's layout).  A direction's systems are its
+// grid lines through the interior nodes of the other two directions; each
+// line's first and last unknowns are the boundary nodes (Dirichlet or
+// zero-gradient rows), the rows between are (digest 004, sec. 3.1)
+//
+//   a = -u~/(2h) - nu/h^2,  b = 1/tau + 2 nu/h^2,  c = u~/(2h) - nu/h^2,
+//   d = f_in/tau + S,
+//
+// u~ the nonlinear layer's velocity along the direction; S the explicit
+// sources from the nonlinear layer: -dT~/dx_d (+ body force) for the velocity
+// component along d, ((gamma-1)/(gamma Re)) Phi_d for T, 0 otherwise.
+
+#include <Kokkos_Core.hpp>
+
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/tridiag_shape.hpp"
+
+namespace kflow::split3d {
+
+// Boundary rows per side and variable.
+enum Row : int { dirichlet = 0, zero_gradient = 1 };
+
+// What the kernels need, by value on the device.
+template <class Real>
+struct Params {
+  int e[3] = {3, 3, 3};  // nodes per axis, boundary nodes included
+  Real h[3] = {1, 1, 1};
+  Real tau = 1;            // fractional step
+  Real nu = 1, kappa = 1;  // 1/Re, 1/(Re Pr)
+  Real diss = 0;           // (gamma - 1)/(gamma Re)
+  Real grad_t = 1;         // coefficient of -grad T (the code's v_T = 1)
+  Real force[3] = {0, 0, 0};
+  int row[6][4] = {};  // Row per side (2 axis + high) and variable (u, v, w, T)
+};
+
+// The four variables u, v, w, T (the state, the nonlinear layer, a fractional
+// step's input or output).
+template <class Real, class Mem>
+struct Vars {
+  linalg::Field3<Real, Mem> q[4];
+};
+
+template <class Real, class Mem>
+using Flat = Kokkos::View<Real*, Mem>;
+
+// 1 on the nodes inside obstacles; an empty View when there are none.
+template <class Mem>
+using Mask = Kokkos::View<unsigned char***, Kokkos::LayoutLeft, Mem>;
+
+// A field's storage as one array (the index space of the TridiagShape).
+template <class F>
+Flat<typename F::value_type, typename F::memory_space> flat(const F& f) {
+  return Flat<typename F::value_type, typename F::memory_space>(f.data(), f.span());
+}
+
+// The systems of direction dir: every node along it, the interior nodes of
+// the other two directions.
+template <class Real>
+linalg::TridiagShape line_systems(const Params<Real>& p, int dir) {
+  const long e[3] = {p.e[0], p.e[1], p.e[2]}, st[3] = {1, e[0], e[0] * e[1]};
+  linalg::TridiagShape s;
+  s.n = e[dir];
+  s.stride = st[dir];
+  int slot = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (d == dir) continue;
+    s.offset += st[d];
+    s.count[slot] = e[d] - 2;
+    s.system_stride[slot] = st[d];
+    ++slot;
+  }
+  return s;
+}
+
+// The nodes direction dir solves for, as an MDRange.
+template <class ExecSpace, class Real>
+linalg::GridPolicy<ExecSpace, 3> line_nodes(const ExecSpace& space, const Params<Real>& p,
+                                            int dir) {
+  int lo[3] = {1, 1, 1}, hi[3] = {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1};
+  lo[dir] = 0, hi[dir] = p.e[dir];
+  return linalg::GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]});
+}
+
+// Central difference of f along axis ax at node (i, j, k).
+template <class Real, class F>
+KOKKOS_INLINE_FUNCTION Real ddx(const F& f, int ax, Real h, int i, int j, int k) {
+  const int di = ax == 0, dj = ax == 1, dk = ax == 2;
+  return (f(i + di, j + dj, k + dk) - f(i - di, j - dj, k - dk)) / (2 * h);
+}
+
+// The dissipation function's part of direction d (digest 004, sec. 2):
+//   Phi_d = sum_c (d_d u_c)^2 + (d_d u_d)^2 + sum_{e != d} (d_e u_d)(d_d u_e),
+// e.g. Phi_x = 2 u_x^2 + v_x^2 + w_x^2 + u_y v_x + u_z w_x.
+template <class Real, class Mem>
+KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl, int d, int i,
+                                int j, int k) {
+  Real r = 0;
+  for (int c = 0; c < 3; ++c) {
+    const Real g = ddx(nl.q[c], d, p.h[d], i, j, k);
+    r += g * g;
+    if (c == d)
+      r += g * g;
+    else
+      r += ddx(nl.q[d], c, p.h[c], i, j, k) * g;
+  }
+  return r;
+}
+
+// Rows of variable var (0..2 velocity, 3 temperature) in direction dir, from
+// the nonlinear layer nl and the step's input in: a, b, c into their arrays,
+// d into x (the solve's right-hand side and solution, in place).  A node
+// inside an obstacle is an identity row keeping its value: the fluid rows
+// beside it see a Dirichlet wall, so a line through obstacles is its fluid
+// segments, each with Dirichlet ends, in one system of the batch.
+template <class ExecSpace, class Real, class Mem>
+void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
+              const Vars<Real, Mem>& nl, const linalg::Field3<Real, Mem>& in,
+              const Mask<Mem>& solid, const Flat<Real, Mem>& a, const Flat<Real, Mem>& b,
+              const Flat<Real, Mem>& c, const linalg::Field3<Real, Mem>& x) {
+  const int lo_row = p.row[2 * dir][var], hi_row = p.row[2 * dir + 1][var];
+  const int last = p.e[dir] - 1, e0 = p.e[0], e1 = p.e[1];
+  const Real h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
+  const Real cd = nu / (h * h), cu = 1 / (2 * h), bb = 1 / p.tau + 2 * cd, rt = 1 / p.tau;
+  const Real src = var == dir ? p.force[dir] : Real(0);
+  const bool masked = solid.data() != nullptr;
+  Kokkos::parallel_for(
+      "kflow::split3d::assemble", line_nodes(space, p, dir), KOKKOS_LAMBDA(int i, int j, int k) {
+        const long m = i + long(e0) * (j + long(e1) * k);
+        if (masked && solid(i, j, k)) {
+          a(m) = 0, b(m) = 1, c(m) = 0;
+          x(i, j, k) = in(i, j, k);
+          return;
+        }
+        const int at = dir == 0 ? i : dir == 1 ? j : k;
+        if (at == 0 || at == last) {
+          const int row = at == 0 ? lo_row : hi_row;
+          a(m) = at == last && row == zero_gradient ? Real(-1) : Real(0);
+          b(m) = 1;
+          c(m) = at == 0 && row == zero_gradient ? Real(-1) : Real(0);
+          x(i, j, k) = row == dirichlet ? in(i, j, k) : Real(0);
+          return;
+        }
+        const Real u = nl.q[dir](i, j, k);
+        a(m) = -u * cu - cd;
+        b(m) = bb;
+        c(m) = u * cu - cd;
+        Real s = src;
+        if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, h, i, j, k);
+        if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
+        x(i, j, k) = in(i, j, k) * rt + s;
+      });
+}
+
+// The nonlinear layer after a local iteration, on the nodes direction dir
+// solved for: relaxed u~ <- (u~ + out)/2 or Picard u~ <- out.  Returns (in
+// `change`, asynchronously) max |out - u~| over the velocity components.
+template <class ExecSpace, class Real, class Mem>
+void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
+            const Vars<Real, Mem>& nl, const Vars<Real, Mem>& out,
+            const Kokkos::View<Real, Mem>& change) {
+  Kokkos::parallel_reduce(
+      "kflow::split3d::update", line_nodes(space, p, dir),
+      KOKKOS_LAMBDA(int i, int j, int k, Real& mx) {
+        for (int q = 0; q < 4; ++q) {
+          const Real o = nl.q[q](i, j, k), n = out.q[q](i, j, k);
+          if (q < 3) mx = Kokkos::fmax(mx, Kokkos::fabs(n - o));
+          nl.q[q](i, j, k) = picard ? n : Real(0.5) * (o + n);
+        }
+      },
+      Kokkos::Max<Real, Mem>(change));
+}
+
+// The divergence error as the authors' code computes it (digest 004,
+// Appendix A): per interior node (i, j, k) the net flux out of the dual cell
+// [i-1, i] x [j-1, j] x [k-1, k], each face's normal velocity the mean of its
+// four corners; written per node into flux (0 elsewhere), and the mean of
+// |flux| over the interior nodes returned.
+template <class ExecSpace, class Real, class Mem>
+double divergence(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+                  const linalg::Field3<Real, Mem>& flux) {
+  const int e0 = p.e[0], e1 = p.e[1], e2 = p.e[2];
+  const Real ax = p.h[1] * p.h[2] / 4, ay = p.h[0] * p.h[2] / 4, az = p.h[0] * p.h[1] / 4;
+  const auto u = s.q[0], v = s.q[1], w = s.q[2];
+  Kokkos::deep_copy(space, flux, Real(0));
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "kflow::split3d::divergence",
+      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {e0 - 1, e1 - 1, e2 - 1}),
+      KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
+        Real fx = 0, fy = 0, fz = 0;
+        for (int b = 0; b < 2; ++b)
+          for (int c = 0; c < 2; ++c) {
+            fx += u(i, j - b, k - c) - u(i - 1, j - b, k - c);
+            fy += v(i - b, j, k - c) - v(i - b, j - 1, k - c);
+            fz += w(i - b, j - c, k) - w(i - b, j - c, k - 1);
+          }
+        const Real f = ax * fx + ay * fy + az * fz;
+        flux(i, j, k) = f;
+        acc += Kokkos::fabs(double(f));
+      },
+      sum);
+  return sum / (double(e0 - 2) * (e1 - 2) * (e2 - 2));
+}
+
+// The projection option (not the paper's): b = div_h u* / dt on the interior
+// fluid nodes (central differences, boundary nodes included), 0 elsewhere.
+template <class ExecSpace, class Real, class Mem>
+void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+                    const Mask<Mem>& solid, Real dt, const linalg::Field3<Real, Mem>& b) {
+  const bool masked = solid.data() != nullptr;
+  Kokkos::parallel_for(
+      "kflow::split3d::projection_rhs",
+      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1}),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        Real div = 0;
+        for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.h[d], i, j, k);
+        b(i, j, k) = masked && solid(i, j, k) ? Real(0) : div / dt;
+      });
+}
+
+// u -= dt grad_h phi on the interior fluid nodes, central differences; across
+// a wall, an inflow or an obstacle the neighbour's phi is phi_P (zero normal
+// gradient), across an outflow 0 (phi's Dirichlet side).
+template <class ExecSpace, class Real, class Mem>
+void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+             const Mask<Mem>& solid, const linalg::Field3<Real, Mem>& phi, Real dt) {
+  const bool masked = solid.data() != nullptr;
+  Kokkos::parallel_for(
+      "kflow::split3d::project",
+      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1}),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        if (masked && solid(i, j, k)) return;
+        const Real c = phi(i, j, k);
+        for (int d = 0; d < 3; ++d) {
+          const int di = d == 0, dj = d == 1, dk = d == 2;
+          Real nb[2];
+          for (int side = 0; side < 2; ++side) {
+            const int sg = side ? 1 : -1, a = i + sg * di, b = j + sg * dj, e = k + sg * dk;
+            const int at = d == 0 ? a : d == 1 ? b : e;
+            if (at == 0 || at == p.e[d] - 1)
+              nb[side] = p.row[2 * d + side][0] == zero_gradient ? Real(0) : c;
+            else
+              nb[side] = masked && solid(a, b, e) ? c : phi(a, b, e);
+          }
+          s.q[d](i, j, k) -= dt * (nb[1] - nb[0]) / (2 * p.h[d]);
+        }
+      });
+}
+
+}  // namespace kflow::split3d
