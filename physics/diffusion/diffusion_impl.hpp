@@ -9,6 +9,7 @@
 
 #include "diffusion.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
 
@@ -254,34 +255,13 @@ class Model final : public kflow::Model {
   }
 
   std::vector<StateArray> save_state() override {
-    StateArray a;
-    a.name = "u";
-    a.type = sizeof(Real) == 8 ? "float64" : "float32";
-    dispatch([&](auto dim) {
-      constexpr int D = decltype(dim)::value;
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cur<D>());
-      for (int d = 0; d < D; ++d) a.extents.push_back(h.extent(d));
-      a.bytes.resize(h.span() * sizeof(Real));
-      std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
-    });
-    return {a};
+    std::vector<StateArray> r;
+    dispatch([&](auto dim) { r.push_back(to_state(cur<decltype(dim)::value>(), "u")); });
+    return r;
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
-    const StateArray* a = nullptr;
-    for (const auto& s : state)
-      if (s.name == "u") a = &s;
-    if (!a || a->type != (sizeof(Real) == 8 ? "float64" : "float32"))
-      throw Error("checkpoint: no array 'u' of the run's precision");
-    dispatch([&](auto dim) {
-      constexpr int D = decltype(dim)::value;
-      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), cur<D>());
-      if (a->bytes.size() != h.span() * sizeof(Real))
-        throw Error("checkpoint: array 'u' has the wrong size for this grid");
-      std::memcpy(h.data(), a->bytes.data(), a->bytes.size());
-      Kokkos::deep_copy(space_, cur<D>(), h);
-      space_.fence("kflow::diffusion::restore");
-    });
+    dispatch([&](auto dim) { from_state(space_, state, cur<decltype(dim)::value>(), "u"); });
   }
 
  private:

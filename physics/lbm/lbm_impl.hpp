@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/space.hpp"
 #include "lbm.hpp"
 #include "lbm_storage.hpp"
@@ -717,28 +718,13 @@ class Model final : public kflow::Model {
     View c(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::canonical"),
            ncells_, Q);
     kernels::canonical<L>(space_, a_.v, geo_, off_, layout_, c);
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
-    StateArray a;
-    a.name = "f";
-    a.type = stored_type_name<Stored>();
-    a.extents = {ncells_, std::size_t(Q)};
-    a.bytes.resize(h.span() * sizeof(Stored));
-    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
-    return {a};
+    return {to_state(c, "f")};
   }
 
   // The checkpoint holds f* in the normal layout (either streaming scheme
   // can continue it, bit for bit).
   void restore_state(const std::vector<StateArray>& state) override {
-    const StateArray* a = nullptr;
-    for (const auto& s : state)
-      if (s.name == "f") a = &s;
-    if (!a || a->type != stored_type_name<Stored>())
-      throw Error("checkpoint: no array 'f' of the run's precision");
-    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), a_.v);
-    if (a->bytes.size() != h.span() * sizeof(Stored))
-      throw Error("checkpoint: array 'f' has the wrong size for this lattice");
-    std::memcpy(h.data(), a->bytes.data(), a->bytes.size());
+    auto h = state_mirror(state, a_.v, "f");
     if (s_.in_place) {                                            // to the swapped layout
       auto t = Kokkos::create_mirror(Kokkos::HostSpace(), a_.v);  // not an alias of h
       for (std::size_t k = 0; k < ncells_; ++k)

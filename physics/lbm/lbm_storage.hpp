@@ -101,12 +101,4 @@ struct Populations {
   }
 };
 
-// The checkpoint's name for a stored type.
-template <class Stored>
-constexpr const char* stored_type_name() {
-  return std::is_same_v<Stored, double>  ? "float64"
-         : std::is_same_v<Stored, float> ? "float32"
-                                         : "float16s";
-}
-
 }  // namespace kflow::lbm

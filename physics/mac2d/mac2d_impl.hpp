@@ -17,6 +17,7 @@
 #include <string>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/operator.hpp"
@@ -572,7 +573,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
 
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
-    for (auto* f : {&u_, &v_, &p_}) r.push_back(save(*f));
+    for (auto* f : {&u_, &v_, &p_}) r.push_back(to_state(*f));
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
@@ -585,7 +586,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
-    for (auto* f : {&u_, &v_, &p_}) restore(state, *f);
+    for (auto* f : {&u_, &v_, &p_}) from_state(space_, state, *f);
     for (const auto& a : state)
       if (a.name == "counters" && a.bytes.size() >= 2 * sizeof(double)) {
         double c[3] = {0, 0, 0};  // (checkpoints from before the third counter hold two)
@@ -655,31 +656,6 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
 
   void initialise();
   double taylor_green_error(double t);
-
-  StateArray save(const F2& f) const {
-    StateArray a;
-    a.name = f.label();
-    a.type = sizeof(Real) == 8 ? "float64" : "float32";
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
-    a.extents = {h.extent(0), h.extent(1)};
-    a.bytes.resize(h.span() * sizeof(Real));
-    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
-    return a;
-  }
-
-  void restore(const std::vector<StateArray>& state, const F2& f) {
-    for (const auto& a : state)
-      if (a.name == f.label()) {
-        auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), f);
-        if (a.type != (sizeof(Real) == 8 ? "float64" : "float32") ||
-            a.bytes.size() != h.span() * sizeof(Real))
-          throw Error("checkpoint: array '" + a.name + "' does not match this grid and precision");
-        std::memcpy(h.data(), a.bytes.data(), a.bytes.size());
-        Kokkos::deep_copy(space_, f, h);
-        return;
-      }
-    throw Error("checkpoint: no array '" + std::string(f.label()) + "'");
-  }
 
   Setup s_;
   ExecSpace space_{};

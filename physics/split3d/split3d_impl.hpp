@@ -25,6 +25,7 @@
 #include <string>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/stencil7.hpp"
@@ -171,8 +172,8 @@ class Model final : public kflow::Model {
 
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
-    for (int q = 0; q < 4; ++q) r.push_back(save(state_.q[q]));
-    if (s_.projection) r.push_back(save(phi_));  // the next solve's initial guess
+    for (int q = 0; q < 4; ++q) r.push_back(to_state(state_.q[q]));
+    if (s_.projection) r.push_back(to_state(phi_));  // the next solve's initial guess
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
@@ -185,8 +186,8 @@ class Model final : public kflow::Model {
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
-    for (int q = 0; q < 4; ++q) restore(state, state_.q[q]);
-    if (s_.projection) restore(state, phi_);
+    for (int q = 0; q < 4; ++q) from_state(space_, state, state_.q[q]);
+    if (s_.projection) from_state(space_, state, phi_);
     for (const auto& a : state)
       if (a.name == "counters" && a.bytes.size() == sizeof(double)) {
         double c = 0;
@@ -249,31 +250,6 @@ class Model final : public kflow::Model {
     char b[32];
     std::snprintf(b, sizeof b, "%.6g", v);
     return b;
-  }
-
-  StateArray save(const F3& f) const {
-    StateArray a;
-    a.name = f.label();
-    a.type = sizeof(Real) == 8 ? "float64" : "float32";
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
-    a.extents = {h.extent(0), h.extent(1), h.extent(2)};
-    a.bytes.resize(h.span() * sizeof(Real));
-    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
-    return a;
-  }
-
-  void restore(const std::vector<StateArray>& state, const F3& f) {
-    for (const auto& a : state)
-      if (a.name == f.label()) {
-        auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), f);
-        if (a.type != (sizeof(Real) == 8 ? "float64" : "float32") ||
-            a.bytes.size() != h.span() * sizeof(Real))
-          throw Error("checkpoint: array '" + a.name + "' does not match this grid and precision");
-        std::memcpy(h.data(), a.bytes.data(), a.bytes.size());
-        Kokkos::deep_copy(space_, f, h);
-        return;
-      }
-    throw Error("checkpoint: no array '" + std::string(f.label()) + "'");
   }
 
   std::vector<double> host(const F3& f) const {

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/multigrid.hpp"
@@ -409,8 +410,8 @@ class Model final : public kflow::Model {
 
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
-    for (auto* f : {&psi_, &omega_, &temp_}) r.push_back(save(*f));
-    if (s_.extrapolate_psi) r.push_back(save(psi_prev_));
+    for (auto* f : {&psi_, &omega_, &temp_}) r.push_back(to_state(*f));
+    if (s_.extrapolate_psi) r.push_back(to_state(psi_prev_));
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
@@ -424,13 +425,12 @@ class Model final : public kflow::Model {
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
-    for (auto* f : {&psi_, &omega_, &temp_}) restore(state, *f);
+    for (auto* f : {&psi_, &omega_, &temp_}) from_state(space_, state, *f);
     // A checkpoint without the previous psi (written with guess =
     // "previous"): the next step starts from psi, as a first step.
     dt_prev_ = 0;
-    bool has_prev = false;
-    for (const auto& a : state) has_prev = has_prev || a.name == psi_prev_.label();
-    if (s_.extrapolate_psi && has_prev) restore(state, psi_prev_);
+    const bool has_prev = find_state(state, psi_prev_.label()) != nullptr;
+    if (s_.extrapolate_psi && has_prev) from_state(space_, state, psi_prev_);
     for (const auto& a : state)
       if (a.name == "counters" &&
           (a.bytes.size() == 5 * sizeof(double) || a.bytes.size() == 6 * sizeof(double))) {
@@ -517,31 +517,6 @@ class Model final : public kflow::Model {
     Kokkos::deep_copy(space_, temp_, ht);
     if (s_.heat) kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 2);
     space_.fence("kflow::vorticity2d::initialise");
-  }
-
-  StateArray save(const F2& f) const {
-    StateArray a;
-    a.name = f.label();
-    a.type = sizeof(Real) == 8 ? "float64" : "float32";
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
-    a.extents = {h.extent(0), h.extent(1)};
-    a.bytes.resize(h.span() * sizeof(Real));
-    std::memcpy(a.bytes.data(), h.data(), a.bytes.size());
-    return a;
-  }
-
-  void restore(const std::vector<StateArray>& state, const F2& f) {
-    for (const auto& a : state)
-      if (a.name == f.label()) {
-        auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), f);
-        if (a.type != (sizeof(Real) == 8 ? "float64" : "float32") ||
-            a.bytes.size() != h.span() * sizeof(Real))
-          throw Error("checkpoint: array '" + a.name + "' does not match this grid and precision");
-        std::memcpy(h.data(), a.bytes.data(), a.bytes.size());
-        Kokkos::deep_copy(space_, f, h);
-        return;
-      }
-    throw Error("checkpoint: no array '" + std::string(f.label()) + "'");
   }
 
   Setup s_;
