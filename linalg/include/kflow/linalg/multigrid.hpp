@@ -424,7 +424,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
                         linalg::detail::Residual<LOp, XV, BV, F>{op, x, b, L.r});
       const Level& C = levels_[l + 1];
       interior_for<Dim>(space_, "kflow::linalg::mg::restrict", C.grid,
-                        detail::MgRestrict<Dim, F, F, F>{L.r, C.c[0], C.b, C.index});
+                        detail::MgRestrict<Dim, LOp, F, F, F>{op, L.r, C.c[0], C.b, C.index});
       Kokkos::deep_copy(space_, C.x, Real(0));
     } else if (kind == detail::mg_up) {
       const Level& C = levels_[l + 1];

@@ -196,18 +196,53 @@ KOKKOS_INLINE_FUNCTION MgRow<Real> mg_row(const MgIndex& ix, const int* f) {
   return row;
 }
 
-// The coarse cells of a fine cell's row are K(delta) = parent shifted by
+// The ghost value beyond fine cell f's side s in direction d, as a multiple
+// of its parent's value: 1 (zero gradient) unless f has a Dirichlet wall
+// there, at distance d_w from its centre, read from the fine operator as
+// multigridded operators carry it (f's row sum minus its inner
+// neighbour's: MgCoarsen).  Then the correction falls linearly to 0 at the
+// wall, D = d_w + h/2 from the parent's centre, and the coarse cell beyond,
+// H = 2h from the parent, takes 1 - H/D (-1 for a cell-centred wall).
+template <class FineOp>
+KOKKOS_INLINE_FUNCTION typename FineOp::real_type mg_ghost(const FineOp& op, const int* f, int d,
+                                                           int s) {
+  using Real = typename FineOp::real_type;
+  int g[3] = {f[0], f[1], f[2]};
+  g[d] -= s;
+  const auto cf = mg_coeffs(op, f), cg = mg_coeffs(op, g);
+  if (cf.p == 0 || cg.p == 0) return 1;
+  Real sf = cf.p, sg = cg.p;
+  for (int e = 0; e < FineOp::dim; ++e) sf += cf.lo[e] + cf.hi[e], sg += cg.lo[e] + cg.hi[e];
+  const Real wall = sf - sg, inner = s > 0 ? cf.lo[d] : cf.hi[d];
+  if (!(wall * cf.p > 0) || !(inner * wall < 0)) return 1;  // no Dirichlet wall on that side
+  const Real r = -inner / wall;                             // d_w / h
+  return 1 - 2 / (r + Real(0.5));
+}
+
+// The coarse cells of a fine cell f's row are K(delta) = parent shifted by
 // delta * s (s = -1 for a low child, +1 for a high one); the weights of
-// those outside the system are moved onto the parent (delta = 0).
-template <int Dim, class Real, class CP>
-KOKKOS_INLINE_FUNCTION Real mg_parent_weight(const MgIndex& ix, const CP& cp, const int* I,
-                                             const int* s, const MgRow<Real>& row) {
+// those outside the system are moved onto the parent (delta = 0), times the
+// ghost factor (mg_ghost) of each direction in which the parent's own
+// neighbour is outside: the correction extrapolated to a Dirichlet wall's
+// zero, or with zero gradient elsewhere.  Prolongation and restriction both
+// use it: the transfers stay adjoint.
+template <int Dim, class Real, class CP, class FineOp>
+KOKKOS_INLINE_FUNCTION Real mg_parent_weight(const MgIndex& ix, const CP& cp, const FineOp& op,
+                                             const int* f, const int* I, const int* s,
+                                             const MgRow<Real>& row) {
+  Real g[3] = {1, 1, 1};
+  for (int d = 0; d < Dim; ++d) {
+    int K[3] = {I[0], I[1], I[2]};
+    K[d] = ix.shift(d, I[d], s[d]);
+    if (mg_at(cp, K) == 0) g[d] = mg_ghost(op, f, d, s[d]);
+  }
   Real w = row.template weight<Dim>(0);
   for (int m = 1; m < (1 << Dim); ++m) {
     int K[3] = {I[0], I[1], I[2]};
+    Real gm = 1;
     for (int d = 0; d < Dim; ++d)
-      if ((m >> d) & 1) K[d] = ix.shift(d, I[d], s[d]);
-    if (mg_at(cp, K) == 0) w += row.template weight<Dim>(m);
+      if ((m >> d) & 1) K[d] = ix.shift(d, I[d], s[d]), gm *= g[d];
+    if (mg_at(cp, K) == 0) w += gm * row.template weight<Dim>(m);
   }
   return w;
 }
@@ -229,7 +264,7 @@ struct MgProlongAdd {
     int I[3] = {0, 0, 0}, s[3] = {0, 0, 0};
     for (int d = 0; d < Dim; ++d) I[d] = (f[d] + 1) / 2, s[d] = (f[d] & 1) ? -1 : 1;
     const auto row = mg_row<Dim, Real>(ix, f);
-    Real e = mg_parent_weight<Dim, Real>(ix, cp, I, s, row) * mg_at(xc, I);
+    Real e = mg_parent_weight<Dim, Real>(ix, cp, op, f, I, s, row) * mg_at(xc, I);
     for (int m = 1; m < (1 << Dim); ++m) {
       int K[3] = {I[0], I[1], I[2]};
       for (int d = 0; d < Dim; ++d)
@@ -242,9 +277,10 @@ struct MgProlongAdd {
 
 // b_coarse = P^T r_fine / 2^Dim on the coarse cells in the system (0
 // elsewhere).  r is 0 outside the fine system.
-template <int Dim, class R, class CP, class BC>
+template <int Dim, class FineOp, class R, class CP, class BC>
 struct MgRestrict {
   using Real = typename BC::value_type;
+  FineOp op;  // the fine operator (mg_ghost)
   R r;
   CP cp;
   BC bc;
@@ -300,7 +336,7 @@ struct MgRestrict {
       }
       const auto row = mg_row<Dim, Real>(ix, f);
       const Real extra =
-          mg_parent_weight<Dim, Real>(ix, cp, I, sg, row) - row.template weight<Dim>(0);
+          mg_parent_weight<Dim, Real>(ix, cp, op, f, I, sg, row) - row.template weight<Dim>(0);
       if (extra != 0) sum += extra * mg_at(r, f);
     }
     mg_at(bc, I) = sum / Real(1 << Dim);

@@ -142,7 +142,8 @@ struct MgTeamCycle {
   KOKKOS_INLINE_FUNCTION void down(const Member& t, int l) const {
     const Level &L = lv[l], &C = lv[l + 1];
     each(t, L.index, Residual<Op, F, F, F>{L.op, L.x, L.b, L.r});
-    const MgRestrict<Dim, F, decltype(C.op.cp), F> restrict_to{L.r, C.op.cp, C.b, C.index};
+    const MgRestrict<Dim, Op, F, decltype(C.op.cp), F> restrict_to{L.op, L.r, C.op.cp, C.b,
+                                                                   C.index};
     each(t, C.index, [&](auto... c) {
       restrict_to(c...);
       C.x(c...) = 0;
