@@ -24,6 +24,9 @@
 
 namespace kflow::lbm {
 
+// The CPU conversions are written without branches (selects only), so that
+// the lbm line loop stays a SIMD loop with 16-bit storage too.
+
 // binary16 bits -> float (exact).
 KOKKOS_INLINE_FUNCTION float half_to_float(std::uint16_t h) {
 #if defined(__CUDA_ARCH__)
@@ -31,12 +34,15 @@ KOKKOS_INLINE_FUNCTION float half_to_float(std::uint16_t h) {
 #else
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
   const std::uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0) {  // zero or subnormal: m 2^-24
-    const float v = float(m) * 5.9604644775390625e-8f;
-    return sign ? -v : v;
-  }
-  if (e == 31) return Kokkos::bit_cast<float>(sign | 0x7f800000u | (m << 13));
-  return Kokkos::bit_cast<float>(sign | ((e + 112u) << 23) | (m << 13));
+  // normal: rebias the exponent; infinity and NaN: exponent 255
+  const std::uint32_t normal = ((e + 112u) << 23) | (m << 13);
+  const std::uint32_t special = 0x7f800000u | (m << 13);
+  // zero or subnormal: m 2^-24, exact in float
+  const std::uint32_t small = Kokkos::bit_cast<std::uint32_t>(float(m) * 5.9604644775390625e-8f);
+  const std::uint32_t is_small = 0u - std::uint32_t(e == 0),
+                      is_special = 0u - std::uint32_t(e == 31);
+  return Kokkos::bit_cast<float>(sign | (small & is_small) | (special & is_special) |
+                                 (normal & ~(is_small | is_special)));
 #endif
 }
 
@@ -48,22 +54,21 @@ KOKKOS_INLINE_FUNCTION std::uint16_t float_to_half(float f) {
 #else
   const std::uint32_t x = Kokkos::bit_cast<std::uint32_t>(f);
   const std::uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u) return std::uint16_t(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  if (a >= 0x477ff000u) return std::uint16_t(sign | 0x7c00u);  // >= 65520: infinity
-  std::uint32_t r, rem, half;
-  if (a >= 0x38800000u) {  // normal binary16: drop 13 mantissa bits
-    r = (a >> 13) - (112u << 10);
-    rem = a & 0x1fffu;
-    half = 0x1000u;
-  } else {  // subnormal binary16 (or zero): m 2^(e - 150) in units of 2^-24
-    const std::uint32_t e = a >> 23;
-    if (e < 102) return std::uint16_t(sign);  // below 2^-25: rounds to zero
-    const std::uint32_t m = (a & 0x7fffffu) | 0x800000u, s = 126 - e;  // 14 <= s <= 24
-    r = m >> s;
-    rem = m & ((1u << s) - 1);
-    half = 1u << (s - 1);
-  }
-  if (rem > half || (rem == half && (r & 1u))) ++r;  // a carry moves the exponent up
+  // Normal binary16 (|f| >= 2^-14): drop 13 mantissa bits, rounding half
+  // to even by adding 0xfff plus the kept part's last bit; a carry moves
+  // the exponent up, to infinity (0x7c00) from 65520 on.
+  const std::uint32_t normal = (a + 0xfffu + ((a >> 13) & 1u) - (112u << 23)) >> 13;
+  // Subnormal binary16 or zero: adding 2^-1 moves |f|'s bits below 2^-24
+  // out of a float whose last place is 2^-24, rounding them to nearest
+  // even in the addition itself; what remains above 2^-1 is the result.
+  const std::uint32_t small =
+      Kokkos::bit_cast<std::uint32_t>(Kokkos::bit_cast<float>(a) + 0.5f) - 0x3f000000u;
+  const std::uint32_t is_nan = 0u - std::uint32_t(a > 0x7f800000u);
+  const std::uint32_t is_inf = ~is_nan & (0u - std::uint32_t(a >= 0x477ff000u));  // 65520 and up
+  const std::uint32_t is_normal = ~(is_nan | is_inf) & (0u - std::uint32_t(a >= 0x38800000u));
+  const std::uint32_t is_small = ~(is_nan | is_inf | is_normal);
+  const std::uint32_t r =
+      (0x7e00u & is_nan) | (0x7c00u & is_inf) | (normal & is_normal) | (small & is_small);
   return std::uint16_t(sign | r);
 #endif
 }
