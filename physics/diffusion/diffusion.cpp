@@ -97,6 +97,7 @@ cells = [512, 512, 512]
 steps = 100
 [output]
 log_every = 1000000
-)"}))
+)",
+    true}))  // distributed: mpirun -n N kflow run (the same bits as one rank)
 
 }  // namespace kflow::diffusion

@@ -9,9 +9,15 @@
 
 #include "diffusion.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/parallel.hpp"
 #include "kflow/core/state_view.hpp"
+#include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
+#ifdef KFLOW_HAVE_MPI
+#include "kflow/linalg/dist/global_reduce.hpp"
+#include "kflow/linalg/dist/halo.hpp"
+#endif
 
 namespace kflow::diffusion {
 
@@ -31,7 +37,10 @@ struct Exact {
 };
 
 // The kernels, as free functions on (execution space, grid, views): CUDA's
-// extended lambdas may not live in private member functions.
+// extended lambdas may not live in private member functions.  Each runs on
+// one rank's block L (the whole grid on one rank) and takes the spacing and
+// origin from the global grid s.grid, with the block's offset in global
+// cells: every cell gets the same arithmetic on any number of ranks.
 namespace kernels {
 
 // Cell at index m along axis A of a face cell (a, b) of a 2D or 3D view.
@@ -62,43 +71,47 @@ KOKKOS_INLINE_FUNCTION Real ghost_value(int kind, Real value, Real h, Real inner
 }
 
 template <int D, class ExecSpace, class View>
-void initialise(const ExecSpace& space, const Setup& s, const Exact& ex, const View& u) {
+void initialise(const ExecSpace& space, const Setup& s, const linalg::dist::LocalGrid& L,
+                const Exact& ex, const View& u) {
   using Real = typename View::non_const_value_type;
   const bool mode = s.initial == "sine_mode";
   const double c = s.constant;
   const auto& G = s.grid;
-  const int g = G.ghost;
+  const int g = G.ghost, fx = L.offset[0], fy = L.offset[1], fz = L.offset[2];
   const double hx = G.spacing(0), hy = G.spacing(1), hz = G.spacing(2);
   const double ox = G.origin[0], oy = G.origin[1], oz = G.origin[2];
   if constexpr (D == 2) {
     Kokkos::parallel_for(
-        "kflow::diffusion::initialise", linalg::interior_policy<2>(space, G),
+        "kflow::diffusion::initialise", linalg::interior_policy<2>(space, L.local),
         KOKKOS_LAMBDA(int i, int j) {
-          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
+          const double x[3] = {ox + (i - g + fx + 0.5) * hx, oy + (j - g + fy + 0.5) * hy, 0.0};
           u(i, j) = Real(mode ? ex(x, 0.0) : c);
         });
   } else {
     Kokkos::parallel_for(
-        "kflow::diffusion::initialise", linalg::interior_policy<3>(space, G),
+        "kflow::diffusion::initialise", linalg::interior_policy<3>(space, L.local),
         KOKKOS_LAMBDA(int i, int j, int k) {
-          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
-                               oz + (k - g + 0.5) * hz};
+          const double x[3] = {ox + (i - g + fx + 0.5) * hx, oy + (j - g + fy + 0.5) * hy,
+                               oz + (k - g + fz + 0.5) * hz};
           u(i, j, k) = Real(mode ? ex(x, 0.0) : c);
         });
   }
 }
 
-// Ghost layers of axis A (both sides) from its boundary conditions.  The
-// face spans the other axes including their ghosts.
+// Ghost layers of axis A from its boundary conditions, on the low side
+// (lo) and the high side (hi): a side that borders another rank's block is
+// the halo exchange's.  The face spans the other axes including their
+// ghosts.  A periodic axis reaches here only when one rank holds it whole.
 template <int A, class ExecSpace, class View>
-void fill_axis(const ExecSpace& space, const Setup& s, const View& u) {
+void fill_axis(const ExecSpace& space, const Setup& s, const linalg::Grid& L, bool lo, bool hi,
+               const View& u) {
   using Real = typename View::non_const_value_type;
   constexpr int D = View::rank;
-  const auto& G = s.grid;
+  const auto& G = L;
   const int n = G.cells[A], g = G.ghost;
   const int lo_kind = static_cast<int>(s.bc[A][0]), hi_kind = static_cast<int>(s.bc[A][1]);
   const Real lo_val = Real(s.bc_value[A][0]), hi_val = Real(s.bc_value[A][1]);
-  const Real h = Real(G.spacing(A));
+  const Real h = Real(s.grid.spacing(A));
   const int ea = G.extent(A == 0 ? 1 : 0), eb = D == 3 ? G.extent(A == 2 ? 1 : 2) : 1;
   const char* label = A == 0   ? "kflow::diffusion::ghost_x"
                       : A == 1 ? "kflow::diffusion::ghost_y"
@@ -107,21 +120,22 @@ void fill_axis(const ExecSpace& space, const Setup& s, const View& u) {
       label, linalg::GridPolicy<ExecSpace, 2>(space, {0, 0}, {ea, eb}),
       KOKKOS_LAMBDA(int a, int b) {
         const Real first = along<A>(u, g, a, b), last = along<A>(u, g + n - 1, a, b);
-        along<A>(u, g - 1, a, b) = ghost_value(lo_kind, lo_val, h, first, last);
-        along<A>(u, g + n, a, b) = ghost_value(hi_kind, hi_val, h, last, first);
+        if (lo) along<A>(u, g - 1, a, b) = ghost_value(lo_kind, lo_val, h, first, last);
+        if (hi) along<A>(u, g + n, a, b) = ghost_value(hi_kind, hi_val, h, last, first);
       });
 }
 
 // v = u + dt kappa laplace(u) on the interior.
 template <class ExecSpace, class View>
-void update(const ExecSpace& space, const Setup& s, double dt, const View& u, const View& v) {
+void update(const ExecSpace& space, const Setup& s, const linalg::Grid& L, double dt, const View& u,
+            const View& v) {
   using Real = typename View::non_const_value_type;
   const auto& G = s.grid;
   const Real cx = Real(s.kappa * dt / (G.spacing(0) * G.spacing(0)));
   const Real cy = Real(s.kappa * dt / (G.spacing(1) * G.spacing(1)));
   if constexpr (View::rank == 2) {
     linalg::interior_for<2>(
-        space, "kflow::diffusion::update", G, KOKKOS_LAMBDA(int i, int j) {
+        space, "kflow::diffusion::update", L, KOKKOS_LAMBDA(int i, int j) {
           const Real c = u(i, j);
           v(i, j) = c + cx * (u(i - 1, j) - Real(2) * c + u(i + 1, j)) +
                     cy * (u(i, j - 1) - Real(2) * c + u(i, j + 1));
@@ -129,7 +143,7 @@ void update(const ExecSpace& space, const Setup& s, double dt, const View& u, co
   } else {
     const Real cz = Real(s.kappa * dt / (G.spacing(2) * G.spacing(2)));
     linalg::interior_for<3>(
-        space, "kflow::diffusion::update", G, KOKKOS_LAMBDA(int i, int j, int k) {
+        space, "kflow::diffusion::update", L, KOKKOS_LAMBDA(int i, int j, int k) {
           const Real c = u(i, j, k);
           v(i, j, k) = c + cx * (u(i - 1, j, k) - Real(2) * c + u(i + 1, j, k)) +
                        cy * (u(i, j - 1, k) - Real(2) * c + u(i, j + 1, k)) +
@@ -138,20 +152,21 @@ void update(const ExecSpace& space, const Setup& s, double dt, const View& u, co
   }
 }
 
-// Max and RMS of u - exact(t) over the interior.
+// Max and sum of squares of u - exact(t) over the block's owned cells.
 template <class ExecSpace, class View>
-std::pair<double, double> error_norms(const ExecSpace& space, const Setup& s, const Exact& ex,
-                                      double t, const View& u) {
+std::pair<double, double> error_norms(const ExecSpace& space, const Setup& s,
+                                      const linalg::dist::LocalGrid& L, const Exact& ex, double t,
+                                      const View& u) {
   const auto& G = s.grid;
-  const int g = G.ghost;
+  const int g = G.ghost, fx = L.offset[0], fy = L.offset[1], fz = L.offset[2];
   const double hx = G.spacing(0), hy = G.spacing(1), hz = G.spacing(2);
   const double ox = G.origin[0], oy = G.origin[1], oz = G.origin[2];
   double emax = 0, esq = 0;
   if constexpr (View::rank == 2) {
     Kokkos::parallel_reduce(
-        "kflow::diffusion::error_norms", linalg::interior_policy<2>(space, G),
+        "kflow::diffusion::error_norms", linalg::interior_policy<2>(space, L.local),
         KOKKOS_LAMBDA(int i, int j, double& m, double& sq) {
-          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy, 0.0};
+          const double x[3] = {ox + (i - g + fx + 0.5) * hx, oy + (j - g + fy + 0.5) * hy, 0.0};
           const double e = Kokkos::fabs(double(u(i, j)) - ex(x, t));
           m = e > m ? e : m;
           sq += e * e;
@@ -159,10 +174,10 @@ std::pair<double, double> error_norms(const ExecSpace& space, const Setup& s, co
         Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
   } else {
     Kokkos::parallel_reduce(
-        "kflow::diffusion::error_norms", linalg::interior_policy<3>(space, G),
+        "kflow::diffusion::error_norms", linalg::interior_policy<3>(space, L.local),
         KOKKOS_LAMBDA(int i, int j, int k, double& m, double& sq) {
-          const double x[3] = {ox + (i - g + 0.5) * hx, oy + (j - g + 0.5) * hy,
-                               oz + (k - g + 0.5) * hz};
+          const double x[3] = {ox + (i - g + fx + 0.5) * hx, oy + (j - g + fy + 0.5) * hy,
+                               oz + (k - g + fz + 0.5) * hz};
           const double e = Kokkos::fabs(double(u(i, j, k)) - ex(x, t));
           m = e > m ? e : m;
           sq += e * e;
@@ -170,7 +185,7 @@ std::pair<double, double> error_norms(const ExecSpace& space, const Setup& s, co
         Kokkos::Max<double>(emax), Kokkos::Sum<double>(esq));
   }
   space.fence("kflow::diffusion::error_norms");
-  return {emax, std::sqrt(esq / double(G.interior_cells()))};
+  return {emax, esq};
 }
 
 }  // namespace kernels
@@ -183,11 +198,26 @@ class Model final : public kflow::Model {
 
  public:
   explicit Model(const Setup& s) : s_(s) {
+    // This rank's block; the whole grid on one rank.
+    auto dec = s_.decomposition;
+    for (int d = 0; d < 3; ++d) dec.periodic[d] = d < s_.grid.dim && s_.bc[d][0] == Bc::periodic;
+    lg_ = linalg::dist::make_local_grid(s_.grid, dec);
+    for (int d = 0; d < s_.grid.dim; ++d)
+      for (int side = 0; side < 2; ++side)
+        boundary_[d][side] = !dec.split(d) || dec.neighbour(d, side) < 0;
+#ifndef KFLOW_HAVE_MPI
+    if (dec.size() > 1) throw Error("diffusion: this build has no MPI for a run of several ranks");
+#endif
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
-      cur<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u", s_.grid);
-      next<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u_next", s_.grid);
-      kernels::initialise<D>(space_, s_, exact(), cur<D>());
+      cur<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u", lg_.local);
+      next<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u_next", lg_.local);
+      kernels::initialise<D>(space_, s_, lg_, exact(), cur<D>());
+#ifdef KFLOW_HAVE_MPI
+      if (dec.size() > 1)
+        halo<D>() = std::make_unique<linalg::dist::Halo<ExecSpace, Real, D>>(space_, lg_,
+                                                                             parallel::comm());
+#endif
     });
   }
 
@@ -201,43 +231,64 @@ class Model final : public kflow::Model {
     return 1.0 / (2.0 * s_.kappa * inv);
   }
 
+  // Ghosts: from the neighbouring blocks (halo exchange, several ranks),
+  // then from the boundary conditions on the sides of the domain.
   void step(double, double dt) override {
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
-      kernels::fill_axis<0>(space_, s_, cur<D>());
-      kernels::fill_axis<1>(space_, s_, cur<D>());
-      if constexpr (D == 3) kernels::fill_axis<2>(space_, s_, cur<D>());
-      kernels::update(space_, s_, dt, cur<D>(), next<D>());
+#ifdef KFLOW_HAVE_MPI
+      if (halo<D>()) halo<D>()->exchange(cur<D>());
+#endif
+      const auto& L = lg_.local;
+      const auto& b = boundary_;
+      kernels::fill_axis<0>(space_, s_, L, b[0][0], b[0][1], cur<D>());
+      kernels::fill_axis<1>(space_, s_, L, b[1][0], b[1][1], cur<D>());
+      if constexpr (D == 3) kernels::fill_axis<2>(space_, s_, L, b[2][0], b[2][1], cur<D>());
+      kernels::update(space_, s_, L, dt, cur<D>(), next<D>());
       std::swap(cur<D>(), next<D>());
     });
+  }
+
+  double exchange_seconds() const override {
+#ifdef KFLOW_HAVE_MPI
+    if (h2_) return h2_->seconds();
+    if (h3_) return h3_->seconds();
+#endif
+    return 0;
   }
 
   Diagnostics diagnostics(double t) override {
     Diagnostics d;
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
+      // Global values: the block's reductions combined over the ranks
+      // (maxima are the single rank's bits, sums may differ in the last ones).
       const auto& g = s_.grid;
-      d.emplace_back("max_abs_u", linalg::max_norm(space_, g, cur<D>()));
-      d.emplace_back("mean_u", linalg::sum(space_, g, cur<D>()) / double(g.interior_cells()));
+      d.emplace_back("max_abs_u", global_max(linalg::max_norm(space_, lg_.local, cur<D>())));
+      d.emplace_back("mean_u", global_sum(linalg::sum(space_, lg_.local, cur<D>())) /
+                                   double(g.interior_cells()));
       if (s_.has_exact) {
-        const auto [emax, erms] = kernels::error_norms(space_, s_, exact(), t, cur<D>());
-        d.emplace_back("error_max", emax);
-        d.emplace_back("error_rms", erms);
+        const auto [emax, esq] = kernels::error_norms(space_, s_, lg_, exact(), t, cur<D>());
+        d.emplace_back("error_max", global_max(emax));
+        d.emplace_back("error_rms", std::sqrt(global_sum(esq) / double(g.interior_cells())));
       }
     });
     return d;
   }
 
+  // This rank's block of the field (the driver gathers the blocks).
   HostField field(const std::string& name, double t) override {
     HostField f;
     f.name = name;
     const auto& g = s_.grid;
-    f.values.resize(g.interior_cells());
+    const auto& L = lg_.local;
+    const int fx = lg_.offset[0], fy = lg_.offset[1], fz = lg_.offset[2];
+    f.values.resize(L.interior_cells());
     const Exact ex = exact();
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cur<D>());
-      const int gh = g.ghost, nx = g.cells[0], ny = g.cells[1], nz = g.cells[2];
+      const int gh = g.ghost, nx = L.cells[0], ny = L.cells[1], nz = L.cells[2];
       for (int k = 0; k < nz; ++k)
         for (int j = 0; j < ny; ++j)
           for (int i = 0; i < nx; ++i) {
@@ -247,7 +298,7 @@ class Model final : public kflow::Model {
               u = h(i + gh, j + gh);
             else
               u = h(i + gh, j + gh, k + gh);
-            const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
+            const double x[3] = {g.centre(0, i + fx), g.centre(1, j + fy), g.centre(2, k + fz)};
             f.values[c] = name == "u" ? u : name == "u_exact" ? ex(x, t) : u - ex(x, t);
           }
     });
@@ -287,6 +338,28 @@ class Model final : public kflow::Model {
       return v3_;
   }
 
+  double global_max(double v) const {
+#ifdef KFLOW_HAVE_MPI
+    if (lg_.decomposition.size() > 1) return linalg::dist::global_max(v, parallel::comm());
+#endif
+    return v;
+  }
+  double global_sum(double v) const {
+#ifdef KFLOW_HAVE_MPI
+    if (lg_.decomposition.size() > 1) return linalg::dist::global_sum(v, parallel::comm());
+#endif
+    return v;
+  }
+#ifdef KFLOW_HAVE_MPI
+  template <int D>
+  std::unique_ptr<linalg::dist::Halo<ExecSpace, Real, D>>& halo() {
+    if constexpr (D == 2)
+      return h2_;
+    else
+      return h3_;
+  }
+#endif
+
   Exact exact() const {
     Exact e{};
     for (int d = 0; d < 3; ++d) {
@@ -299,9 +372,15 @@ class Model final : public kflow::Model {
   }
 
   Setup s_;
+  linalg::dist::LocalGrid lg_;
+  bool boundary_[3][2] = {};  // a side of the domain (its ghosts from the boundary condition)
   ExecSpace space_{};
   F<2> u2_, v2_;
   F<3> u3_, v3_;
+#ifdef KFLOW_HAVE_MPI
+  std::unique_ptr<linalg::dist::Halo<ExecSpace, Real, 2>> h2_;
+  std::unique_ptr<linalg::dist::Halo<ExecSpace, Real, 3>> h3_;
+#endif
 };
 
 template <class ExecSpace, class Real>

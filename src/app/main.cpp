@@ -24,6 +24,7 @@
 #include "kflow/core/bench.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/parallel.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
@@ -209,6 +210,16 @@ struct KokkosSession {
     Kokkos::InitializationSettings s;
     const long threads = host_threads(a);
     if (threads > 0) s.set_num_threads(static_cast<int>(threads));
+#ifdef KOKKOS_ENABLE_CUDA
+    // One GPU per rank: the rank's index on its host picks the device.
+    if (kflow::parallel::size() > 1) {
+      int devices = 0;
+      if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
+        s.set_device_id(kflow::parallel::local_rank() % devices);
+      else
+        (void)cudaGetLastError();
+    }
+#endif
     if (!std::getenv("KFLOW_KOKKOS_WARNINGS")) s.set_disable_warnings(true);
     Kokkos::initialize(s);
   }
@@ -273,12 +284,29 @@ std::string shell_quote(const std::string& w) {
   return q + "'";
 }
 
+// Every rank validates the case alike; rank 0 reports a problem once.
+kflow::PreparedCase prepare_on_every_rank(const kflow::RunOptions& o) {
+  try {
+    auto pc = kflow::prepare(o);
+    kflow::decompose(pc);
+    return pc;
+  } catch (const kflow::parallel::AgreedError&) {
+    throw;
+  } catch (const Error& e) {
+    throw kflow::parallel::AgreedError(e.what());
+  }
+}
+
 int cmd_run(const Args& a) {
   need_case(a);
   auto o = run_options(a);
-  auto pc = kflow::prepare(o);  // all validation before Kokkos starts
+  const bool root = kflow::parallel::root();
+  if (!root) o.quiet = true;                // rank 0 speaks for a distributed run
+  auto pc = prepare_on_every_rank(o);       // all validation before Kokkos starts
   KokkosSession k(a);
-  const auto r = kflow::run(pc, o, std::cerr);
+  std::ostream quiet(nullptr);
+  const auto r = kflow::run(pc, o, root ? std::cerr : quiet);
+  if (!root) return r.status == "interrupted" ? 130 : 0;
   std::cerr << "kflow: " << r.status << ": " << r.steps << " steps to t = " << r.time << " in "
             << r.wall_seconds << " s (" << r.cell_updates_per_second / 1e6 << " M cell updates/s, "
             << gbs(r.bandwidth_bytes_per_second) << " effective)\n";
@@ -329,6 +357,11 @@ int cmd_info(const Args& a) {
   std::cout << "VTK output: "
             << (kflow::io::vtk_available() ? "yes (.vti + .pvd)"
                                            : "no (.kff frames; see 'kflow convert')")
+            << "\nMPI (distributed runs, mpirun -n N kflow run): "
+            << (kflow::parallel::built_with_mpi()
+                    ? "yes, " + kflow::parallel::library() +
+                          " (halos staged through host memory; not used as CUDA-aware)"
+                    : std::string("no (built without MPI)"))
             << "\nhypre (the multigrid peer in 'kflow bench poisson'): "
 #ifdef KFLOW_HAVE_HYPRE
             << "yes"
@@ -475,6 +508,20 @@ int cmd_compare(const Args& a) {
   return 0;
 }
 
+// "rank R of N: " in a distributed run.
+std::string on_rank() {
+  const int n = kflow::parallel::size();
+  return n > 1 ? "rank " + std::to_string(kflow::parallel::rank()) + " of " + std::to_string(n) +
+                     ": "
+               : "";
+}
+
+// An error on some ranks only (during a distributed run) ends every rank:
+// the others would wait for it in their next exchange.
+void end_job() {
+  if (kflow::parallel::size() > 1) kflow::parallel::abort(1);
+}
+
 int cmd_convert(const Args& a) {
   if (a.positional.size() != 1) usage_error("expected one output directory", "convert");
   const auto n = kflow::io::convert_frames(a.positional[0]);
@@ -482,13 +529,28 @@ int cmd_convert(const Args& a) {
   return 0;
 }
 
+int run_command(const Args& a);
+
+// MPI for the whole process when an MPI launcher started kflow.
+struct MpiSession {
+  MpiSession(int* argc, char*** argv) { kflow::parallel::init(argc, argv); }
+  ~MpiSession() { kflow::parallel::finalize(); }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like
   // a full disk, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
+  MpiSession mpi(&argc, &argv);
   const Args a = parse_args(argc, argv);
+  return run_command(a);
+}
+
+namespace {
+
+int run_command(const Args& a) {
   if (a.command == "version") {
     std::cout << "kflow " << KFLOW_VERSION << "\n";
     return 0;
@@ -502,7 +564,12 @@ int main(int argc, char** argv) {
     std::cout << help.at(a.command);
     return 0;
   }
+  const int ranks = kflow::parallel::size();
   try {
+    if (ranks > 1 && a.command != "run" && a.command != "info" && a.command != "list")
+      throw kflow::parallel::AgreedError("kflow " + a.command + " runs on one rank (this job has " +
+                                         std::to_string(ranks) +
+                                         "); only 'kflow run' runs distributed over MPI");
     if (a.command == "run") return cmd_run(a);
     if (a.command == "check") return cmd_check(a);
     if (a.command == "list") return cmd_list(a);
@@ -510,15 +577,23 @@ int main(int argc, char** argv) {
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "compare") return cmd_compare(a);
     if (a.command == "convert") return cmd_convert(a);
+  } catch (const kflow::parallel::AgreedError& e) {  // every rank has it: said once
+    if (kflow::parallel::root()) std::cerr << "kflow: error: " << e.what() << "\n";
+    return 1;
   } catch (const Error& e) {
-    std::cerr << "kflow: error: " << e.what() << "\n";
+    std::cerr << "kflow: error: " << on_rank() << e.what() << "\n";
+    end_job();
     return 1;
   } catch (const std::bad_alloc& e) {  // Kokkos' allocation failures derive from it
-    std::cerr << "kflow: error: out of memory: " << e.what() << "\n";
+    std::cerr << "kflow: error: " << on_rank() << "out of memory: " << e.what() << "\n";
+    end_job();
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "kflow: internal error: " << e.what() << "\n";
+    std::cerr << "kflow: internal error: " << on_rank() << e.what() << "\n";
+    end_job();
     return 1;
   }
   return 0;
 }
+
+}  // namespace

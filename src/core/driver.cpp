@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -13,6 +14,8 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/gather.hpp"
+#include "kflow/core/parallel.hpp"
 #include "kflow/core/time_control.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/run_output.hpp"
@@ -193,7 +196,8 @@ class Run {
         progress_(log, opt.quiet, &log == &std::cerr && ::isatty(STDERR_FILENO)),
         out_(std::move(out)),
         last_frame_time_(opt.restart.empty() ? -1 : start.t),
-        log_(log) {}
+        log_(log),
+        blocks_(linalg::dist::make_local_grid(pc.setup->grid, pc.setup->decomposition)) {}
 
   // The time loop; returns "completed" or "interrupted".  On an exception the
   // output so far is kept in <dir>.failed.
@@ -223,7 +227,15 @@ class Run {
   bool stopped_mid_step_ = false;
   double warned_unconverged_ = 0;  // unconverged_solves at the last warning
   std::ostream& log_;
+  // This rank's block: output gathers the blocks to rank 0, the only rank
+  // with an out_ (several ranks).
+  linalg::dist::LocalGrid blocks_;
 };
+
+// A signal seen by any rank ends the run after the same step on every rank.
+bool interrupted() {
+  return parallel::size() > 1 ? parallel::any(g_interrupted != 0) : g_interrupted != 0;
+}
 
 std::string Run::loop() {
   SignalGuard signals;
@@ -239,7 +251,7 @@ std::string Run::loop() {
       write_frame();
     }
     while (clock_.running()) {
-      if (g_interrupted) {
+      if (interrupted()) {
         status = "interrupted";
         break;
       }
@@ -352,21 +364,29 @@ void Run::write_log() {
 }
 
 // A frame (with its line samples) and the checkpoint that restarts from it.
+// Several ranks: every rank's block of each field goes to rank 0, which
+// writes the frame and checkpoint on the global grid as one rank would.
 void Run::write_frame() {
-  if (!out_) return;
+  if (!opt_.write_output) return;
   const auto t_out = Clock::now();
   const double t = clock_.time();
   std::vector<HostField> fields;
-  for (const auto& name : pc_.fields) fields.push_back(model_->field(name, t));
+  for (const auto& name : pc_.fields) fields.push_back(gather_field(model_->field(name, t), blocks_));
   std::vector<std::vector<double>> line_values;
   for (const auto& l : pc_.lines) {
     auto it = std::find_if(fields.begin(), fields.end(),
                            [&](const HostField& f) { return f.name == l.field; });
-    const HostField f = it != fields.end() ? *it : model_->field(l.field, t);
-    line_values.push_back(sample_with_boundary(*pc_.setup, f, l));
+    const HostField f = it != fields.end() ? *it : gather_field(model_->field(l.field, t), blocks_);
+    if (out_) line_values.push_back(sample_with_boundary(*pc_.setup, f, l));
   }
-  out_->frame(frame_, t, clock_.step(), pc_.setup->grid, fields, line_values);
+  if (out_) out_->frame(frame_, t, clock_.step(), pc_.setup->grid, fields, line_values);
   ++frame_;
+  auto state = gather_state(model_->save_state(), blocks_);
+  if (!out_) {
+    parallel::barrier();  // rank 0 has written the frame: output time, not stepping
+    output_seconds_ += seconds_since(t_out);
+    return;
+  }
   io::FieldFile ck;
   ck.meta["kind"] = "checkpoint";
   ck.meta["model"] = pc_.model->name;
@@ -378,8 +398,9 @@ void Run::write_frame() {
   ck.meta["next_frame"] = std::to_string(frame_);
   ck.meta["case_toml"] = pc_.config.to_toml();  // the case as run, for a restart to compare
   io::grid_to_meta(pc_.setup->grid, ck.meta);
-  ck.arrays = model_->save_state();
+  ck.arrays = std::move(state);
   out_->checkpoint(ck);
+  parallel::barrier();
   last_frame_time_ = t;
   output_seconds_ += seconds_since(t_out);
 }
@@ -403,7 +424,12 @@ RunResult Run::finish(const std::string& status) {
     r.bandwidth_bytes_per_second = r.cell_updates_per_second * model_->bytes_per_cell_step();
   }
   if (opt_.keep_final_fields)
-    for (const auto& name : pc_.setup->fields) r.fields.push_back(model_->field(name, r.time));
+    for (const auto& name : pc_.setup->fields)
+      r.fields.push_back(gather_field(model_->field(name, r.time), blocks_));
+  // Each rank's times (rank 0 has them all).
+  const auto rank_total = parallel::gather(r.wall_seconds);
+  const auto rank_stepping = parallel::gather(r.step_seconds);
+  const auto rank_exchange = parallel::gather(model_->exchange_seconds());
   if (!out_) return r;
 
   io::RunSummary s;
@@ -432,6 +458,12 @@ RunResult Run::finish(const std::string& status) {
   s.diagnostics = diag_;
   s.config_json = pc_.config.to_json();
   s.config_toml = pc_.config.to_toml();
+  if (parallel::size() > 1) {
+    s.ranks = pc_.setup->decomposition.ranks;
+    s.rank_wall_total = rank_total;
+    s.rank_wall_stepping = rank_stepping;
+    s.rank_wall_exchange = rank_exchange;
+  }
   out_->write_summary(s);
   r.output_dir = status == "completed" ? out_->directory() : out_->directory() + ".interrupted";
   out_->finish(r.output_dir);
@@ -440,17 +472,68 @@ RunResult Run::finish(const std::string& status) {
 
 }  // namespace
 
+void decompose(PreparedCase& pc) {
+  const auto& g = pc.setup->grid;
+  const int n = parallel::size();
+  auto& dec = pc.setup->decomposition;
+  dec = linalg::dist::Decomposition{};
+  dec.dim = g.dim;
+  dec.global_cells = g.cells;
+  dec.rank = parallel::rank();
+  std::string asked;
+  int product = 1;
+  for (std::size_t d = 0; d < pc.ranks.size(); ++d) {
+    asked += (d ? ", " : "") + std::to_string(pc.ranks[d]);
+    product *= pc.ranks[d];
+  }
+  if (n > 1 && !pc.model->distributed) {
+    std::string which;
+    for (const auto& name : Registry::instance().names())
+      if (Registry::instance().find(name)->distributed) which += (which.empty() ? "" : ", ") + name;
+    throw Error("model " + pc.model->name + " runs on one rank only, and this run has " +
+                std::to_string(n) + " ranks (mpirun -n " + std::to_string(n) +
+                "); run it without mpirun (or -n 1).  Models that run on several ranks: " +
+                (which.empty() ? "none" : which));
+  }
+  if (!pc.ranks.empty() && product != n)
+    throw Error(pc.ranks_where + ": key 'run.ranks': [" + asked + "] is " +
+                std::to_string(product) + " block" + (product == 1 ? "" : "s") +
+                ", but this run has " + std::to_string(n) + " rank" + (n == 1 ? "" : "s") +
+                "; expected blocks per axis whose product is the rank count (mpirun -n " +
+                std::to_string(product) + ")");
+  if (n == 1) return;
+  std::array<int, 3> r{1, 1, 1};
+  if (pc.ranks.empty())
+    r = parallel::balanced_ranks(n, g.dim);
+  else
+    for (int d = 0; d < g.dim; ++d) r[std::size_t(d)] = pc.ranks[std::size_t(d)];
+  for (int d = 0; d < g.dim; ++d)
+    if (r[std::size_t(d)] > g.cells[d])
+      throw Error(std::to_string(n) + " ranks in blocks " + std::to_string(r[0]) + "x" +
+                  std::to_string(r[1]) + (g.dim == 3 ? "x" + std::to_string(r[2]) : "") +
+                  " put more blocks along axis " + std::to_string(d) + " than its " +
+                  std::to_string(g.cells[d]) +
+                  " cells; fewer ranks, a finer grid, or run.ranks = [...] to choose the blocks");
+  dec.ranks = r;
+}
+
 RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   const auto t_start = Clock::now();
   const auto factory = Registry::instance().factory(pc.model->name, pc.backend, pc.precision);
   if (!factory)
-    throw Error("model " + pc.model->name + " has no " + pc.precision + " build for backend " +
-                pc.backend);
+    throw parallel::AgreedError("model " + pc.model->name + " has no " + pc.precision +
+                                " build for backend " + pc.backend);
   const auto& grid = pc.setup->grid;
   if (!opt.quiet) {
     log << "kflow: case \"" << pc.name << "\": model " << pc.model->name << ", grid "
         << grid.cells_text() << ", " << pc.precision << ", backend " << pc.backend << " ("
         << backend_description(pc.backend) << ")\n";
+    if (parallel::size() > 1) {
+      const auto& r = pc.setup->decomposition.ranks;
+      log << "kflow: " << parallel::size() << " ranks, blocks " << r[0] << "x" << r[1]
+          << (grid.dim == 3 ? "x" + std::to_string(r[2]) : "") << " (" << parallel::library()
+          << ")\n";
+    }
     for (const auto& n : pc.setup->notes) log << "kflow: note: " << n << "\n";
   }
   if (opt.write_output && pc.format == "kff" && !opt.quiet)
@@ -458,32 +541,45 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         << (io::vtk_available() ? "" : " (this build has no VTK)")
         << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
 
-  // Memory: refused before allocating when it cannot fit.
+  // Memory: refused before allocating when it cannot fit (judged on rank 0:
+  // the ranks of a job on one host share its memory).
   auto gb = [](double b) {
     return fmt(b / 1e9, 3) + " GB";
   };
-  const bool host = pc.backend != "cuda";
-  const double free = available_memory(pc.backend), host_free = available_memory("openmp");
-  const double need = pc.state_bytes + (host ? pc.frame_bytes : 0);
-  if (free > 0 && need > 0.9 * free)
-    throw Error("the case needs about " + gb(need) + " of " + (host ? "host" : "device") +
-                " memory (grid " + grid.cells_text() + ", " + pc.precision + "), " + gb(free) +
-                " are free here; a coarser grid, float precision or a larger machine");
-  if (!host && host_free > 0 && pc.frame_bytes > 0.9 * host_free)
-    throw Error("the case's output needs about " + gb(pc.frame_bytes) +
-                " of host memory per frame, " + gb(host_free) + " are free here");
+  parallel::on_root([&] {
+    const bool host = pc.backend != "cuda";
+    const double free = available_memory(pc.backend), host_free = available_memory("openmp");
+    const double need = pc.state_bytes + (host ? pc.frame_bytes : 0);
+    if (free > 0 && need > 0.9 * free)
+      throw Error("the case needs about " + gb(need) + " of " + (host ? "host" : "device") +
+                  " memory (grid " + grid.cells_text() + ", " + pc.precision + "), " + gb(free) +
+                  " are free here; a coarser grid, float precision or a larger machine");
+    if (!host && host_free > 0 && pc.frame_bytes > 0.9 * host_free)
+      throw Error("the case's output needs about " + gb(pc.frame_bytes) +
+                  " of host memory per frame, " + gb(host_free) + " are free here");
+  });
 
-  // The output's lock before any work; the checkpoint read before the
-  // staging directory (which may be where it lies) is set up.
+  // The output's lock before any work (rank 0 writes all output); the
+  // checkpoint read (by every rank) before the staging directory (which may
+  // be where it lies) is set up.
   std::unique_ptr<io::RunOutput> out;
-  if (opt.write_output) out = std::make_unique<io::RunOutput>(pc.output_dir, pc.format, pc.lines);
+  if (opt.write_output)
+    parallel::on_root(
+        [&] { out = std::make_unique<io::RunOutput>(pc.output_dir, pc.format, pc.lines); });
   Start start;
   io::FieldFile ck;
   if (!opt.restart.empty()) {
-    ck = read_checkpoint(pc, opt.restart, start);
+    try {
+      ck = read_checkpoint(pc, opt.restart, start);
+    } catch (const Error& e) {
+      throw parallel::AgreedError(e.what());  // every rank read the same file
+    }
     note_case_changes(ck, pc, opt.restart, log);
   }
-  if (out) out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
+  parallel::barrier();  // every rank has read the checkpoint
+  parallel::on_root([&] {
+    if (out) out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
+  });
   std::unique_ptr<Model> model = factory(*pc.setup);
   // A model whose discretisation fixes the step (lattice Boltzmann).
   const double model_dt = model->fixed_dt();
@@ -492,7 +588,9 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
                 " steps by exactly " + fmt(model_dt, 10) +
                 " (fixed by its discretisation); leave time.dt out");
   if (!opt.restart.empty()) {
-    model->restore_state(ck.arrays);
+    // A checkpoint holds the global grid's arrays: each rank takes its block.
+    model->restore_state(block_of_state(
+        ck.arrays, linalg::dist::make_local_grid(grid, pc.setup->decomposition)));
     if (out) {
       out->carry_over(start.step, start.t, start.next_frame);
       out->checkpoint(ck);  // the output holds the checkpoint it continues from

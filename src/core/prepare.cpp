@@ -142,6 +142,16 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
     pc.lines.push_back(l);
   }
 
+  // Blocks per axis of a distributed run (checked against the rank count by decompose()).
+  for (const auto r : rs.get_ints("ranks", grid.dim, grid.dim, 1, 1 << 20, {}))
+    pc.ranks.push_back(int(r));
+  pc.ranks_where = rs.where("ranks");
+  for (int d = 0; d < int(pc.ranks.size()); ++d)
+    if (pc.ranks[std::size_t(d)] > grid.cells[d])
+      rs.fail("ranks", std::to_string(pc.ranks[std::size_t(d)]) + " blocks along axis " +
+                           std::to_string(d) + ", which has " + std::to_string(grid.cells[d]) +
+                           " cells; expected at most one block per cell");
+
   // What the run would refuse, check refuses too.
   if (const double model_dt = pc.setup->fixed_dt;
       model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)

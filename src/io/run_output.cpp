@@ -288,7 +288,28 @@ void RunOutput::write_summary(const RunSummary& r) {
   for (std::size_t k = 0; k < r.diagnostics.size(); ++k)
     s << (k ? ", " : "") << "\"" << r.diagnostics[k].first
       << "\": " << json_number(r.diagnostics[k].second);
-  s << "},\n  \"lines\": [";
+  s << "},\n";
+  if (!r.rank_wall_total.empty()) {
+    // A distributed run: its blocks and each rank's times; the exchange
+    // share is the halo exchanges' part of the stepping time.
+    auto list = [&](const std::vector<double>& v) {
+      std::string t = "[";
+      for (std::size_t k = 0; k < v.size(); ++k) t += (k ? ", " : "") + json_number(v[k]);
+      return t + "]";
+    };
+    std::vector<double> share;
+    for (std::size_t k = 0; k < r.rank_wall_stepping.size(); ++k)
+      share.push_back(r.rank_wall_stepping[k] > 0
+                          ? r.rank_wall_exchange[k] / r.rank_wall_stepping[k]
+                          : 0.0);
+    s << "  \"ranks\": {\"count\": " << r.rank_wall_total.size() << ", \"blocks\": ["
+      << r.ranks[0] << ", " << r.ranks[1] << ", " << r.ranks[2]
+      << "], \"wall_seconds_total\": " << list(r.rank_wall_total)
+      << ", \"wall_seconds_stepping\": " << list(r.rank_wall_stepping)
+      << ", \"wall_seconds_exchange\": " << list(r.rank_wall_exchange)
+      << ", \"exchange_share_of_stepping\": " << list(share) << "},\n";
+  }
+  s << "  \"lines\": [";
   for (std::size_t k = 0; k < lines_.size(); ++k) {
     const auto& l = lines_[k];
     s << (k ? ", " : "") << "{\"name\": \"" << json_escape(l.name) << "\", \"field\": \""

@@ -57,10 +57,19 @@ struct PreparedCase {
   // Memory estimate (bytes): the model's state on its device, and the host
   // copies of one frame's fields.
   double state_bytes = 0, frame_bytes = 0;
+  // [run] ranks: blocks per axis of a distributed run (empty: balanced,
+  // MPI_Dims_create); ranks_where: its place in the case file, for messages.
+  std::vector<int> ranks;
+  std::string ranks_where;
 };
 
 // Validates the case (and the options); throws kflow::Error.  No work, no files.
 PreparedCase prepare(const RunOptions& opt);
+// The blocks of a run over this job's ranks (parallel::size()): [run] ranks,
+// or balanced ones; sets pc.setup->decomposition.  Refuses, before any
+// work: several ranks for a model that runs on one, ranks that do not
+// multiply to the job's, more blocks on an axis than it has cells.
+void decompose(PreparedCase& pc);
 // The same for a configuration already loaded (bench cases, tests).
 PreparedCase prepare(Config config, const RunOptions& opt);
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kflow/linalg/dist/decomposition.hpp"
 #include "kflow/linalg/grid.hpp"
 
 namespace kflow {
@@ -61,6 +62,11 @@ struct ModelSetup {
   // An upper bound of the stable time step at the start, when the set-up
   // knows one (0: unknown): check refuses a time.dt above it, as run does.
   double stable_dt_bound = 0;
+  // The blocks of a distributed run (set by the driver before the model is
+  // made; one block by default).  Only models registered as distributed
+  // (ModelInfo::distributed) are made with more than one: they run on the
+  // block of decomposition.rank and fill its periodic flags themselves.
+  linalg::dist::Decomposition decomposition;
 };
 
 // Optional capability: time steps chosen on the device.  A model whose
@@ -106,6 +112,8 @@ class Model {
   virtual double bytes_per_cell_step() const = 0;
   // Waits for all work submitted by the model.
   virtual void fence() = 0;
+  // Wall time this rank spent in halo exchanges so far (distributed runs).
+  virtual double exchange_seconds() const { return 0; }
 };
 
 }  // namespace kflow

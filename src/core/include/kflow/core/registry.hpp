@@ -21,6 +21,8 @@ struct ModelInfo {
   std::function<std::unique_ptr<ModelSetup>(Config&)> parse;
   // A small case for `kflow bench MODEL` (TOML text; --set overrides apply).
   std::string bench_case;
+  // Runs on several ranks (mpirun -n N); others refuse more than one.
+  bool distributed = false;
 };
 
 using ModelFactory = std::unique_ptr<Model> (*)(const ModelSetup&);

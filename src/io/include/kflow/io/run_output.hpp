@@ -13,6 +13,7 @@
 // included, carries over everything up to it.
 
 #include <fstream>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct RunSummary {
          bandwidth_bytes_per_second = 0;
   Diagnostics diagnostics;
   std::string config_json, config_toml;  // the case as run (every default filled in)
+  // Distributed runs: blocks per axis, and per rank the wall time in total,
+  // stepping (output excluded) and halo exchange (part of stepping).
+  std::array<int, 3> ranks{1, 1, 1};
+  std::vector<double> rank_wall_total, rank_wall_stepping, rank_wall_exchange;
 };
 
 // The marker file of every directory kflow writes.

@@ -1,0 +1,77 @@
+#pragma once
+// The ranks of a distributed run (MPI), for the core and the models.
+//
+// kflow starts MPI only when an MPI launcher (mpirun, srun) started it: a
+// plain `kflow run` is one rank without touching MPI, and a build without
+// MPI (KFLOW_HAVE_MPI undefined) is always one rank.  Every function works
+// in all three situations.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "kflow/core/error.hpp"
+
+#ifdef KFLOW_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace kflow::parallel {
+
+// An error that every rank raised alike (bad input, the checks before any
+// work): rank 0 prints it once and every rank exits normally.  Any other
+// error in a run of several ranks ends the job (MPI_Abort).
+class AgreedError : public Error {
+ public:
+  using Error::Error;
+};
+
+bool built_with_mpi();
+// Starts MPI when built with it and started by an MPI launcher.
+void init(int* argc, char*** argv);
+void finalize();
+bool active();  // MPI was started here
+int rank();
+int size();
+inline bool root() {
+  return rank() == 0;
+}
+// The rank's index among the ranks of its host (one GPU per local rank).
+int local_rank();
+// "Open MPI v..." (the library's own words, first line), or why there is none.
+std::string library();
+// Balanced blocks per axis for `ranks` ranks in `dim` dimensions (MPI_Dims_create).
+std::array<int, 3> balanced_ranks(int ranks, int dim);
+
+// Collective over every rank (nothing to do with one rank).
+double max(double v);
+double sum(double v);
+bool any(bool v);
+void barrier();
+std::vector<double> gather(double v);  // rank 0: one value per rank; others: empty
+// Runs fn on rank 0; a kflow::Error there becomes an AgreedError on every rank.
+template <class Fn>
+void on_root(Fn&& fn);
+[[noreturn]] void abort(int code);
+
+#ifdef KFLOW_HAVE_MPI
+MPI_Comm comm();
+#endif
+
+// Rank 0's message (empty: none) on every rank.
+std::string broadcast(const std::string& s);
+
+template <class Fn>
+void on_root(Fn&& fn) {
+  std::string failed;
+  if (root()) try {
+      fn();
+    } catch (const Error& e) {
+      failed = e.what();
+      if (failed.empty()) failed = "error";
+    }
+  failed = broadcast(failed);
+  if (!failed.empty()) throw AgreedError(failed);
+}
+
+}  // namespace kflow::parallel

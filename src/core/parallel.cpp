@@ -1,0 +1,157 @@
+#include "kflow/core/parallel.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kflow::parallel {
+
+namespace {
+bool g_active = false;
+int g_rank = 0, g_size = 1;
+
+// Set by Open MPI, MPICH/Hydra, PMIx and Slurm launchers.
+bool launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                        "MPI_LOCALNRANKS", "SLURM_STEP_NUM_TASKS"})
+    if (const char* e = std::getenv(v); e && *e) return true;
+  return false;
+}
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef KFLOW_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+void init(int* argc, char*** argv) {
+#ifdef KFLOW_HAVE_MPI
+  if (!launched()) return;
+  MPI_Init(argc, argv);
+  g_active = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+#else
+  (void)argc, (void)argv;
+#endif
+}
+
+void finalize() {
+#ifdef KFLOW_HAVE_MPI
+  if (g_active) MPI_Finalize();
+#endif
+  g_active = false;
+}
+
+bool active() {
+  return g_active;
+}
+int rank() {
+  return g_rank;
+}
+int size() {
+  return g_size;
+}
+
+int local_rank() {
+#ifdef KFLOW_HAVE_MPI
+  if (g_active) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    int r = 0;
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+  }
+#endif
+  return 0;
+}
+
+std::string library() {
+#ifdef KFLOW_HAVE_MPI
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  MPI_Get_library_version(text, &n);
+  std::string s(text, std::size_t(n));
+  if (const auto nl = s.find_first_of("\n,"); nl != std::string::npos) s.resize(nl);
+  return s;
+#else
+  return "none (built without MPI)";
+#endif
+}
+
+std::array<int, 3> balanced_ranks(int ranks, int dim) {
+  std::array<int, 3> d{1, 1, 1};
+#ifdef KFLOW_HAVE_MPI
+  if (g_active && ranks > 1) {
+    int dims[3] = {0, 0, 0};
+    MPI_Dims_create(ranks, dim, dims);
+    for (int k = 0; k < dim; ++k) d[k] = dims[k];
+  }
+#else
+  (void)ranks, (void)dim;
+#endif
+  return d;
+}
+
+double max(double v) {
+#ifdef KFLOW_HAVE_MPI
+  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  return v;
+}
+double sum(double v) {
+#ifdef KFLOW_HAVE_MPI
+  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+#endif
+  return v;
+}
+bool any(bool v) {
+  return max(v ? 1.0 : 0.0) > 0;
+}
+void barrier() {
+#ifdef KFLOW_HAVE_MPI
+  if (g_size > 1) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+std::vector<double> gather(double v) {
+  std::vector<double> all(g_rank == 0 ? std::size_t(g_size) : 0);
+#ifdef KFLOW_HAVE_MPI
+  if (g_size > 1) {
+    MPI_Gather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return all;
+  }
+#endif
+  all.assign(1, v);
+  return all;
+}
+
+std::string broadcast(const std::string& s) {
+#ifdef KFLOW_HAVE_MPI
+  if (g_size > 1) {
+    long n = long(s.size());
+    MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    std::string r = g_rank == 0 ? s : std::string(std::size_t(n), '\0');
+    if (n > 0) MPI_Bcast(r.data(), int(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+    return r;
+  }
+#endif
+  return s;
+}
+
+void abort(int code) {
+#ifdef KFLOW_HAVE_MPI
+  if (g_active && g_size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  std::exit(code);
+}
+
+#ifdef KFLOW_HAVE_MPI
+MPI_Comm comm() {
+  return MPI_COMM_WORLD;
+}
+#endif
+
+}  // namespace kflow::parallel

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Distributed runs (mpirun) of kflow, compared with the single-rank run.
+#   run.sh KFLOW MPIEXEC WORK same CASE [--set K=V]...   1 rank = 2, 3, 4 ranks, bit for bit
+#   run.sh KFLOW MPIEXEC WORK restart CASE               1 -> 2 -> 1 -> 4 ranks by restarts
+#   run.sh KFLOW MPIEXEC WORK refuse CASES_DIR           errors before any work, said once
+set -uo pipefail
+kflow=$1 mpiexec=$2 work=$3 mode=$4
+shift 4
+here=$(cd "$(dirname "$0")" && pwd)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMP_WAIT_POLICY=passive
+fail() { echo "FAIL: $*"; exit 1; }
+on() {  # on N ARGS...: kflow on N ranks
+  local n=$1
+  shift
+  "$mpiexec" --oversubscribe -n "$n" "$kflow" "$@"
+}
+rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
+
+case $mode in
+same)
+  case_file=$1
+  shift
+  sets=("$@")
+  "$kflow" run "$case_file" --quiet "${sets[@]}" --output "$work/one" || fail "1 rank (no mpirun)"
+  # The blocks: balanced (MPI_Dims_create), and chosen ones that split
+  # every axis, the periodic one among them, into 2, 3 and 4.
+  dim=$(grep -c . <<<"$(grep -o '^cells = \[[^]]*' "$case_file" | tr ',' '\n')")
+  if [[ $dim == 2 ]]; then
+    runs=("1" "2" "4" "2 [2,1]" "2 [1,2]" "3 [3,1]" "4 [4,1]")
+  else
+    runs=("1" "2" "4" "2 [2,1,1]" "3 [1,1,3]" "4 [1,2,2]" "4 [4,1,1]")
+  fi
+  for r in "${runs[@]}"; do
+    read -r n blocks <<<"$r"
+    extra=()
+    [[ -n ${blocks:-} ]] && extra=(--set "run.ranks=$blocks")
+    out="$work/n$n${blocks:+-${blocks//[^0-9]/}}"
+    on "$n" run "$case_file" --quiet "${sets[@]}" "${extra[@]}" --output "$out" ||
+      fail "$n ranks ${blocks:-}"
+    python3 "$here/same.py" "$work/one" "$out" || fail "$n ranks ${blocks:-} differ from 1 rank"
+    if ((n > 1)); then
+      grep -q "\"ranks\": {\"count\": $n" "$out/summary.json" ||
+        fail "$out/summary.json has no per-rank times"
+      grep -q '"exchange_share_of_stepping"' "$out/summary.json" || fail "no exchange share"
+    fi
+  done
+  ;;
+restart)
+  case_file=$1
+  "$kflow" run "$case_file" --quiet --set time.steps=40 --output "$work/ref" || fail "reference"
+  "$kflow" run "$case_file" --quiet --set time.steps=10 --output "$work/a" || fail "1 rank to 10"
+  on 2 run "$case_file" --quiet --set time.steps=20 --output "$work/b" \
+    --restart "$work/a/checkpoint.kfc" || fail "2 ranks from 10 to 20"
+  "$kflow" run "$case_file" --quiet --set time.steps=30 --output "$work/c" \
+    --restart "$work/b/checkpoint.kfc" || fail "1 rank from 20 to 30"
+  on 4 run "$case_file" --quiet --set time.steps=40 --output "$work/d" \
+    --restart "$work/c/checkpoint.kfc" || fail "4 ranks from 30 to 40"
+  python3 "$here/same.py" "$work/ref" "$work/d" || fail "1 -> 2 -> 1 -> 4 ranks differ from 1 rank"
+  ;;
+refuse)
+  cases=$1
+  expect() {  # expect NAME RC REGEX -- COMMAND...: status, message, said once, no output left
+    local name=$1 rc=$2 re=$3
+    shift 4
+    local out status
+    out=$("$@" 2>&1)
+    status=$?
+    [[ $status == "$rc" ]] || fail "$name: exit status $status, expected $rc: $out"
+    grep -Eq -- "$re" <<<"$out" || fail "$name: the message does not match '$re': $out"
+    [[ $(grep -c "kflow: error" <<<"$out") == 1 ]] || fail "$name: not said exactly once: $out"
+    [[ ! -e $work/x && ! -e $work/x.running && ! -e $work/x.failed ]] ||
+      fail "$name: output was written"
+    echo "ok: $name"
+  }
+  for c in lbm/cavity-2d-re100.toml mac2d/cavity-re100.toml vorticity2d/cavity-re100.toml \
+    split3d/duct.toml; do
+    [[ -f $cases/$c ]] || fail "no case $cases/$c"
+    expect "$c on 2 ranks" 1 "model [a-z0-9]+ runs on one rank only.*2 ranks.*Models that run on several ranks: diffusion" \
+      -- on 2 run "$cases/$c" --quiet --output "$work/x"
+  done
+  d=$cases/diffusion/sine-2d.toml
+  expect "run.ranks product" 1 "sine-2d.toml.*run.ranks.*\[3, 1\] is 3 blocks, but this run has 2 ranks" \
+    -- on 2 run "$d" --quiet --set 'run.ranks=[3,1]' --output "$work/x"
+  expect "run.ranks without mpirun" 1 "run.ranks.*\[1, 2\] is 2 blocks, but this run has 1 rank" \
+    -- "$kflow" run "$d" --quiet --set 'run.ranks=[1,2]' --output "$work/x"
+  expect "run.ranks length" 1 "run.ranks" \
+    -- on 2 run "$d" --quiet --set 'run.ranks=[2,1,1]' --output "$work/x"
+  expect "run.ranks beyond the cells" 1 "run.ranks.*8 blocks along axis 0, which has 4 cells" \
+    -- on 2 run "$d" --quiet --set 'grid.cells=[4,4]' --set 'run.ranks=[8,1]' --output "$work/x"
+  expect "balanced blocks beyond the cells" 1 "3 ranks in blocks 3x1 put more blocks along axis 0 than its 2 cells" \
+    -- on 3 run "$d" --quiet --set 'grid.cells=[2,40]' --output "$work/x"
+  expect "bench on 2 ranks" 1 "kflow bench runs on one rank" -- on 2 bench diffusion
+  ;;
+*) fail "unknown mode $mode" ;;
+esac
+echo "ok"
