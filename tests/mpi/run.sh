@@ -80,7 +80,9 @@ refuse)
       -- on 2 run "$cases/$c" --quiet --output "$work/x"
   done
   d=$cases/diffusion/sine-2d.toml
-  expect "run.ranks product" 1 "sine-2d.toml.*run.ranks.*\[3, 1\] is 3 blocks, but this run has 2 ranks" \
+  expect "run.ranks product" 1 "ranks-3x1.toml:7: key 'run.ranks': \[3, 1\] is 3 blocks, but this run has 2 ranks" \
+    -- on 2 run "$here/cases/ranks-3x1.toml" --quiet --output "$work/x"
+  expect "run.ranks product (--set)" 1 "--set run.ranks=\[3,1\]: key 'run.ranks': \[3, 1\] is 3 blocks, but this run has 2 ranks" \
     -- on 2 run "$d" --quiet --set 'run.ranks=[3,1]' --output "$work/x"
   expect "run.ranks without mpirun" 1 "run.ranks.*\[1, 2\] is 2 blocks, but this run has 1 rank" \
     -- "$kflow" run "$d" --quiet --set 'run.ranks=[1,2]' --output "$work/x"
