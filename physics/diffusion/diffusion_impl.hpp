@@ -15,7 +15,6 @@
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
 #ifdef KFLOW_HAVE_MPI
-#include "kflow/linalg/dist/global_reduce.hpp"
 #include "kflow/linalg/dist/halo.hpp"
 #endif
 
@@ -190,6 +189,29 @@ std::pair<double, double> error_norms(const ExecSpace& space, const Setup& s,
 
 }  // namespace kernels
 
+// The halo exchange of a run of several ranks.  A build without MPI runs
+// one block, and has no exchange to make.
+#ifdef KFLOW_HAVE_MPI
+template <class ExecSpace, class Real, int D>
+using Halo = linalg::dist::Halo<ExecSpace, Real, D>;
+template <class ExecSpace, class Real, int D>
+std::unique_ptr<Halo<ExecSpace, Real, D>> make_halo(const ExecSpace& space,
+                                                    const linalg::dist::LocalGrid& g) {
+  return std::make_unique<Halo<ExecSpace, Real, D>>(space, g, parallel::comm());
+}
+#else
+template <class ExecSpace, class Real, int D>
+struct Halo {
+  void exchange(const linalg::Field<Real, D, typename ExecSpace::memory_space>&) {}
+  double seconds() const { return 0; }
+};
+template <class ExecSpace, class Real, int D>
+std::unique_ptr<Halo<ExecSpace, Real, D>> make_halo(const ExecSpace&,
+                                                    const linalg::dist::LocalGrid&) {
+  throw Error("diffusion: this build of kflow has no MPI, so it runs on one rank only");
+}
+#endif
+
 template <class ExecSpace, class Real>
 class Model final : public kflow::Model {
   using Mem = typename ExecSpace::memory_space;
@@ -205,19 +227,12 @@ class Model final : public kflow::Model {
     for (int d = 0; d < s_.grid.dim; ++d)
       for (int side = 0; side < 2; ++side)
         boundary_[d][side] = !dec.split(d) || dec.neighbour(d, side) < 0;
-#ifndef KFLOW_HAVE_MPI
-    if (dec.size() > 1) throw Error("diffusion: this build has no MPI for a run of several ranks");
-#endif
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
       cur<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u", lg_.local);
       next<D>() = linalg::make_field<Real, D>(space_, "kflow::diffusion::u_next", lg_.local);
       kernels::initialise<D>(space_, s_, lg_, exact(), cur<D>());
-#ifdef KFLOW_HAVE_MPI
-      if (dec.size() > 1)
-        halo<D>() = std::make_unique<linalg::dist::Halo<ExecSpace, Real, D>>(space_, lg_,
-                                                                             parallel::comm());
-#endif
+      if (dec.size() > 1) halo<D>() = make_halo<ExecSpace, Real, D>(space_, lg_);
     });
   }
 
@@ -236,9 +251,7 @@ class Model final : public kflow::Model {
   void step(double, double dt) override {
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
-#ifdef KFLOW_HAVE_MPI
       if (halo<D>()) halo<D>()->exchange(cur<D>());
-#endif
       const auto& L = lg_.local;
       const auto& b = boundary_;
       kernels::fill_axis<0>(space_, s_, L, b[0][0], b[0][1], cur<D>());
@@ -250,11 +263,7 @@ class Model final : public kflow::Model {
   }
 
   double exchange_seconds() const override {
-#ifdef KFLOW_HAVE_MPI
-    if (h2_) return h2_->seconds();
-    if (h3_) return h3_->seconds();
-#endif
-    return 0;
+    return h2_ ? h2_->seconds() : h3_ ? h3_->seconds() : 0.0;
   }
 
   Diagnostics diagnostics(double t) override {
@@ -264,13 +273,13 @@ class Model final : public kflow::Model {
       // Global values: the block's reductions combined over the ranks
       // (maxima are the single rank's bits, sums may differ in the last ones).
       const auto& g = s_.grid;
-      d.emplace_back("max_abs_u", global_max(linalg::max_norm(space_, lg_.local, cur<D>())));
-      d.emplace_back("mean_u", global_sum(linalg::sum(space_, lg_.local, cur<D>())) /
+      d.emplace_back("max_abs_u", parallel::max(linalg::max_norm(space_, lg_.local, cur<D>())));
+      d.emplace_back("mean_u", parallel::sum(linalg::sum(space_, lg_.local, cur<D>())) /
                                    double(g.interior_cells()));
       if (s_.has_exact) {
         const auto [emax, esq] = kernels::error_norms(space_, s_, lg_, exact(), t, cur<D>());
-        d.emplace_back("error_max", global_max(emax));
-        d.emplace_back("error_rms", std::sqrt(global_sum(esq) / double(g.interior_cells())));
+        d.emplace_back("error_max", parallel::max(emax));
+        d.emplace_back("error_rms", std::sqrt(parallel::sum(esq) / double(g.interior_cells())));
       }
     });
     return d;
@@ -338,27 +347,13 @@ class Model final : public kflow::Model {
       return v3_;
   }
 
-  double global_max(double v) const {
-#ifdef KFLOW_HAVE_MPI
-    if (lg_.decomposition.size() > 1) return linalg::dist::global_max(v, parallel::comm());
-#endif
-    return v;
-  }
-  double global_sum(double v) const {
-#ifdef KFLOW_HAVE_MPI
-    if (lg_.decomposition.size() > 1) return linalg::dist::global_sum(v, parallel::comm());
-#endif
-    return v;
-  }
-#ifdef KFLOW_HAVE_MPI
   template <int D>
-  std::unique_ptr<linalg::dist::Halo<ExecSpace, Real, D>>& halo() {
+  std::unique_ptr<Halo<ExecSpace, Real, D>>& halo() {
     if constexpr (D == 2)
       return h2_;
     else
       return h3_;
   }
-#endif
 
   Exact exact() const {
     Exact e{};
@@ -377,10 +372,8 @@ class Model final : public kflow::Model {
   ExecSpace space_{};
   F<2> u2_, v2_;
   F<3> u3_, v3_;
-#ifdef KFLOW_HAVE_MPI
-  std::unique_ptr<linalg::dist::Halo<ExecSpace, Real, 2>> h2_;
-  std::unique_ptr<linalg::dist::Halo<ExecSpace, Real, 3>> h3_;
-#endif
+  std::unique_ptr<Halo<ExecSpace, Real, 2>> h2_;  // several ranks only
+  std::unique_ptr<Halo<ExecSpace, Real, 3>> h3_;
 };
 
 template <class ExecSpace, class Real>

@@ -204,22 +204,29 @@ long host_threads(const Args& a) {
   return n;
 }
 
+// One GPU per rank of a distributed run: the rank's index on its host picks
+// the device (CUDA builds).
+void choose_device(Kokkos::InitializationSettings& s) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (kflow::parallel::size() > 1) {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
+      s.set_device_id(kflow::parallel::local_rank() % devices);
+    else
+      (void)cudaGetLastError();
+  }
+#else
+  (void)s;
+#endif
+}
+
 // Kokkos lives for the whole command (commands that need devices only).
 struct KokkosSession {
   explicit KokkosSession(const Args& a) {
     Kokkos::InitializationSettings s;
     const long threads = host_threads(a);
     if (threads > 0) s.set_num_threads(static_cast<int>(threads));
-#ifdef KOKKOS_ENABLE_CUDA
-    // One GPU per rank: the rank's index on its host picks the device.
-    if (kflow::parallel::size() > 1) {
-      int devices = 0;
-      if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
-        s.set_device_id(kflow::parallel::local_rank() % devices);
-      else
-        (void)cudaGetLastError();
-    }
-#endif
+    choose_device(s);
     if (!std::getenv("KFLOW_KOKKOS_WARNINGS")) s.set_disable_warnings(true);
     Kokkos::initialize(s);
   }
@@ -301,8 +308,8 @@ int cmd_run(const Args& a) {
   need_case(a);
   auto o = run_options(a);
   const bool root = kflow::parallel::root();
-  if (!root) o.quiet = true;                // rank 0 speaks for a distributed run
-  auto pc = prepare_on_every_rank(o);       // all validation before Kokkos starts
+  if (!root) o.quiet = true;           // rank 0 speaks for a distributed run
+  auto pc = prepare_on_every_rank(o);  // all validation before Kokkos starts
   KokkosSession k(a);
   std::ostream quiet(nullptr);
   const auto r = kflow::run(pc, o, root ? std::cerr : quiet);
@@ -511,9 +518,9 @@ int cmd_compare(const Args& a) {
 // "rank R of N: " in a distributed run.
 std::string on_rank() {
   const int n = kflow::parallel::size();
-  return n > 1 ? "rank " + std::to_string(kflow::parallel::rank()) + " of " + std::to_string(n) +
-                     ": "
-               : "";
+  return n > 1
+             ? "rank " + std::to_string(kflow::parallel::rank()) + " of " + std::to_string(n) + ": "
+             : "";
 }
 
 // An error on some ranks only (during a distributed run) ends every rank:

@@ -371,7 +371,8 @@ void Run::write_frame() {
   const auto t_out = Clock::now();
   const double t = clock_.time();
   std::vector<HostField> fields;
-  for (const auto& name : pc_.fields) fields.push_back(gather_field(model_->field(name, t), blocks_));
+  for (const auto& name : pc_.fields)
+    fields.push_back(gather_field(model_->field(name, t), blocks_));
   std::vector<std::vector<double>> line_values;
   for (const auto& l : pc_.lines) {
     auto it = std::find_if(fields.begin(), fields.end(),
@@ -589,8 +590,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
                 " (fixed by its discretisation); leave time.dt out");
   if (!opt.restart.empty()) {
     // A checkpoint holds the global grid's arrays: each rank takes its block.
-    model->restore_state(block_of_state(
-        ck.arrays, linalg::dist::make_local_grid(grid, pc.setup->decomposition)));
+    model->restore_state(
+        block_of_state(ck.arrays, linalg::dist::make_local_grid(grid, pc.setup->decomposition)));
     if (out) {
       out->carry_over(start.step, start.t, start.next_frame);
       out->checkpoint(ck);  // the output holds the checkpoint it continues from

@@ -82,10 +82,10 @@ HostField gather_field(const HostField& local, const LocalGrid& g) {
       for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
           const std::size_t from = (i + std::size_t(nx) * (j + std::size_t(ny) * k)) * c;
-          const std::size_t to =
-              (std::size_t(bx + i) +
-               std::size_t(G.cells[0]) * (std::size_t(by + j) + std::size_t(G.cells[1]) * (bz + k))) *
-              c;
+          const std::size_t to = (std::size_t(bx + i) +
+                                  std::size_t(G.cells[0]) *
+                                      (std::size_t(by + j) + std::size_t(G.cells[1]) * (bz + k))) *
+                                 c;
           for (std::size_t m = 0; m < c; ++m) f.values[to + m] = v[from + m];
         }
   }
@@ -100,13 +100,15 @@ std::vector<StateArray> gather_state(const std::vector<StateArray>& local, const
     const std::size_t vb = value_bytes(a);
     const auto e = extents(g, me);
     bool grid_shaped = int(a.extents.size()) == dim;
-    for (int d = 0; grid_shaped && d < dim; ++d) grid_shaped = int(a.extents[std::size_t(d)]) == e[d];
+    for (int d = 0; grid_shaped && d < dim; ++d)
+      grid_shaped = int(a.extents[std::size_t(d)]) == e[d];
     if (!grid_shaped)
       throw Error("checkpoint: array '" + a.name +
                   "' is not a field on the grid, so a run of several ranks cannot save it");
     // The owned cells, i fastest.
     std::vector<char> mine;
-    const int n0 = e[0] - 2 * gh, n1 = dim > 1 ? e[1] - 2 * gh : 1, n2 = dim > 2 ? e[2] - 2 * gh : 1;
+    const int n0 = e[0] - 2 * gh, n1 = dim > 1 ? e[1] - 2 * gh : 1,
+              n2 = dim > 2 ? e[2] - 2 * gh : 1;
     mine.resize(std::size_t(n0) * n1 * n2 * vb);
     std::size_t at = 0;
     for (int k = 0; k < n2; ++k)
@@ -160,7 +162,8 @@ std::vector<StateArray> block_of_state(const std::vector<StateArray>& global, co
   for (const auto& a : global) {
     const std::size_t vb = value_bytes(a);
     bool grid_shaped = int(a.extents.size()) == dim;
-    for (int d = 0; grid_shaped && d < dim; ++d) grid_shaped = int(a.extents[std::size_t(d)]) == E[d];
+    for (int d = 0; grid_shaped && d < dim; ++d)
+      grid_shaped = int(a.extents[std::size_t(d)]) == E[d];
     if (!grid_shaped || a.bytes.size() != std::size_t(E[0]) * E[1] * E[2] * vb) {
       out.push_back(a);  // the model's restore names what does not match
       continue;
@@ -175,7 +178,8 @@ std::vector<StateArray> block_of_state(const std::vector<StateArray>& global, co
     for (int k = 0; k < e[2]; ++k)
       for (int j = 0; j < e[1]; ++j) {
         const std::size_t from =
-            (std::size_t(o0) + std::size_t(E[0]) * (std::size_t(o1 + j) + std::size_t(E[1]) * std::size_t(o2 + k))) *
+            (std::size_t(o0) +
+             std::size_t(E[0]) * (std::size_t(o1 + j) + std::size_t(E[1]) * std::size_t(o2 + k))) *
             vb;
         const std::size_t to = (std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k)) * vb;
         std::memcpy(b.bytes.data() + to, a.bytes.data() + from, std::size_t(e[0]) * vb);

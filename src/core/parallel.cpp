@@ -3,6 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#ifdef KFLOW_HAVE_MPI
+#include "kflow/linalg/dist/global_reduce.hpp"
+#endif
+
 namespace kflow::parallel {
 
 namespace {
@@ -98,13 +102,13 @@ std::array<int, 3> balanced_ranks(int ranks, int dim) {
 
 double max(double v) {
 #ifdef KFLOW_HAVE_MPI
-  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (g_size > 1) v = linalg::dist::global_max(v, MPI_COMM_WORLD);
 #endif
   return v;
 }
 double sum(double v) {
 #ifdef KFLOW_HAVE_MPI
-  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (g_size > 1) v = linalg::dist::global_sum(v, MPI_COMM_WORLD);
 #endif
   return v;
 }

@@ -299,11 +299,10 @@ void RunOutput::write_summary(const RunSummary& r) {
     };
     std::vector<double> share;
     for (std::size_t k = 0; k < r.rank_wall_stepping.size(); ++k)
-      share.push_back(r.rank_wall_stepping[k] > 0
-                          ? r.rank_wall_exchange[k] / r.rank_wall_stepping[k]
-                          : 0.0);
-    s << "  \"ranks\": {\"count\": " << r.rank_wall_total.size() << ", \"blocks\": ["
-      << r.ranks[0] << ", " << r.ranks[1] << ", " << r.ranks[2]
+      share.push_back(
+          r.rank_wall_stepping[k] > 0 ? r.rank_wall_exchange[k] / r.rank_wall_stepping[k] : 0.0);
+    s << "  \"ranks\": {\"count\": " << r.rank_wall_total.size() << ", \"blocks\": [" << r.ranks[0]
+      << ", " << r.ranks[1] << ", " << r.ranks[2]
       << "], \"wall_seconds_total\": " << list(r.rank_wall_total)
       << ", \"wall_seconds_stepping\": " << list(r.rank_wall_stepping)
       << ", \"wall_seconds_exchange\": " << list(r.rank_wall_exchange)

@@ -5,8 +5,8 @@
 // Run as: mpirun -n N kflow_halo_test PX PY [PZ] PERIODIC_MASK CELLS...
 // Exit status 0 on success; the first mismatch is printed.
 
-#include <Kokkos_Core.hpp>
 #include <mpi.h>
+#include <Kokkos_Core.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -55,8 +55,8 @@ int check(const dist::LocalGrid& lg) {
   };
   auto expect = [&](const char* what, int i, int j, int k, double want) {
     if (bad == 0 && at(i, j, k) != want) {
-      std::fprintf(stderr, "rank %d: %s cell (%d, %d, %d) holds %.17g, expected %.17g\n",
-                   dec.rank, what, i, j, k, at(i, j, k), want);
+      std::fprintf(stderr, "rank %d: %s cell (%d, %d, %d) holds %.17g, expected %.17g\n", dec.rank,
+                   what, i, j, k, at(i, j, k), want);
       bad = 1;
     }
   };

@@ -31,7 +31,9 @@ struct Decomposition {
     return {r % ranks[0], (r / ranks[0]) % ranks[1], r / (ranks[0] * ranks[1])};
   }
   std::array<int, 3> coords() const { return coords_of(rank); }
-  int rank_of(const std::array<int, 3>& c) const { return c[0] + ranks[0] * (c[1] + ranks[1] * c[2]); }
+  int rank_of(const std::array<int, 3>& c) const {
+    return c[0] + ranks[0] * (c[1] + ranks[1] * c[2]);
+  }
   // First global cell and number of cells that rank r owns along axis d.
   int begin(int d, int r) const { return block_begin(global_cells[d], ranks[d], coords_of(r)[d]); }
   int cells(int d, int r) const { return block_cells(global_cells[d], ranks[d], coords_of(r)[d]); }

@@ -12,8 +12,8 @@
 // MPI_Irecv, then unpacked by a kernel.  Needs MPI (include only where
 // KFLOW_HAVE_MPI is defined).
 
-#include <Kokkos_Core.hpp>
 #include <mpi.h>
+#include <Kokkos_Core.hpp>
 
 #include <vector>
 
@@ -81,10 +81,10 @@ class Halo {
         f.send_tag = 2 * d + (1 - side);
         f.send = grid.owned_face(d, side);
         f.recv = grid.ghost_face(d, side);
-        f.send_buf = Buffer(Kokkos::view_alloc(space, "kflow::linalg::dist::halo_send"),
-                            f.send.size());
-        f.recv_buf = Buffer(Kokkos::view_alloc(space, "kflow::linalg::dist::halo_recv"),
-                            f.recv.size());
+        f.send_buf =
+            Buffer(Kokkos::view_alloc(space, "kflow::linalg::dist::halo_send"), f.send.size());
+        f.recv_buf =
+            Buffer(Kokkos::view_alloc(space, "kflow::linalg::dist::halo_recv"), f.recv.size());
         f.send_host = Kokkos::create_mirror_view(f.send_buf);
         f.recv_host = Kokkos::create_mirror_view(f.recv_buf);
         faces_.push_back(f);

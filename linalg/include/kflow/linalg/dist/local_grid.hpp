@@ -25,12 +25,13 @@ struct IndexRange {
 struct LocalGrid {
   Grid global;
   Decomposition decomposition;
-  Grid local;                     // this block, with global.ghost layers
-  std::array<int, 3> offset{};    // global index of the block's first owned cell
+  Grid local;                   // this block, with global.ghost layers
+  std::array<int, 3> offset{};  // global index of the block's first owned cell
 
   IndexRange owned() const {
     IndexRange r;
-    for (int d = 0; d < local.dim; ++d) r.begin[d] = local.ghost, r.end[d] = local.ghost + local.cells[d];
+    for (int d = 0; d < local.dim; ++d)
+      r.begin[d] = local.ghost, r.end[d] = local.ghost + local.cells[d];
     return r;
   }
   // The owned layers next to side `side` of axis d (what the neighbour there needs).

@@ -12,8 +12,8 @@
 // is complete or absent; a restart from any checkpoint, <dir>.running's
 // included, carries over everything up to it.
 
-#include <fstream>
 #include <array>
+#include <fstream>
 #include <string>
 #include <vector>
 
