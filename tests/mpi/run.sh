@@ -2,6 +2,7 @@
 # Distributed runs (mpirun) of kflow, compared with the single-rank run.
 #   run.sh KFLOW MPIEXEC WORK same CASE [--set K=V]...   1 rank = 2, 3, 4 ranks, bit for bit
 #   run.sh KFLOW MPIEXEC WORK restart CASE               1 -> 2 -> 1 -> 4 ranks by restarts
+#   run.sh KFLOW MPIEXEC WORK interrupt CASE             SIGTERM to a rank: checkpoint, restart
 #   run.sh KFLOW MPIEXEC WORK refuse CASES_DIR           errors before any work, said once
 set -uo pipefail
 kflow=$1 mpiexec=$2 work=$3 mode=$4
@@ -57,6 +58,35 @@ restart)
   on 4 run "$case_file" --quiet --set time.steps=40 --output "$work/d" \
     --restart "$work/c/checkpoint.kfc" || fail "4 ranks from 30 to 40"
   python3 "$here/same.py" "$work/ref" "$work/d" || fail "1 -> 2 -> 1 -> 4 ranks differ from 1 rank"
+  ;;
+interrupt)
+  # SIGTERM to one rank: every rank stops after the same step, rank 0 writes
+  # the last frame and checkpoint, DIR.interrupted; a 1-rank restart from
+  # there ends with the uninterrupted run's bits.
+  case_file=$1
+  long=(--quiet --set 'grid.cells=[192,128]' --set time.steps=20000 --set output.every_steps=2000)
+  "$kflow" run "$case_file" "${long[@]}" --output "$work/ref" || fail "reference"
+  on 2 run "$case_file" "${long[@]}" --output "$work/x" &
+  pid=$!
+  for _ in $(seq 300); do
+    [[ -f $work/x.running/frame_00001.vti || -f $work/x.running/frame_00001.kff ]] && break
+    sleep 0.1
+  done
+  # One rank of this run (not mpirun: Open MPI 6's prterun kills its ranks at
+  # once on SIGTERM or SIGINT, measured); the ranks agree after every step.
+  rank=
+  for p in $(pgrep -x kflow); do
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "--output $work/x" && rank=$p && break
+  done
+  [[ -n $rank ]] || fail "no rank of the run found"
+  kill -TERM "$rank"
+  wait $pid
+  status=$?
+  [[ $status != 0 ]] || fail "mpirun exited 0 after SIGTERM (the run ended before it?)"
+  [[ -f $work/x.interrupted/checkpoint.kfc ]] || fail "no $work/x.interrupted/checkpoint.kfc (status $status)"
+  "$kflow" run "$case_file" "${long[@]}" --output "$work/x" \
+    --restart "$work/x.interrupted/checkpoint.kfc" || fail "restart on 1 rank"
+  python3 "$here/same.py" "$work/ref" "$work/x" --last || fail "interrupted on 2 ranks + restart differs"
   ;;
 refuse)
   cases=$1

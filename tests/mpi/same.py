@@ -2,31 +2,43 @@
 """Compares two kflow output directories of the same case: every frame, the
 run.pvd and every line sample byte for byte, and the log's columns (maxima
 and the clock exactly, sums to 1e-12 of max |u|: partial sums per rank add
-in another order).  Usage: same.py REF OUT.  Exit status 1 on a difference."""
+in another order).  Usage: same.py REF OUT [--last].  Exit status 1 on a difference."""
 import csv
 import os
 import sys
 
-ref, out = sys.argv[1], sys.argv[2]
+last = "--last" in sys.argv  # the last frame and log row only (a run
+                              # interrupted and restarted has one frame more)
+ref, out = [a for a in sys.argv[1:] if a != "--last"]
 bad = []
-names = sorted(f for f in os.listdir(ref)
-               if f.startswith(("frame_", "line_")) or f == "run.pvd")
+
+
+def outputs(d):
+    return sorted(f for f in os.listdir(d)
+                  if f.startswith(("frame_", "line_")) or f == "run.pvd")
+
+
+names, others = outputs(ref), outputs(out)
 if not any(f.startswith("frame_") for f in names):
     bad.append(f"{ref} has no frames")
-others = sorted(f for f in os.listdir(out)
-                if f.startswith(("frame_", "line_")) or f == "run.pvd")
-if names != others:
+pairs = [(f, f) for f in names]
+if last:
+    final = [max(f for f in x if f.startswith("frame_")) for x in (names, others)]
+    pairs = [tuple(final)]
+elif names != others:
     bad.append(f"files differ: {names} vs {others}")
-for f in names:
-    a, b = os.path.join(ref, f), os.path.join(out, f)
+for f, g in pairs:
+    a, b = os.path.join(ref, f), os.path.join(out, g)
     if not os.path.exists(b) or open(a, "rb").read() != open(b, "rb").read():
-        bad.append(f"{f} differs")
+        bad.append(f"{f} differs from {g}")
 
 def rows(d):
     with open(os.path.join(d, "log.csv")) as fh:
         return list(csv.DictReader(fh))
 
 ra, rb = rows(ref), rows(out)
+if last:
+    ra, rb = ra[-1:], rb[-1:]
 if len(ra) != len(rb) or not ra:
     bad.append(f"log.csv: {len(ra)} rows vs {len(rb)}")
 for x, y in zip(ra, rb):
@@ -43,6 +55,6 @@ for x, y in zip(ra, rb):
             bad.append(f"log.csv step {x['step']}: {k} {x[k]} vs {y.get(k)}")
 for m in bad[:10]:
     print(f"same.py: {out}: {m}")
-print(f"same.py: {out}: {len(names)} files and {len(ra)} log rows "
+print(f"same.py: {out}: {len(pairs)} files and {len(ra)} log rows "
       + ("identical" if not bad else f"DIFFER ({len(bad)} problems)"))
 sys.exit(1 if bad else 0)
