@@ -92,3 +92,15 @@ TEST_CASE("a block's owned, sent and received ranges", "[unit]") {
   CHECK(recv_hi.begin == std::array<int, 3>{1, 8, 0});
   CHECK(recv_hi.end == std::array<int, 3>{4, 9, 1});
 }
+
+TEST_CASE("a default decomposition is one block: the whole grid", "[unit]") {
+  Grid g;
+  g.dim = 3;
+  g.cells = {7, 5, 3};
+  g.length = {0.3, 1.1, 0.7};
+  const auto l = dist::make_local_grid(g, dist::Decomposition{});
+  CHECK(l.local == g);
+  CHECK(l.offset == std::array<int, 3>{0, 0, 0});
+  CHECK(l.decomposition.size() == 1);
+  CHECK(l.decomposition.neighbour(0, 0) == -1);
+}

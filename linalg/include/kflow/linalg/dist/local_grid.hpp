@@ -52,13 +52,18 @@ struct LocalGrid {
   }
 };
 
-// The block of rank decomposition.rank.
-inline LocalGrid make_local_grid(const Grid& global, const Decomposition& dec) {
+// The block of rank decomposition.rank of `global` (whose dimension and
+// cells the decomposition takes: a default Decomposition is one block).
+inline LocalGrid make_local_grid(const Grid& global, const Decomposition& decomposition) {
   LocalGrid l;
   l.global = global;
-  l.decomposition = dec;
+  l.decomposition = decomposition;
+  auto& dec = l.decomposition;
+  dec.dim = global.dim;
+  dec.global_cells = global.cells;
   l.local = global;
   for (int d = 0; d < global.dim; ++d) {
+    if (!dec.split(d)) continue;  // the whole axis: the global grid's own numbers
     l.offset[d] = dec.begin(d);
     l.local.cells[d] = dec.cells(d);
     l.local.origin[d] = global.origin[d] + l.offset[d] * global.spacing(d);
