@@ -573,6 +573,14 @@ int run_command(const Args& a) {
   }
   const int ranks = kflow::parallel::size();
   try {
+    if (!kflow::parallel::built_with_mpi() && kflow::parallel::launcher_ranks() > 1 &&
+        a.command == "run")
+      throw Error(
+          "this kflow was built without MPI (KFLOW_ENABLE_MPI=OFF, or no MPI found at "
+          "configure time), so each of the " +
+          std::to_string(kflow::parallel::launcher_ranks()) +
+          " processes mpirun started would run the whole case alone; run it without "
+          "mpirun, or rebuild kflow with MPI ('kflow info' says whether a build has it)");
     if (ranks > 1 && a.command != "run" && a.command != "info" && a.command != "list")
       throw kflow::parallel::AgreedError("kflow " + a.command + " runs on one rank (this job has " +
                                          std::to_string(ranks) +

@@ -1,5 +1,6 @@
 #include "kflow/core/parallel.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,6 +22,12 @@ bool launched() {
   return false;
 }
 }  // namespace
+
+int launcher_ranks() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* e = std::getenv(v); e && *e) return std::max(1, std::atoi(e));
+  return 1;
+}
 
 bool built_with_mpi() {
 #ifdef KFLOW_HAVE_MPI

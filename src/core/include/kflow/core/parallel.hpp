@@ -27,6 +27,9 @@ class AgreedError : public Error {
 };
 
 bool built_with_mpi();
+// The ranks an MPI launcher started (its environment; 1 without one): a
+// build without MPI refuses more than one, which would be independent runs.
+int launcher_ranks();
 // Starts MPI when built with it and started by an MPI launcher.
 void init(int* argc, char*** argv);
 void finalize();
