@@ -14,6 +14,7 @@ namespace {
 bool g_active = false;
 int g_rank = 0, g_size = 1;
 
+#ifdef KFLOW_HAVE_MPI
 // Set by Open MPI, MPICH/Hydra, PMIx and Slurm launchers.
 bool launched() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
@@ -21,6 +22,7 @@ bool launched() {
     if (const char* e = std::getenv(v); e && *e) return true;
   return false;
 }
+#endif
 }  // namespace
 
 int launcher_ranks() {
