@@ -2,6 +2,7 @@
 # Distributed runs (mpirun) of kflow, compared with the single-rank run.
 #   run.sh KFLOW MPIEXEC WORK same CASE [--set K=V]...   1 rank = 2, 3, 4 ranks, bit for bit
 #   run.sh KFLOW MPIEXEC WORK restart CASE               1 -> 2 -> 1 -> 4 ranks by restarts
+#   run.sh KFLOW MPIEXEC WORK order CASE                 second order on 3 ranks (exact solution)
 #   run.sh KFLOW MPIEXEC WORK interrupt CASE             SIGTERM to a rank: checkpoint, restart
 #   run.sh KFLOW MPIEXEC WORK refuse CASES_DIR           errors before any work, said once
 set -uo pipefail
@@ -58,6 +59,21 @@ restart)
   on 4 run "$case_file" --quiet --set time.steps=40 --output "$work/d" \
     --restart "$work/c/checkpoint.kfc" || fail "4 ranks from 30 to 40"
   python3 "$here/same.py" "$work/ref" "$work/d" || fail "1 -> 2 -> 1 -> 4 ranks differ from 1 rank"
+  ;;
+order)
+  # The exact-solution check on 3 ranks: error_max at the end, 32^2 -> 64^2.
+  case_file=$1
+  for n in 32 64; do
+    on 3 run "$case_file" --quiet --set "grid.cells=[$n,$n]" --output "$work/o$n" ||
+      fail "3 ranks, $n^2"
+  done
+  python3 - "$work/o32/summary.json" "$work/o64/summary.json" <<'PY' || fail "order"
+import json, math, sys
+e = [json.load(open(f))["diagnostics"]["error_max"] for f in sys.argv[1:]]
+p = math.log2(e[0] / e[1])
+print(f"error_max {e[0]:.3e} (32^2) -> {e[1]:.3e} (64^2) on 3 ranks: order {p:.3f}")
+sys.exit(0 if 1.8 < p < 2.2 else 1)
+PY
   ;;
 interrupt)
   # SIGTERM to one rank: every rank stops after the same step, rank 0 writes
