@@ -50,7 +50,8 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), check_every=N (5), "
     "max_iterations=N (200000), alpha=A (SIP, 0.92), ordering=lexicographic (CPU "
     "default),diagonals,pipelined,tiles (GPU default) (SIP), sweeps=N (10, per-iteration time), "
-    "coarse=sweeps|cg (multigrid's coarsest level; sweeps), team_cells=N (multigrid levels of at "
+    "coarse=sweeps|cg (multigrid's coarsest level; sweeps), smoother_omega=W (multigrid's "
+    "red-black smoothing factor; 1.15), team_cells=N (multigrid levels of at "
     "most N cells cycled by one team; -1: 1024 on GPUs, 0 on CPUs)"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{

@@ -291,6 +291,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   base.coarse =
       la::parse<la::MgCoarse>(P.get_choice("coarse", la::name(base.coarse), {"sweeps", "cg"}));
   base.team_cells = P.get_int("team_cells", base.team_cells, -1);
+  base.smoother_omega = P.get_double("smoother_omega", base.smoother_omega);
+  if (!(base.smoother_omega > 0 && base.smoother_omega < 2))
+    throw Error("bench poisson: --set smoother_omega=" + std::to_string(base.smoother_omega) +
+                ": expected 0 < omega < 2 (multigrid's red-black smoothing)");
   const std::string ordering = P.get_choice(
       "ordering", gpu ? "tiles" : "lexicographic",
       gpu ? std::vector<std::string>{"diagonals", "pipelined", "tiles"}
