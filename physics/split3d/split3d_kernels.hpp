@@ -180,10 +180,9 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
 // [i-1, i] x [j-1, j] x [k-1, k], each face's normal velocity the mean of its
 // four corners; written per node into flux (0 elsewhere), and the mean of
 // |flux| over the interior nodes returned.
-// A functor, not a lambda: the tests instantiate divergence() too, and with
-// nvcc an extended lambda of a function template instantiated in two
-// translation units called through a null pointer on the host (CUDA build,
-// every backend; found on the GPU machine).
+// A functor, not a lambda: in the CUDA build the lambda version crashed in
+// the unit test that calls divergence() directly (a host call through a null
+// pointer, on every backend); a functor has no nvcc lambda wrapper.
 template <class Real, class Mem>
 struct DivergenceFlux {
   linalg::Field3<Real, Mem> u, v, w, flux;
