@@ -56,6 +56,7 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "spmv",
     "y = A x for the 5-point Laplacian (Dirichlet sides) on n x n cells: matrix-free "
-    "(linalg::Uniform5), DIA (linalg::Dia5, seed 001's format) and Kokkos Kernels' CRS spmv "
-    "(where built); ideal bytes for the bandwidth, GFlop/s at 9 flop/row",
+    "(linalg::Uniform5), DIA (linalg::Dia5, seed 001's format) and Kokkos Kernels' "
+    "KokkosSparse::spmv on the CRS form (linalg::make_crs; where built); ideal bytes for the "
+    "bandwidth, GFlop/s at 9 flop/row",
     "n=LIST (cells per side, 1024,4096)"}))
