@@ -25,9 +25,15 @@ PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev libvtk9-dev
 # Kokkos Kernels: headers only, from this binary package of Debian experimental
 # (Trilinos 17.0, Kokkos Kernels 5.0.2), unpacked with dpkg-deb -x into
 # $KK_PREFIX, never installed with dpkg (its Trilinos Kokkos collides with
-# libkokkos-dev).  KK_SUITE/KK_PACKAGE select another; KK_PACKAGE=none skips it.
+# libkokkos-dev).  The tested build (amd64) is taken first, by file name and
+# SHA256; when the archive no longer has it, whatever the suite's index lists
+# now (with a warning: untested).  KFLOW_KK_SUITE / KFLOW_KK_PACKAGE select
+# another; KFLOW_KK_PACKAGE=none skips it.
 KK_SUITE=${KFLOW_KK_SUITE:-experimental}
 KK_PACKAGE=${KFLOW_KK_PACKAGE:-libtrilinos-kokkos-kernels-dev}
+KK_TESTED_FILE=pool/main/t/trilinos/libtrilinos-kokkos-kernels-dev_17.0.0+dfsg-5_amd64.deb
+KK_TESTED_SHA256=11a645e2b3468aafc62e021dd5e06559841f2a6ef6725265dbfa6bb1fd7fbb9b
+KK_TESTED_VERSION=17.0.0+dfsg-5
 KK_PREFIX=/opt/kokkos-kernels
 MIRROR=${KFLOW_MIRROR:-http://deb.debian.org/debian}
 ROOT=${KFLOW_ROOTFS:-/var/cache/kflow/sid-r$RECIPE}
@@ -118,18 +124,27 @@ done
 if [[ "$KK_PACKAGE" != none && ! -f "$ROOT$KK_PREFIX/.kflow-complete" ]]; then
   say "step 4/4: Kokkos Kernels headers from $KK_SUITE's $KK_PACKAGE (binary .deb, unpacked, not installed)"
   rm -rf "$ROOT$KK_PREFIX"
-  if ! inroot env MIRROR="$MIRROR" SUITE="$KK_SUITE" PKG="$KK_PACKAGE" PREFIX="$KK_PREFIX" bash -euo pipefail -c '
+  if ! inroot env MIRROR="$MIRROR" SUITE="$KK_SUITE" PKG="$KK_PACKAGE" PREFIX="$KK_PREFIX" \
+    TESTED_FILE="$KK_TESTED_FILE" TESTED_SHA256="$KK_TESTED_SHA256" TESTED_VERSION="$KK_TESTED_VERSION" \
+    bash -euo pipefail -c '
     helper=/usr/lib/apt/apt-helper
     arch=$(dpkg --print-architecture)
     cd /tmp
-    "$helper" download-file "$MIRROR/dists/$SUITE/main/binary-$arch/Packages.xz" Packages.xz >/dev/null
-    # The stanza of $PKG: its file name, SHA256 and version.
-    read -r file sha ver < <("$helper" cat-file Packages.xz | awk -v p="$PKG" "
-      /^Package: / { inpkg = (\$2 == p) }
-      inpkg && /^Filename: / { f = \$2 } inpkg && /^SHA256: / { h = \$2 } inpkg && /^Version: / { v = \$2 }
-      END { if (f != \"\") print f, h, v }")
-    [[ -n "${file:-}" ]] || { echo "no package $PKG in $SUITE for $arch" >&2; exit 1; }
-    "$helper" download-file "$MIRROR/$file" kk.deb "SHA256:$sha" >/dev/null
+    file=""
+    if [[ $arch == amd64 && $PKG == libtrilinos-kokkos-kernels-dev ]] &&
+      "$helper" download-file "$MIRROR/$TESTED_FILE" kk.deb "SHA256:$TESTED_SHA256" >/dev/null 2>&1; then
+      file=$TESTED_FILE sha=$TESTED_SHA256 ver=$TESTED_VERSION
+    else
+      "$helper" download-file "$MIRROR/dists/$SUITE/main/binary-$arch/Packages.xz" Packages.xz >/dev/null
+      # The stanza of $PKG: its file name, SHA256 and version.
+      read -r file sha ver < <("$helper" cat-file Packages.xz | awk -v p="$PKG" "
+        /^Package: / { inpkg = (\$2 == p) }
+        inpkg && /^Filename: / { f = \$2 } inpkg && /^SHA256: / { h = \$2 } inpkg && /^Version: / { v = \$2 }
+        END { if (f != \"\") print f, h, v }")
+      [[ -n "${file:-}" ]] || { echo "no package $PKG in $SUITE for $arch" >&2; exit 1; }
+      echo "warning: $TESTED_FILE is not in the archive; taking $file (untested with kflow)" >&2
+      "$helper" download-file "$MIRROR/$file" kk.deb "SHA256:$sha" >/dev/null
+    fi
     dpkg-deb -x kk.deb x
     inc=x/usr/include/trilinos
     [[ -f $inc/KokkosKernels_config.h && -f $inc/KokkosSparse_spmv.hpp ]] || { echo "$file: no Kokkos Kernels headers under /usr/include/trilinos" >&2; exit 1; }
