@@ -10,8 +10,9 @@
 //   CRS          KokkosSparse::spmv (Kokkos Kernels) on the same operator
 //                assembled by linalg::make_crs, on 1-D vectors of the rows
 //                (x gathered from the field outside the timing): + the
-//                values, column indices (int) and row offsets (int), about
-//                11 values' worth per cell in double.  Only where Kokkos
+//                values, column indices (int) and row offsets (int): in
+//                double 8 + 8 + 5 (8 + 4) + 4 = 80 bytes per interior cell,
+//                10 values' worth (the edges a little less).  Only where Kokkos
 //                Kernels is in the build (KFLOW_HAVE_KOKKOSKERNELS); elsewhere
 //                the row says so and is not timed.
 // Each timed row carries those ideal bytes, so the bench prints the effective
