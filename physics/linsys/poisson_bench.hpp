@@ -411,9 +411,9 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
       } else if (name == "hypre_pfmg" || name == "hypre_pcg") {
         hypre_rows<Space>(space, p, size, name == "hypre_pcg", tol, repeat, rows, log);
       } else if (name == "kk_cg" || name == "kk_cg_jacobi") {
-        const bool jac = name == "kk_cg_jacobi";
         KernelBenchRow fr;
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
+        const bool jac = name == "kk_cg_jacobi";
         std::unique_ptr<la::KkConjugateGradient<Space, Op>> cg;
         fr.seconds = timed([&] {
           cg = std::make_unique<la::KkConjugateGradient<Space, Op>>(
@@ -430,7 +430,6 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         fr.note = "Kokkos Kernels not in this build";
         rows.push_back(fr);
 #endif
-
       } else if (name == "cg_mg" || name == "cg_mg_cheb") {
         const auto mo = bench_mg_options(name, base);
         KernelBenchRow fr;
