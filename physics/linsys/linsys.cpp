@@ -38,7 +38,8 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "poisson",
     "time to tolerance of SIP, red-black SOR (optimal omega), CG (none, Jacobi, multigrid), "
-    "CG over Kokkos Kernels (where built) and geometric multigrid on one 2D Poisson problem with (2^k+2)^2 nodes (issue #4's comparison "
+    "CG over Kokkos Kernels (where built) and geometric multigrid on one 2D Poisson problem with "
+    "(2^k+2)^2 nodes (issue #4's comparison "
     "table), or a 3D one on (2^k)^3 cells",
     "k=LIST (5,7; the table: 10), solvers=LIST of "
     "sip,rbsor,cg,cg_jacobi,kk_cg,kk_cg_jacobi,mg,mg_f,mg_v1,mg_v3,mg_cheb,"
