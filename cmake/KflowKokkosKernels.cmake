@@ -7,9 +7,9 @@
 # Where it looks, in order:
 #  1. an installed Kokkos Kernels CMake package (find_package(KokkosKernels));
 #  2. a header-only prefix: KokkosKernels_config.h and KokkosSparse_spmv.hpp
-#     under ${KFLOW_KOKKOS_KERNELS_ROOT}/include (cache variable; its default
-#     from the environment variable of that name, else /opt/kokkos-kernels).  The toolchain root
-#     holds one (tools/bootstrap.sh: the headers of Debian's
+#     under ${KFLOW_KOKKOS_KERNELS_ROOT}/include (cache variable; default: the
+#     environment variable of that name, else /opt/kokkos-kernels).  The
+#     toolchain root holds one (tools/bootstrap.sh: the headers of Debian's
 #     libtrilinos-kokkos-kernels-dev with explicit instantiation and
 #     third-party libraries turned off in the config header, so every kernel is
 #     instantiated in kflow's own translation units and nothing is linked).
@@ -58,7 +58,8 @@ if(_kk_bad)
                  "instantiations or third-party libraries (${_kk_bad}) and have no library here: not used")
   return()
 endif()
-# Kokkos Kernels 5 needs Kokkos 5 (the headers use its C++20 interfaces).
+# Kokkos Kernels releases go with their Kokkos major version: 5.x headers are
+# used with a Kokkos 5 only (tested: Kokkos Kernels 5.0.2 on Kokkos 5.2.2).
 if(_kk_ver VERSION_GREATER_EQUAL 5 AND Kokkos_VERSION VERSION_LESS 5)
   message(STATUS "kflow: Kokkos Kernels ${_kk_ver} headers need Kokkos 5; this Kokkos is ${Kokkos_VERSION}: not used")
   return()
