@@ -26,6 +26,9 @@
 #include "kflow/linalg/sip.hpp"
 #include "mac2d.hpp"
 #include "mac2d_kernels.hpp"
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+#include "kflow/linalg/kk_cg.hpp"
+#endif
 
 namespace kflow::mac2d {
 
@@ -98,6 +101,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       solver_ = std::make_unique<linalg::ConjugateGradient<ExecSpace, Op>>(
           space_, op_,
           linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner), s_.mg});
+    else if (s_.method == "kk_cg")
+      solver_ = make_kk_cg();
     else if (s_.method == "mg") {
       auto mg = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
       mg_ = mg.get();
@@ -291,6 +296,18 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   Kokkos::View<Real**, Kokkos::LayoutLeft, Mem> inflow_;
   SideParams<Real> sides_{};
   Op op_;
+  // method = "kk_cg": CG over Kokkos Kernels (the configuration refuses it
+  // in builds without Kokkos Kernels).
+  std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> make_kk_cg() const {
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+    return std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(
+        space_, op_, linalg::parse<linalg::CgPreconditioner>(s_.preconditioner));
+#else
+    throw Error(
+        "mac2d: solver.pressure.method = \"kk_cg\" needs Kokkos Kernels, not in this build");
+#endif
+  }
+
   std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> solver_;
   linalg::Multigrid<ExecSpace, Op>* mg_ = nullptr;  // solver_ where it is multigrid
   linalg::SolveStats last_;
