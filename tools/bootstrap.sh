@@ -3,7 +3,9 @@
 #
 # Creates, once, a Debian sid root file system that holds the toolchain kflow
 # builds with (g++, CMake, ninja, Kokkos with OpenMP, VTK, toml++, Catch2 3,
-# matplotlib, hypre with OpenMPI: the multigrid peer).  Debian 12 (bookworm)
+# matplotlib, hypre with OpenMPI: the multigrid peer), and Kokkos Kernels'
+# headers, unpacked from Debian experimental's binary package for header-only
+# use against libkokkos-dev (step 4 below; README.md, "Kokkos Kernels").  Debian 12 (bookworm)
 # has no usable Kokkos, which is why the root exists at all; see README.md ("Building") for the native path.
 #
 # Idempotent: a complete root is recognised by a stamp file that records the
@@ -16,14 +18,27 @@
 # it, while a fresh machine builds a complete one.
 set -euo pipefail
 
-RECIPE=4   # bump when the package list or the fix-ups below change
+RECIPE=5   # bump when the package list or the fix-ups below change
 PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev libvtk9-dev
   libtomlplusplus-dev libcatch2-dev python3 python3-matplotlib python3-numpy
   binutils ca-certificates libhypre-dev libsuperlu-dist-dev)
+# Kokkos Kernels: headers only, from this binary package of Debian experimental
+# (Trilinos 17.0, Kokkos Kernels 5.0.2), unpacked with dpkg-deb -x into
+# $KK_PREFIX, never installed with dpkg (its Trilinos Kokkos collides with
+# libkokkos-dev).  The tested build (amd64) is taken first, by file name and
+# SHA256; when the archive no longer has it, whatever the suite's index lists
+# now (with a warning: untested).  KFLOW_KK_SUITE / KFLOW_KK_PACKAGE select
+# another; KFLOW_KK_PACKAGE=none skips it.
+KK_SUITE=${KFLOW_KK_SUITE:-experimental}
+KK_PACKAGE=${KFLOW_KK_PACKAGE:-libtrilinos-kokkos-kernels-dev}
+KK_TESTED_FILE=pool/main/t/trilinos/libtrilinos-kokkos-kernels-dev_17.0.0+dfsg-5_amd64.deb
+KK_TESTED_SHA256=11a645e2b3468aafc62e021dd5e06559841f2a6ef6725265dbfa6bb1fd7fbb9b
+KK_TESTED_VERSION=17.0.0+dfsg-5
+KK_PREFIX=/opt/kokkos-kernels
 MIRROR=${KFLOW_MIRROR:-http://deb.debian.org/debian}
 ROOT=${KFLOW_ROOTFS:-/var/cache/kflow/sid-r$RECIPE}
 STAMP="$ROOT/.kflow-root-complete"
-WANT="recipe=$RECIPE packages=${PACKAGES[*]}"
+WANT="recipe=$RECIPE packages=${PACKAGES[*]} kokkos-kernels=$KK_SUITE/$KK_PACKAGE"
 APT_OPTS=(-o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false
   -o Dpkg::Use-Pty=0 -q -y)
 
@@ -63,7 +78,7 @@ fi
 # Everything mounted below lives in a private mount namespace of the chroot
 # helper (tools/in-root.sh), so nothing here is left mounted.
 if [[ ! -x "$ROOT/usr/bin/apt-get" || ! -f "$ROOT/.kflow-debootstrap-done" ]]; then
-  say "step 1/3: debootstrap --variant=minbase sid (about 30 s) from $MIRROR"
+  say "step 1/4: debootstrap --variant=minbase sid (about 30 s) from $MIRROR"
   rm -rf "$ROOT"
   mkdir -p "$ROOT"
   if ! debootstrap --variant=minbase sid "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1; then
@@ -75,7 +90,7 @@ fi
 
 inroot() { "$(dirname "$0")/in-root.sh" --root "$ROOT" --no-bootstrap -- "$@"; }
 
-say "step 2/3: apt-get install ${PACKAGES[*]} (about 2 minutes, 4.6 GB)"
+say "step 2/4: apt-get install ${PACKAGES[*]} (about 2 minutes, 4.6 GB)"
 echo "deb $MIRROR sid main" >"$ROOT/etc/apt/sources.list"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 if ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" update >"$ROOT.apt.log" 2>&1 ||
@@ -89,7 +104,7 @@ inroot apt-get clean >/dev/null 2>&1 || true
 # names libkokkosalgorithms.a and libkokkossimd.a, which the package does not
 # ship, so find_package(Kokkos) fails.  Both libraries are header-only for our
 # use; an empty archive in their place is enough.
-say "step 3/3: fixing known packaging problems"
+say "step 3/4: fixing known packaging problems"
 targets=$(ls "$ROOT"/usr/lib/*/cmake/Kokkos/KokkosTargets*.cmake 2>/dev/null || true)
 [[ -n "$targets" ]] || die "libkokkos-dev installed no KokkosTargets*.cmake; the package layout changed"
 # The targets file names them as ${_IMPORT_PREFIX}/lib/<triplet>/libkokkosX.a; _IMPORT_PREFIX is /usr.
@@ -99,6 +114,71 @@ for lib in $(grep -ho '_IMPORT_PREFIX}/lib/[^"; ]*libkokkos[a-z]*\.a' $targets |
     inroot ar rcs "$lib"
   fi
 done
+
+# Kokkos Kernels is templates; Trilinos' build of it instantiates kernels for
+# its own Serial Kokkos and calls BLAS/LAPACK through its libraries.  Its
+# headers are used here without any of that: the package's config header is
+# rewritten so that no explicit instantiation (ETI) and no third-party library
+# is announced, and the generated ETI lists are emptied, so every kernel is
+# instantiated inline by the including program and nothing links Trilinos.
+if [[ "$KK_PACKAGE" != none && ! -f "$ROOT$KK_PREFIX/.kflow-complete" ]]; then
+  say "step 4/4: Kokkos Kernels headers from $KK_SUITE's $KK_PACKAGE (binary .deb, unpacked, not installed)"
+  rm -rf "$ROOT$KK_PREFIX"
+  if ! inroot env MIRROR="$MIRROR" SUITE="$KK_SUITE" PKG="$KK_PACKAGE" PREFIX="$KK_PREFIX" \
+    TESTED_FILE="$KK_TESTED_FILE" TESTED_SHA256="$KK_TESTED_SHA256" TESTED_VERSION="$KK_TESTED_VERSION" \
+    bash -euo pipefail -c '
+    helper=/usr/lib/apt/apt-helper
+    arch=$(dpkg --print-architecture)
+    cd /tmp
+    file=""
+    if [[ $arch == amd64 && $PKG == libtrilinos-kokkos-kernels-dev ]] &&
+      "$helper" download-file "$MIRROR/$TESTED_FILE" kk.deb "SHA256:$TESTED_SHA256" >/dev/null 2>&1; then
+      file=$TESTED_FILE sha=$TESTED_SHA256 ver=$TESTED_VERSION
+    else
+      "$helper" download-file "$MIRROR/dists/$SUITE/main/binary-$arch/Packages.xz" Packages.xz >/dev/null
+      # The stanza of $PKG: its file name, SHA256 and version.
+      read -r file sha ver < <("$helper" cat-file Packages.xz | awk -v p="$PKG" "
+        /^Package: / { inpkg = (\$2 == p) }
+        inpkg && /^Filename: / { f = \$2 } inpkg && /^SHA256: / { h = \$2 } inpkg && /^Version: / { v = \$2 }
+        END { if (f != \"\") print f, h, v }")
+      [[ -n "${file:-}" ]] || { echo "no package $PKG in $SUITE for $arch" >&2; exit 1; }
+      echo "warning: $TESTED_FILE is not in the archive; taking $file (untested with kflow)" >&2
+      "$helper" download-file "$MIRROR/$file" kk.deb "SHA256:$sha" >/dev/null
+    fi
+    dpkg-deb -x kk.deb x
+    inc=x/usr/include/trilinos
+    [[ -f $inc/KokkosKernels_config.h && -f $inc/KokkosSparse_spmv.hpp ]] || { echo "$file: no Kokkos Kernels headers under /usr/include/trilinos" >&2; exit 1; }
+    mkdir -p "$PREFIX/include" "$PREFIX/share"
+    cp -a "$inc/." "$PREFIX/include/"
+    cp x/usr/share/doc/"$PKG"/copyright "$PREFIX/share/copyright"
+    cd "$PREFIX/include"
+    cfg=KokkosKernels_config.h
+    sed -i -E \
+      -e "s|^#define (KOKKOSKERNELS_INST_[A-Z0-9_]+)\$|/* #undef \1 (kflow: no ETI, header-only) */|" \
+      -e "s|^#define (KOKKOSKERNELS_ENABLE_TPL_[A-Za-z0-9_]+)\$|/* #undef \1 (kflow: no third-party libraries) */|" \
+      -e "s|^#define (KOKKOSKERNELS_ENABLE_SUPERNODAL_SPTRSV)\$|/* #undef \1 (kflow: needs BLAS/LAPACK) */|" \
+      -e "s|^#define (KOKKOSKERNELS_TEST_ETI_ONLY)\$|/* #undef \1 */|" \
+      -e "s|^#define KOKKOSLINALG_OPT_LEVEL .*|#define KOKKOSLINALG_OPT_LEVEL 1|" "$cfg"
+    for f in generated_specializations_hpp/*.hpp; do sed -i -E "/_ETI_SPEC_(AVAIL|DECL)[A-Z_]*\(/d" "$f"; done
+    if grep -E "^#define (KOKKOSKERNELS_INST_|KOKKOSKERNELS_ENABLE_TPL_|KOKKOSKERNELS_ETI_ONLY)" "$cfg" ||
+      grep -l "_ETI_SPEC_[A-Z_]*(" generated_specializations_hpp/*.hpp; then
+      echo "$cfg or the ETI lists still announce instantiations or libraries (above)" >&2; exit 1
+    fi
+    # Stamp the derived header and record where it came from.
+    sed -i "1i // Derived by kflow tools/bootstrap.sh from $file: ETI and TPLs off (header-only)." "$cfg"
+    printf "%s\n" "package=$PKG" "version=$ver" "file=$file" "sha256=$sha" \
+      "kokkos_kernels=$(awk "/define KOKKOSKERNELS_VERSION_(MAJOR|MINOR|PATCH)/ {printf \"%s%s\", s, \$3; s=\".\"}" "$cfg")" \
+      >"$PREFIX/share/source"
+    touch "$PREFIX/.kflow-complete"
+  ' >"$ROOT.kokkos-kernels.log" 2>&1; then
+    tail -n 20 "$ROOT.kokkos-kernels.log" >&2
+    rm -rf "$ROOT$KK_PREFIX"
+    say "warning: Kokkos Kernels could not be set up (log: $ROOT.kokkos-kernels.log);"
+    say "  kflow builds without it (KFLOW_ENABLE_KOKKOS_KERNELS finds nothing)."
+  else
+    say "  $(tr '\n' ' ' <"$ROOT$KK_PREFIX/share/source")"
+  fi
+fi
 
 echo "$WANT" >"$STAMP"
 say "toolchain root ready: $ROOT"

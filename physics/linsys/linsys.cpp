@@ -37,12 +37,14 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "poisson",
-    "time to tolerance of SIP, red-black SOR (optimal omega), CG (none, Jacobi, multigrid) and "
-    "geometric multigrid on one 2D Poisson problem with (2^k+2)^2 nodes (issue #4's comparison "
+    "time to tolerance of SIP, red-black SOR (optimal omega), CG (none, Jacobi, multigrid), "
+    "CG over Kokkos Kernels (where built) and geometric multigrid on one 2D Poisson problem with "
+    "(2^k+2)^2 nodes (issue #4's comparison "
     "table), or a 3D one on (2^k)^3 cells",
     "k=LIST (5,7; the table: 10), solvers=LIST of "
-    "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v1,mg_v3,mg_cheb,"
+    "sip,rbsor,cg,cg_jacobi,kk_cg,kk_cg_jacobi,mg,mg_f,mg_v1,mg_v3,mg_cheb,"
     "cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg (all; hypre in builds with hypre, one MPI rank; "
+    "kk_cg* in builds with Kokkos Kernels; "
     "dim=3: mg,mg_f,mg_cheb,cg_mg,cg_jacobi; also mg_v1, mg_v3, cg_mg_cheb, cg), dim=2|3 (2), "
     "bc=dirichlet|neumann (dim=3; "
     "dirichlet), "
@@ -50,12 +52,14 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tolerance=T (max|b - Ax| <= T max|b|; 1e-6 double, 1e-2 float), check_every=N (5), "
     "max_iterations=N (200000), alpha=A (SIP, 0.92), ordering=lexicographic (CPU "
     "default),diagonals,pipelined,tiles (GPU default) (SIP), sweeps=N (10, per-iteration time), "
-    "coarse=sweeps|cg (multigrid's coarsest level; sweeps), team_cells=N (multigrid levels of at "
+    "coarse=sweeps|cg (multigrid's coarsest level; sweeps), smoother_omega=W (multigrid's "
+    "red-black smoothing factor; 1.15), team_cells=N (multigrid levels of at "
     "most N cells cycled by one team; -1: 1024 on GPUs, 0 on CPUs)"}))
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "spmv",
     "y = A x for the 5-point Laplacian (Dirichlet sides) on n x n cells: matrix-free "
-    "(linalg::Uniform5), DIA (linalg::Dia5, seed 001's format) and Kokkos Kernels' CRS spmv "
-    "(where built); ideal bytes for the bandwidth, GFlop/s at 9 flop/row",
+    "(linalg::Uniform5), DIA (linalg::Dia5, seed 001's format) and Kokkos Kernels' "
+    "KokkosSparse::spmv on the CRS form (linalg::make_crs; where built); ideal bytes for the "
+    "bandwidth, GFlop/s at 9 flop/row",
     "n=LIST (cells per side, 1024,4096)"}))

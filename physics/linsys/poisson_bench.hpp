@@ -25,6 +25,9 @@
 // unit of work.
 // hypre_pfmg, hypre_pcg: hypre's structured multigrid on the same 2D system
 // (hypre_rows below; builds with hypre only).
+// kk_cg, kk_cg_jacobi: CG over Kokkos Kernels (linalg/kk_cg.hpp: the operator
+// assembled as CRS, KokkosSparse::spmv and KokkosBlas), 2D, in the default
+// list where Kokkos Kernels is in the build; elsewhere their rows say so.
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
 // checks and diagonal; one run), one iteration (mean of `sweeps` fixed
 // iterations, with the bytes an ideal implementation moves), and the time to
@@ -54,6 +57,9 @@
 #include "sip_bench.hpp"
 #ifdef KFLOW_HAVE_HYPRE
 #include "hypre_peer.hpp"
+#endif
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+#include "kflow/linalg/kk_cg.hpp"
 #endif
 
 namespace kflow::linsys {
@@ -273,13 +279,18 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const auto ks = P.get_ints("k", {5, 7}, 1);
   const long dim = P.get_int("dim", 2, 2);
   const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
-  const auto solvers =
-      P.get_choices("solvers",
-                    dim == 3 ? "mg,mg_f,mg_cheb,cg_mg,cg_jacobi"
-                             : "sip,rbsor,cg,cg_jacobi,mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,"
-                               "hypre_pfmg,hypre_pcg",
-                    {"sip", "rbsor", "cg", "cg_jacobi", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb",
-                     "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+  const std::string kk_defaults = "kk_cg,kk_cg_jacobi,";
+#else
+  const std::string kk_defaults;
+#endif
+  const auto solvers = P.get_choices(
+      "solvers",
+      dim == 3 ? std::string("mg,mg_f,mg_cheb,cg_mg,cg_jacobi")
+               : "sip,rbsor,cg,cg_jacobi," + kk_defaults +
+                     "mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg",
+      {"sip", "rbsor", "cg", "cg_jacobi", "kk_cg", "kk_cg_jacobi", "mg", "mg_f", "mg_v1", "mg_v3",
+       "mg_cheb", "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -291,6 +302,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   base.coarse =
       la::parse<la::MgCoarse>(P.get_choice("coarse", la::name(base.coarse), {"sweeps", "cg"}));
   base.team_cells = P.get_int("team_cells", base.team_cells, -1);
+  base.smoother_omega = P.get_double("smoother_omega", base.smoother_omega);
+  if (!(base.smoother_omega > 0 && base.smoother_omega < 2))
+    throw Error("bench poisson: --set smoother_omega=" + std::to_string(base.smoother_omega) +
+                ": expected 0 < omega < 2 (multigrid's red-black smoothing)");
   const std::string ordering = P.get_choice(
       "ordering", gpu ? "tiles" : "lexicographic",
       gpu ? std::vector<std::string>{"diagonals", "pipelined", "tiles"}
@@ -399,6 +414,26 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         measure(*mg, mg->name(), bench_mg_cycle_values(mo), true);
       } else if (name == "hypre_pfmg" || name == "hypre_pcg") {
         hypre_rows<Space>(space, p, size, name == "hypre_pcg", tol, repeat, rows, log);
+      } else if (name == "kk_cg" || name == "kk_cg_jacobi") {
+        KernelBenchRow fr;
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+        const bool jac = name == "kk_cg_jacobi";
+        std::unique_ptr<la::KkConjugateGradient<Space, Op>> cg;
+        fr.seconds = timed([&] {
+          cg = std::make_unique<la::KkConjugateGradient<Space, Op>>(
+              space, p.op, jac ? la::CgPreconditioner::jacobi : la::CgPreconditioner::none);
+        });
+        fr.label = size + ", " + cg->name() + ", set-up (CRS assembly)";
+        rows.push_back(fr);
+        // spmv: p, q and the matrix (5 values + 5 int columns + 1 int offset:
+        // 8 values' worth in double); p.q, x += a p, r -= a q, z = r / d or
+        // z = r, r.z, p = z + b p: 2 + 3 + 3 + 3 (2) + 2 + 3.
+        measure(*cg, cg->name(), jac ? 26.0 : 25.0);
+#else
+        fr.label = size + ", " + name;
+        fr.note = "Kokkos Kernels not in this build";
+        rows.push_back(fr);
+#endif
       } else if (name == "cg_mg" || name == "cg_mg_cheb") {
         const auto mo = bench_mg_options(name, base);
         KernelBenchRow fr;

@@ -7,13 +7,18 @@
 //   DIA          linalg::spmv on the same operator assembled by make_dia5,
 //                the storage of seed 001: + the 5 diagonals, 7 values per
 //                cell;
-//   Kokkos Kernels  KokkosSparse::spmv on the CRS form, once Kokkos Kernels
-//                is in the build (KFLOW_HAVE_KOKKOSKERNELS); until then the
-//                row says so and is not timed.
+//   CRS          KokkosSparse::spmv (Kokkos Kernels) on the same operator
+//                assembled by linalg::make_crs, on 1-D vectors of the rows
+//                (x gathered from the field outside the timing): + the
+//                values, column indices (int) and row offsets (int): in
+//                double 8 + 8 + 5 (8 + 4) + 4 = 80 bytes per interior cell,
+//                10 values' worth (the edges a little less).  Only where Kokkos
+//                Kernels is in the build (KFLOW_HAVE_KOKKOSKERNELS); elsewhere
+//                the row says so and is not timed.
 // Each timed row carries those ideal bytes, so the bench prints the effective
 // bandwidth against the ceiling measured in the same run, and GFlop/s
 // at 9 flops per row (5 multiplies, 4 adds; the thesis counts 5 x 2 = 10).
-// The DIA row's note also gives max |y_DIA - y_matrix-free| / max |y|.
+// The DIA and CRS rows' notes also give max |y - y_matrix-free| / max |y|.
 
 #include <Kokkos_Core.hpp>
 
@@ -29,6 +34,11 @@
 #include "kflow/linalg/dia.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/reduce.hpp"
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+#include <KokkosSparse_spmv.hpp>
+
+#include "kflow/linalg/crs.hpp"
+#endif
 
 namespace kflow::linsys {
 
@@ -64,19 +74,46 @@ double max_diff(const Space& space, const la::Grid& g, const F& a, const F& b) {
   return r;
 }
 
-// The Kokkos Kernels row.  Kokkos Kernels is not in the build yet: the issue
-// that adds it defines KFLOW_HAVE_KOKKOSKERNELS and fills the block in
-// (KokkosSparse::CrsMatrix from the DIA rows, KokkosSparse::spmv(space, "N",
-// 1, A, x, 0, y) on the interior as 1-D Views; bytes: x, y, the values,
-// column indices and row map).
-template <class Space, class Real, class Dia, class F>
-KernelBenchRow kokkos_kernels_row(const Space&, const Dia&, const F&, const F&,
-                                  const std::string& size) {
+// The Kokkos Kernels row: KokkosSparse::spmv(space, "N", 1, A, x, 0, y) on the
+// CRS form of `op`, timed by `best_of`; `ym` is the matrix-free product.
+template <class Space, class Real, class Op, class F, class BestOf>
+KernelBenchRow kokkos_kernels_row(const Space& space, const Op& op, const F& x, const F& ym,
+                                  const std::string& size, BestOf&& best_of) {
   KernelBenchRow row;
   row.label = size + ", Kokkos Kernels CRS (KokkosSparse::spmv)";
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-  row.note = "Kokkos Kernels is in this build but this row is not written yet";
+  const la::Grid& g = op.grid;
+  const auto A = la::make_crs(space, op);
+  using V = Kokkos::View<Real*, typename Space::memory_space>;
+  const int n = int(la::crs_rows(g));
+  V xv(Kokkos::view_alloc(space, "kflow::linsys::spmv::x_rows"), n);
+  V yv(Kokkos::view_alloc(space, "kflow::linsys::spmv::y_crs"), n);
+  V mv(Kokkos::view_alloc(space, "kflow::linsys::spmv::y_matrix_free_rows"), n);
+  la::gather_rows(space, g, x, xv);
+  la::gather_rows(space, g, ym, mv);
+  row.seconds = best_of([&] { KokkosSparse::spmv(space, "N", Real(1), A, xv, Real(0), yv); });
+  const double cells = double(n), nnz = double(A.nnz());
+  row.bytes =
+      2 * cells * sizeof(Real) + nnz * (sizeof(Real) + sizeof(int)) + (cells + 1) * sizeof(int);
+  double diff = 0, ymax = 0;
+  Kokkos::parallel_reduce(
+      "kflow::linsys::spmv::compare_crs", Kokkos::RangePolicy<Space>(space, 0, n),
+      KOKKOS_LAMBDA(int r, double& d, double& m) {
+        const double e = la::nan_as_inf(Kokkos::fabs(double(yv(r)) - double(mv(r))));
+        const double a = Kokkos::fabs(double(mv(r)));
+        d = e > d ? e : d;
+        m = a > m ? a : m;
+      },
+      Kokkos::Max<double>(diff), Kokkos::Max<double>(ymax));
+  space.fence("kflow::linsys::spmv::compare_crs");
+  char buf[160];
+  std::snprintf(
+      buf, sizeof buf,
+      "%.3g GFlop/s at 9 flop/row, %.0f entries, max|y_CRS - y_matrix-free| = %.2g max|y|",
+      9 * cells / row.seconds / 1e9, nnz, ymax > 0 ? diff / ymax : diff);
+  row.note = buf;
 #else
+  (void)space, (void)op, (void)x, (void)ym, (void)best_of;
   row.note = "Kokkos Kernels not in this build";
 #endif
   return row;
@@ -158,7 +195,7 @@ std::vector<KernelBenchRow> run_spmv(const KernelBenchOptions& o, std::ostream& 
     log << "spmv: " << size << ": matrix-free " << fmt("%.4g", mf.seconds * 1e3) << " ms, DIA "
         << fmt("%.4g", dr.seconds * 1e3) << " ms\n";
 
-    rows.push_back(spmv_detail::kokkos_kernels_row<Space, Real>(space, dia, x, yd, size));
+    rows.push_back(spmv_detail::kokkos_kernels_row<Space, Real>(space, op, x, ym, size, best_of));
   }
   return rows;
 }

@@ -375,7 +375,8 @@ int cmd_info(const Args& a) {
 #else
             << "no (not found at configure time)"
 #endif
-            << "\n\n";
+            << "\nKokkos Kernels (linalg's CRS path, the 'kflow bench spmv' CRS row): "
+            << KFLOW_KOKKOSKERNELS_INFO << "\n\n";
   Kokkos::print_configuration(std::cout, true);
   return 0;
 }

@@ -9,6 +9,9 @@ linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner
   o.smoother = linalg::parse<linalg::MgSmoother>(
       s.get_choice("smoother", {"rbgs", "jacobi", "chebyshev"}, "rbgs"));
   o.pre_sweeps = o.post_sweeps = int(s.get_int("sweeps", 2, 1, 100));
+  o.smoother_omega = s.get("smoother_omega", o.smoother_omega, 0.0, 2.0, true);
+  if (!(o.smoother_omega < 2.0))
+    s.fail("smoother_omega", "red-black Gauss-Seidel smoothing converges only for 0 < omega < 2");
   o.coarse = linalg::parse<linalg::MgCoarse>(
       s.get_choice("coarse", {"sweeps", "cg"}, linalg::name(o.coarse)));
   o.team_cells = s.get_int("team_cells", o.team_cells, -1, 1L << 24);

@@ -15,6 +15,7 @@
 
 #include "kflow/linalg/cg.hpp"
 #include "linalg/backends.hpp"
+#include "linalg/cg_problems.hpp"
 #include "unit/linsys_helpers.hpp"
 
 namespace la = kflow::linalg;
@@ -33,68 +34,12 @@ using kflow::test::random_field;
 using kflow::test::rhs_of;
 using kflow::test::to_host;
 using kflow::test::to_space;
+using kflow::test::cg::diffusion_op;
+using kflow::test::cg::f2;
+using kflow::test::cg::neumann_op;
+using kflow::test::cg::unit_k;
 template <class S>
 using Field2 = la::Field<double, 2, typename S::memory_space>;
-
-F2 f2(const la::Grid& g) {
-  return F2("f", g.extent(0), g.extent(1));
-}
-
-// A symmetric diffusion operator with face coefficients k(face) (times
-// 1/h^2) and zero Dirichlet walls folded in (the boundary neighbour drops
-// out, the diagonal keeps 2 k of the wall face): negative definite.
-template <class K>
-Op5 diffusion_op(const la::Grid& g, K k) {
-  F2 cp = f2(g), cw = f2(g), ce = f2(g), cs = f2(g), cn = f2(g);
-  const int nx = g.cells[0], ny = g.cells[1];
-  const double ax = 1 / (g.spacing(0) * g.spacing(0)), ay = 1 / (g.spacing(1) * g.spacing(1));
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i) {
-      const double w = ax * k(i - 0.5, double(j)), e = ax * k(i + 0.5, double(j)),
-                   s = ay * k(double(i), j - 0.5), n = ay * k(double(i), j + 0.5);
-      cw(i, j) = i > 1 ? w : 0;
-      ce(i, j) = i < nx ? e : 0;
-      cs(i, j) = j > 1 ? s : 0;
-      cn(i, j) = j < ny ? n : 0;
-      cp(i, j) = -(w + e + s + n) - (i == 1 ? w : 0) - (i == nx ? e : 0) - (j == 1 ? s : 0) -
-                 (j == ny ? n : 0);
-    }
-  Op5 op;
-  op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn;
-  op.grid = g;
-  la::set_neighbours(op, g, false, false);
-  return op;
-}
-
-double unit_k(double, double) {
-  return 1.0;
-}
-
-// The masked Laplacian of a walled box (pure Neumann) with an obstacle,
-// periodic in x if asked.
-la::Laplace5<double, Mem> neumann_op(const la::Grid& g, bool periodic_x) {
-  const int nx = g.cells[0], ny = g.cells[1];
-  Mask mask("mask", g.extent(0), g.extent(1));
-  auto in = [&](int i, int j) {
-    if (periodic_x) i = i < 1 ? nx : i > nx ? 1 : i;
-    const bool obstacle = i >= 6 && i <= 9 && j >= 4 && j <= 8;
-    return i >= 1 && i <= nx && j >= 1 && j <= ny && !obstacle;
-  };
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i)
-      if (in(i, j))
-        mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
-                     (in(i + 1, j) ? la::mask_bits::east : 0) |
-                     (in(i, j - 1) ? la::mask_bits::south : 0) |
-                     (in(i, j + 1) ? la::mask_bits::north : 0);
-  la::Laplace5<double, Mem> op;
-  op.mask = mask;
-  op.cx = 1 / (g.spacing(0) * g.spacing(0));
-  op.cy = 1 / (g.spacing(1) * g.spacing(1));
-  op.grid = g;
-  la::set_neighbours(op, g, periodic_x, false);
-  return op;
-}
 
 la::SolveControl control(double tol, int every = 1, la::Criterion c = la::Criterion::residual) {
   la::SolveControl s;

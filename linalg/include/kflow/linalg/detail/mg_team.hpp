@@ -78,9 +78,10 @@ struct MgTeamCycle {
   bool coarse_cg = false;
   int coarse_iterations = 1;
   Real coarse_omega = 1;
-  double inv_cells = 0;   // CG: 1 / the coarsest system's cells where singular, else 0
-  double tolerance2 = 0;  // CG: stop at |r|^2 <= tolerance2 |r0|^2
-  F p, q;                 // CG: direction and A p on the coarsest level
+  Real smoother_omega = 1;  // red-black smoothing's factor (MgOptions)
+  double inv_cells = 0;     // CG: 1 / the coarsest system's cells where singular, else 0
+  double tolerance2 = 0;    // CG: stop at |r|^2 <= tolerance2 |r0|^2
+  F p, q;                   // CG: direction and A p on the coarsest level
 
   // f at cell c of a level (c = i - 1 + nx (j - 1 [+ ny (k - 1)])).
   template <class Fn>
@@ -130,8 +131,8 @@ struct MgTeamCycle {
     const Level& L = lv[l];
     for (int s = 0; s < sweeps; ++s) {
       if (rbgs) {
-        colour(t, L, Real(1), first_colour);
-        colour(t, L, Real(1), 1 - first_colour);
+        colour(t, L, smoother_omega, first_colour);
+        colour(t, L, smoother_omega, 1 - first_colour);
       } else {
         each(t, L.index,
              MgCorrection<Op, F, F, F>{L.op, L.x, L.b, L.r, steps(l, 2 * s), steps(l, 2 * s + 1)});

@@ -1,7 +1,7 @@
 #pragma once
 // Case plumbing every model with an elliptic solve shares: the multigrid
-// keys of a solver table (cycle, smoother, sweeps, coarse, team_cells), read and checked the
-// same way in mac2d's [solver.pressure] and vorticity2d's [solver].
+// keys of a solver table (cycle, smoother, sweeps, smoother_omega, coarse, team_cells), read and
+// checked the same way in mac2d's [solver.pressure] and vorticity2d's [solver].
 
 #include "kflow/core/config.hpp"
 #include "kflow/linalg/mg_options.hpp"
@@ -10,7 +10,8 @@ namespace kflow {
 
 // cycle = "V" | "W" | "F" (V), smoother = "rbgs" | "jacobi" | "chebyshev"
 // (rbgs), sweeps = pre- and post-smoothing sweeps (Chebyshev: the degree)
-// per level (2), coarse = "sweeps" | "cg" (the coarsest level's solve;
+// per level (2), smoother_omega = rbgs's relaxation factor in (0, 2) (1.15),
+// coarse = "sweeps" | "cg" (the coarsest level's solve;
 // sweeps), team_cells = N (the levels from the first with at most N cells
 // down are cycled by one team in one kernel; 0 = none; -1, the default:
 // 1024 on GPUs, 0 on CPUs).  As CG's preconditioner (`preconditioner`

@@ -1,0 +1,473 @@
+#pragma once
+// The kernels of physics/lbm: the grid and boundary description a kernel
+// takes by value (Geometry), the collision, the fused stream-collide step in
+// its three streaming modes (StepKernel; GPUs a thread per cell, interior and
+// edge cells in separate launches; CPUs a SIMD loop per line along x), and
+// the initialisation, output and norm kernels (namespace kernels).
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "kflow/linalg/space.hpp"
+#include "lbm_lattice.hpp"
+#include "lbm_storage.hpp"
+
+// Full unrolling keeps f[Q] in registers (nvcc: both passes; GCC host code).
+#if defined(__CUDACC__)
+#define KFLOW_LBM_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define KFLOW_LBM_UNROLL _Pragma("GCC unroll 32")
+#else
+#define KFLOW_LBM_UNROLL
+#endif
+
+namespace kflow::lbm {
+
+// Everything a kernel needs about the grid and the boundaries (by value).
+template <class Real>
+struct Geometry {
+  int n[3];          // cells per axis (1 beyond the dimension)
+  int periodic[3];   // axis is periodic
+  int moving[3][2];  // face is a moving wall (else static, when not periodic)
+  Real uw[3][2][3];  // wall velocities (lattice units)
+  Real force[3];     // body force (lattice units)
+  Real omega_p, omega_m;
+
+  // The cell (x + dx, y + dy, z + dz): its index in `nb`, or a wall.  For a
+  // wall, `u` receives the wall velocity of the link (lbm.hpp: 0 if any
+  // crossed face is static, else the mean of the crossed moving faces) and
+  // `any_moving` tells whether it can be non-zero.
+  KOKKOS_INLINE_FUNCTION bool neighbour(const int x[3], int dx, int dy, int dz, int& nb, Real u[3],
+                                        bool& any_moving) const {
+    const int dd[3] = {dx, dy, dz};
+    int t[3];
+    int crossed = 0;
+    bool any_static = false;
+    u[0] = u[1] = u[2] = Real(0);
+    for (int d = 0; d < 3; ++d) {
+      t[d] = x[d] + dd[d];
+      if (dd[d] == 0) continue;  // folds away: callers pass the lattice's constants
+      int side = -1;
+      if (t[d] < 0)
+        side = 0;
+      else if (t[d] >= n[d])
+        side = 1;
+      if (side < 0) continue;
+      if (periodic[d]) {
+        t[d] += side == 0 ? n[d] : -n[d];
+        continue;
+      }
+      ++crossed;
+      if (moving[d][side]) {
+        for (int e = 0; e < 3; ++e) u[e] += uw[d][side][e];
+      } else {
+        any_static = true;
+      }
+    }
+    if (crossed == 0) {
+      nb = t[0] + n[0] * (t[1] + n[1] * t[2]);
+      return false;
+    }
+    any_moving = !any_static;
+    if (any_static) {
+      u[0] = u[1] = u[2] = Real(0);
+    } else if (crossed > 1) {
+      for (int e = 0; e < 3; ++e) u[e] /= Real(crossed);
+    }
+    return true;
+  }
+};
+
+// The moving-wall (Ladd) term for a population pulled in direction i from a
+// wall moving with u: 6 w_i rho0 (c_i . u), rho0 = 1 (lbm.hpp).
+template <class L, class Real>
+KOKKOS_INLINE_FUNCTION Real wall_term(int i, const Real u[3]) {
+  return Real(6 * L::w(i)) *
+         (Real(L::c(i, 0)) * u[0] + Real(L::c(i, 1)) * u[1] + Real(L::c(i, 2)) * u[2]);
+}
+
+// Collision in place on f (pre-collision -> post-collision): TRT in
+// symmetric/antisymmetric pairs (BGK: omega_m = omega_p), Guo forcing.
+template <class L, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void collide(Real f[L::Q], const Geometry<Real>& g) {
+  constexpr int Q = L::Q;
+  Real rho = 0, j[3] = {0, 0, 0};
+  KFLOW_LBM_UNROLL
+  for (int i = 0; i < Q; ++i) {
+    rho += f[i];
+    for (int d = 0; d < 3; ++d)
+      if (L::c(i, d) != 0) j[d] += L::c(i, d) > 0 ? f[i] : -f[i];
+  }
+  const Real inv = Real(1) / rho;
+  Real u[3];
+  for (int d = 0; d < 3; ++d) u[d] = (j[d] + Real(0.5) * g.force[d]) * inv;
+  const Real usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  const Real uf = u[0] * g.force[0] + u[1] * g.force[1] + u[2] * g.force[2];
+  const Real op = g.omega_p, om = g.omega_m;
+  const Real sp = Real(1) - Real(0.5) * op, sm = Real(1) - Real(0.5) * om;
+  {
+    const Real w0 = Real(L::w(0));
+    const Real eq = w0 * rho * (Real(1) - Real(1.5) * usq);
+    f[0] += -op * (f[0] - eq) + sp * (w0 * Real(-3) * uf);
+  }
+  KFLOW_LBM_UNROLL
+  for (int i = 1; i < Q; i += 2) {
+    const Real w = Real(L::w(i));
+    const Real cu = Real(L::c(i, 0)) * u[0] + Real(L::c(i, 1)) * u[1] + Real(L::c(i, 2)) * u[2];
+    const Real cf = Real(L::c(i, 0)) * g.force[0] + Real(L::c(i, 1)) * g.force[1] +
+                    Real(L::c(i, 2)) * g.force[2];
+    const Real eq_p = w * rho * (Real(1) + Real(4.5) * cu * cu - Real(1.5) * usq);
+    const Real eq_m = w * rho * Real(3) * cu;
+    const Real fp = Real(0.5) * (f[i] + f[i + 1]), fm = Real(0.5) * (f[i] - f[i + 1]);
+    const Real dp = -op * (fp - eq_p) + sp * (w * (Real(9) * cu * cf - Real(3) * uf));
+    const Real dm = -om * (fm - eq_m) + sm * (w * Real(3) * cf);
+    f[i] += dp + dm;
+    f[i + 1] += dp - dm;
+  }
+}
+
+// Cell coordinates of a linear index (x fastest).
+KOKKOS_INLINE_FUNCTION void coords(int idx, const int n[3], int x[3]) {
+  x[0] = idx % n[0];
+  const int r = idx / n[0];
+  x[1] = r % n[1];
+  x[2] = r / n[1];
+}
+
+KOKKOS_INLINE_FUNCTION bool away_from_edges(const int x[3], const int n[3], int dim) {
+  bool in = x[0] > 0 && x[0] < n[0] - 1 && x[1] > 0 && x[1] < n[1] - 1;
+  if (dim == 3) in = in && x[2] > 0 && x[2] < n[2] - 1;
+  return in;
+}
+
+// Streaming modes of the fused kernel.
+enum class Mode { two_grid, aa_stream, aa_local };
+
+// One lattice step for every cell.
+//  two_grid:  f_i = src(x - c_i, i)   [wall: src(x, opp i) + term]; dst(x, i) = f*_i
+//  aa_stream: f_i = a(x - c_i, opp i) [wall: a(x, i) + term];       a(x + c_i, i) = f*_i
+//                                                                   [wall: a(x, opp i) = f*_i]
+//  aa_local:  f_i = a(x, i)           [wall: a(x, i) + term];       a(x, opp i) = f*_i
+// Each reads and adds the same values, so the schemes agree bit for bit.
+struct Interior {};  // launch tags of StepKernel (GPUs): the cells away from
+struct Edges {};     // the domain's edges, and the others
+
+template <class L, class Real, class View, Mode M>
+struct StepKernel {
+  static constexpr int dim = L::D;
+  View src, dst;  // aa_*: src == dst
+  Geometry<Real> g;
+  Offsets<L::Q> offs;  // linear index offset of c_i
+
+  KOKKOS_INLINE_FUNCTION void operator()(int idx) const {
+    int x[3];
+    coords(idx, g.n, x);
+    // Cells away from the domain's edges take the branch-free path; the
+    // others check every link for walls and periodic wrap.
+    if (away_from_edges(x, g.n, L::D))
+      cell<true>(idx, x);
+    else
+      cell<false>(idx, x);
+  }
+  // GPUs: the two sets of cells in two launches, so that no warp holds
+  // both paths.  Interior: m over (nx-2)(ny-2)(nz-2) cells, x fastest.
+  KOKKOS_INLINE_FUNCTION void operator()(Interior, int m) const {
+    const int ix = g.n[0] - 2, iy = g.n[1] - 2;
+    int x[3];
+    x[0] = 1 + m % ix;
+    const int r = m / ix;
+    x[1] = 1 + r % iy;
+    x[2] = L::D == 3 ? 1 + r / iy : 0;
+    cell<true>(x[0] + g.n[0] * (x[1] + g.n[1] * x[2]), x);
+  }
+  // Edges: m over the faces z = 0, nz-1 (3D), then y = 0, ny-1, then
+  // x = 0, nx-1 (each without the cells counted before); edge_cells() of them.
+  KOKKOS_INLINE_FUNCTION void operator()(Edges, int m) const {
+    const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
+    const int zs = L::D == 3 ? nz - 2 : 1, z0 = L::D == 3 ? 1 : 0;
+    int x[3];
+    if (L::D == 3 && m < 2 * nx * ny) {
+      const int plane = nx * ny, r = m % plane;
+      x[2] = m < plane ? 0 : nz - 1, x[0] = r % nx, x[1] = r / nx;
+    } else {
+      if (L::D == 3) m -= 2 * nx * ny;
+      const int rows = nx * zs, cols = (ny - 2) * zs;
+      if (m < 2 * rows) {
+        const int r = m % rows;
+        x[1] = m < rows ? 0 : ny - 1, x[0] = r % nx, x[2] = z0 + r / nx;
+      } else {
+        m -= 2 * rows;
+        const int r = m % cols;
+        x[0] = m < cols ? 0 : nx - 1, x[1] = 1 + r % (ny - 2), x[2] = z0 + r / (ny - 2);
+      }
+    }
+    cell<false>(x[0] + nx * (x[1] + ny * x[2]), x);
+  }
+  int edge_cells() const {
+    const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
+    const int zs = L::D == 3 ? nz - 2 : 1;
+    return (L::D == 3 ? 2 * nx * ny : 0) + 2 * nx * zs + 2 * (ny - 2) * zs;
+  }
+  // A line of cells along x at (y, z) = (x[1], x[2]) (CPUs): its ends and
+  // every cell of an edge line by the checked path, the rest by the
+  // branch-free one, as a SIMD loop over x (no two cells of a step touch
+  // the same population slot, in either scheme).
+  KOKKOS_INLINE_FUNCTION void line(int y, int z) const {
+    const int nx = g.n[0], base = nx * (y + g.n[1] * z);
+    int x[3] = {0, y, z};
+    const bool inner = y > 0 && y < g.n[1] - 1 && (L::D == 2 || (z > 0 && z < g.n[2] - 1));
+    if (!inner || nx < 3) {
+      for (int i = 0; i < nx; ++i) x[0] = i, cell<false>(base + i, x);
+      return;
+    }
+    cell<false>(base, x);
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#pragma omp simd
+#endif
+    for (int i = 1; i < nx - 1; ++i) cell<true>(base + i, x);
+    x[0] = nx - 1;
+    cell<false>(base + nx - 1, x);
+  }
+
+  template <bool bulk>
+  KOKKOS_INLINE_FUNCTION void cell(int idx, const int x[3]) const {
+    constexpr int Q = L::Q;
+    const int* off = offs.v;
+    (void)x;  // the checked path's only
+    Real f[Q];
+    if constexpr (bulk) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) {
+        if constexpr (M == Mode::two_grid)
+          f[i] = src(idx - off[i], i);
+        else if constexpr (M == Mode::aa_stream)
+          f[i] = src(idx - off[i], opp(i));
+        else
+          f[i] = src(idx, i);
+      }
+    } else {
+      KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
+          for (int i = 0; i < Q; ++i) {
+        int nb = idx;
+        Real u[3];
+        bool moving = false;
+        if (g.neighbour(x, -L::c(i, 0), -L::c(i, 1), -L::c(i, 2), nb, u, moving)) {
+          const Real v = M == Mode::two_grid ? src(idx, opp(i)) : src(idx, i);
+          f[i] = moving ? v + wall_term<L>(i, u) : v;
+        } else {
+          if constexpr (M == Mode::two_grid)
+            f[i] = src(nb, i);
+          else if constexpr (M == Mode::aa_stream)
+            f[i] = src(nb, opp(i));
+          else
+            f[i] = src(idx, i);
+        }
+      }
+    }
+    collide<L>(f, g);
+    if constexpr (M == Mode::two_grid) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) dst.set(idx, i, f[i]);
+    } else if constexpr (M == Mode::aa_local) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) dst.set(idx, opp(i), f[i]);
+    } else if constexpr (bulk) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) dst.set(idx + off[i], i, f[i]);
+    } else {
+      KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
+          for (int i = 0; i < Q; ++i) {
+        int nb = idx;
+        Real u[3];
+        bool moving = false;
+        if (g.neighbour(x, L::c(i, 0), L::c(i, 1), L::c(i, 2), nb, u, moving))
+          dst.set(idx, opp(i), f[i]);
+        else
+          dst.set(nb, i, f[i]);
+      }
+    }
+  }
+};
+
+// Layouts of the stored post-collision populations f*_i(x):
+//  normal:  a(x, i)  (two-grid)
+//  swapped: a(x, opp i)  (in-place, after a local step)
+//  pushed:  a(x + c_i, i)  [wall: a(x, opp i)]  (in-place, after a stream step)
+enum class Layout { normal, swapped, pushed };
+
+// (a: the populations, read as Real, or their raw stored values, read as T)
+template <class L, class Real, class View, class T>
+KOKKOS_INLINE_FUNCTION void gather(const View& a, const Geometry<Real>& g, const int off[],
+                                   Layout layout, int idx, T f[L::Q]) {
+  int x[3];
+  coords(idx, g.n, x);
+  const bool bulk = away_from_edges(x, g.n, L::D);
+  KFLOW_LBM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    if (layout == Layout::normal) {
+      f[i] = a(idx, i);
+    } else if (layout == Layout::swapped) {
+      f[i] = a(idx, opp(i));
+    } else if (bulk || i == 0) {
+      f[i] = a(idx + off[i], i);
+    } else {
+      int nb = idx;
+      Real u[3];
+      bool moving = false;
+      f[i] = g.neighbour(x, L::c(i, 0), L::c(i, 1), L::c(i, 2), nb, u, moving) ? a(idx, opp(i))
+                                                                               : a(nb, i);
+    }
+  }
+}
+
+// Density and velocity (lattice units) from post-collision populations:
+// rho = sum f*, rho u = sum c f* - F/2 (Guo forcing: the collision adds F).
+template <class L, class Real>
+KOKKOS_INLINE_FUNCTION void moments(const Real f[L::Q], const Geometry<Real>& g, Real& rho,
+                                    Real u[3]) {
+  rho = 0;
+  u[0] = u[1] = u[2] = 0;
+  KFLOW_LBM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    rho += f[i];
+    for (int d = 0; d < 3; ++d) u[d] += Real(L::c(i, d)) * f[i];
+  }
+  for (int d = 0; d < 3; ++d) u[d] = (u[d] - Real(0.5) * g.force[d]) / rho;
+}
+
+namespace kernels {
+
+// A step kernel over the lattice: GPUs a thread per cell; CPUs a task per
+// line along x (StepKernel::line).
+template <class ExecSpace, class Kernel>
+void launch_step(const ExecSpace& space, const char* label, const Kernel& kernel) {
+  const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
+  if constexpr (linalg::on_gpu<ExecSpace>) {
+    // Interior and edge cells in two launches: a warp holding an edge cell
+    // ran both paths (H200, D3Q19 512^3 in place, float16s: 17 757 -> 26 689
+    // MLUPS; float unchanged; docs/performance.md).
+    if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
+      const int interior = (nx - 2) * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
+          kernel);
+      Kokkos::parallel_for(std::string(label) + "_edges",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Edges>(
+                               space, 0, kernel.edge_cells()),
+                           kernel);
+    } else
+      Kokkos::parallel_for(
+          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, nx * ny * nz),
+          kernel);
+  } else {
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, ny * nz),
+        KOKKOS_LAMBDA(int l) { kernel.line(l % ny, l / ny); });
+  }
+}
+
+template <class L, class Real, class ExecSpace, class View>
+void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
+          const Geometry<Real>& g, const Offsets<L::Q>& off) {
+  auto make = [&](auto kernel) {
+    kernel.src = src;
+    kernel.dst = dst;
+    kernel.g = g;
+    kernel.offs = off;
+    return kernel;
+  };
+  if (mode == Mode::two_grid)
+    launch_step(space, "kflow::lbm::stream_collide_two_grid",
+                make(StepKernel<L, Real, View, Mode::two_grid>{}));
+  else if (mode == Mode::aa_stream)
+    launch_step(space, "kflow::lbm::stream_collide_aa_stream",
+                make(StepKernel<L, Real, View, Mode::aa_stream>{}));
+  else
+    launch_step(space, "kflow::lbm::stream_collide_aa_local",
+                make(StepKernel<L, Real, View, Mode::aa_local>{}));
+}
+
+// Equilibrium populations of (rho, u), stored in `layout` (normal or swapped).
+template <class L, class Real, class ExecSpace, class View, class Init>
+void initialise(const ExecSpace& space, const View& a, const Geometry<Real>& g, Layout layout,
+                const Init& init) {
+  const int n = g.n[0] * g.n[1] * g.n[2];
+  const bool swapped = layout == Layout::swapped;
+  Kokkos::parallel_for(
+      "kflow::lbm::initialise", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
+      KOKKOS_LAMBDA(int idx) {
+        int x[3];
+        coords(idx, g.n, x);
+        double rho, u[3];
+        init(x, rho, u);
+        const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+        for (int i = 0; i < L::Q; ++i) {
+          const double cu = L::c(i, 0) * u[0] + L::c(i, 1) * u[1] + L::c(i, 2) * u[2];
+          const double feq = L::w(i) * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq);
+          a.set(idx, swapped ? opp(i) : i, Real(feq));
+        }
+      });
+}
+
+// rho, u (lattice units) per cell into out(idx, 0..3).
+template <class L, class Real, class ExecSpace, class View, class Out>
+void macroscopic(const ExecSpace& space, const View& a, const Geometry<Real>& g,
+                 const Offsets<L::Q>& off, Layout layout, const Out& out) {
+  const int n = g.n[0] * g.n[1] * g.n[2];
+  Kokkos::parallel_for(
+      "kflow::lbm::macroscopic",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n), KOKKOS_LAMBDA(int idx) {
+        Real f[L::Q], rho, u[3];
+        gather<L>(a, g, off.v, layout, idx, f);
+        moments<L>(f, g, rho, u);
+        out(idx, 0) = rho;
+        for (int d = 0; d < 3; ++d) out(idx, 1 + d) = u[d];
+      });
+}
+
+// Canonical (normal-layout) copy of the stored values (raw: bit for bit), for
+// checkpoints.
+template <class L, class Real, class ExecSpace, class View>
+void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
+               const Offsets<L::Q>& off, Layout layout, const View& out) {
+  using T = typename View::non_const_value_type;
+  const int n = g.n[0] * g.n[1] * g.n[2];
+  Kokkos::parallel_for(
+      "kflow::lbm::canonical", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
+      KOKKOS_LAMBDA(int idx) {
+        T f[L::Q];
+        gather<L>(a, g, off.v, layout, idx, f);
+        for (int i = 0; i < L::Q; ++i) out(idx, i) = f[i];
+      });
+}
+
+// Max speed, mean kinetic energy (1/2 rho0 |u|^2) and mean density, lattice units.
+template <class L, class Real, class ExecSpace, class View>
+void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const Offsets<L::Q>& off,
+           Layout layout, double& umax, double& energy, double& mass) {
+  const int n = g.n[0] * g.n[1] * g.n[2];
+  Kokkos::parallel_reduce(
+      "kflow::lbm::norms", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
+      KOKKOS_LAMBDA(int idx, double& m, double& e, double& r) {
+        Real f[L::Q], rho, u[3];
+        gather<L>(a, g, off.v, layout, idx, f);
+        moments<L>(f, g, rho, u);
+        const double sq = double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2];
+        m = sq > m ? sq : m;
+        e += 0.5 * sq;
+        r += rho;
+      },
+      Kokkos::Max<double>(umax), Kokkos::Sum<double>(energy), Kokkos::Sum<double>(mass));
+  space.fence("kflow::lbm::norms");
+  umax = std::sqrt(umax);
+  energy /= n;
+  mass /= n;
+}
+
+}  // namespace kernels
+
+}  // namespace kflow::lbm
