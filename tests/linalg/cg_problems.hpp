@@ -9,6 +9,7 @@
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/grid.hpp"
 #include "kflow/linalg/stencil.hpp"
+#include "unit/linsys_helpers.hpp"
 
 namespace kflow::test::cg {
 
@@ -16,7 +17,6 @@ namespace la = kflow::linalg;
 using Mem = Kokkos::HostSpace;
 using F2 = la::Field<double, 2, Mem>;
 using Op5 = la::Stencil5<double, Mem>;
-using Mask = Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem>;
 
 inline F2 f2(const la::Grid& g) {
   return F2("f", g.extent(0), g.extent(1));
@@ -56,19 +56,12 @@ inline double unit_k(double, double) {
 // periodic in x if asked.
 inline la::Laplace5<double, Mem> neumann_op(const la::Grid& g, bool periodic_x) {
   const int nx = g.cells[0], ny = g.cells[1];
-  Mask mask("mask", g.extent(0), g.extent(1));
   auto in = [&](int i, int j) {
     if (periodic_x) i = i < 1 ? nx : i > nx ? 1 : i;
     const bool obstacle = i >= 6 && i <= 9 && j >= 4 && j <= 8;
     return i >= 1 && i <= nx && j >= 1 && j <= ny && !obstacle;
   };
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i)
-      if (in(i, j))
-        mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
-                     (in(i + 1, j) ? la::mask_bits::east : 0) |
-                     (in(i, j - 1) ? la::mask_bits::south : 0) |
-                     (in(i, j + 1) ? la::mask_bits::north : 0);
+  const auto mask = kflow::test::mask_of(g, in);
   la::Laplace5<double, Mem> op;
   op.mask = mask;
   op.cx = 1 / (g.spacing(0) * g.spacing(0));

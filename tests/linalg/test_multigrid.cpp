@@ -392,18 +392,11 @@ TEMPLATE_LIST_TEST_CASE("multigrid: a masked pure-Neumann Laplacian with an inco
   for (bool periodic : {false, true}) {
     const int nx = 128, ny = 64;
     const auto g = grid(2, nx, ny);
-    Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem> mask("mask", g.extent(0), g.extent(1));
     auto in = [&](int i, int j) {
       if (periodic) i = i < 1 ? nx : i > nx ? 1 : i;
       return i >= 1 && i <= nx && j >= 1 && j <= ny && !cylinder(i, j, ny);
     };
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i)
-        if (in(i, j))
-          mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
-                       (in(i + 1, j) ? la::mask_bits::east : 0) |
-                       (in(i, j - 1) ? la::mask_bits::south : 0) |
-                       (in(i, j + 1) ? la::mask_bits::north : 0);
+    const auto mask = kflow::test::mask_of(g, in);
     la::Laplace5<double, Mem> hop;
     hop.mask = mask;
     hop.cx = hop.cy = 1 / (g.spacing(0) * g.spacing(0));

@@ -91,18 +91,11 @@ TEMPLATE_LIST_TEST_CASE("red-black SOR on a masked Neumann Laplacian with an obs
                         kflow::test::ExecutionSpaces) {
   TestType space;
   const auto g = grid2(20, 14);
-  Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Mem> mask("mask", g.extent(0), g.extent(1));
   auto in = [&](int i, int j) {
     const bool obstacle = i >= 6 && i <= 9 && j >= 4 && j <= 8;
     return i >= 1 && i <= 20 && j >= 1 && j <= 14 && !obstacle;
   };
-  for (int j = 1; j <= 14; ++j)
-    for (int i = 1; i <= 20; ++i)
-      if (in(i, j))
-        mask(i, j) = la::mask_bits::self | (in(i - 1, j) ? la::mask_bits::west : 0) |
-                     (in(i + 1, j) ? la::mask_bits::east : 0) |
-                     (in(i, j - 1) ? la::mask_bits::south : 0) |
-                     (in(i, j + 1) ? la::mask_bits::north : 0);
+  const auto mask = kflow::test::mask_of(g, in);
   la::Laplace5<double, Mem> hop;
   hop.mask = mask;
   hop.cx = 400, hop.cy = 196;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 #include "kflow/linalg/field.hpp"
@@ -23,6 +24,23 @@ inline linalg::Grid grid2(int nx, int ny) {
   g.cells = {nx, ny, 1};
   g.length = {1.0, double(ny) / nx, 1.0};
   return g;
+}
+
+// The 5-point mask (linalg::mask_bits) of the cells (1..nx, 1..ny) where
+// in(i, j) holds: self, and a bit per neighbour that is in the system too
+// (in may wrap a periodic index).
+template <class In>
+Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Kokkos::HostSpace> mask_of(const linalg::Grid& g,
+                                                                            const In& in) {
+  namespace mb = linalg::mask_bits;
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutLeft, Kokkos::HostSpace> mask("mask", g.extent(0),
+                                                                           g.extent(1));
+  for (int j = 1; j <= g.cells[1]; ++j)
+    for (int i = 1; i <= g.cells[0]; ++i)
+      if (in(i, j))
+        mask(i, j) = mb::self | (in(i - 1, j) ? mb::west : 0) | (in(i + 1, j) ? mb::east : 0) |
+                     (in(i, j - 1) ? mb::south : 0) | (in(i, j + 1) ? mb::north : 0);
+  return mask;
 }
 
 // Uniform random values in [-1, 1] on the interior (ghosts 0).
