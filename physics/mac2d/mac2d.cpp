@@ -292,12 +292,6 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 
   const auto ss = c.section("solver.pressure");
   s->method = ss.get_choice("method", {"rbsor", "sip", "cg", "mg", "kk_cg"}, "rbsor");
-#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
-  if (s->method == "kk_cg")
-    ss.fail("method",
-            "\"kk_cg\" (CG over Kokkos Kernels) needs Kokkos Kernels, which this build does not "
-            "have ('kflow info'); use \"cg\"");
-#endif
   s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
   s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
@@ -307,6 +301,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     ss.fail("preconditioner",
             "\"kk_cg\" takes \"jacobi\" or \"none\" (multigrid is matrix-free: "
             "method = \"cg\")");
+  // After the preconditioner: a case's mistakes are named alike in every build.
+#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
+  if (s->method == "kk_cg")
+    ss.fail("method",
+            "\"kk_cg\" (CG over Kokkos Kernels) needs Kokkos Kernels, which this build does not "
+            "have ('kflow info'); use \"cg\"");
+#endif
   if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "

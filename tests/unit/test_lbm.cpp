@@ -296,9 +296,9 @@ TEST_CASE("lbm checkpoint and restart continue bit-for-bit, across streaming sch
     const std::vector<std::string> sets = {"output.every_steps=5", "time.steps=20",
                                            "run.precision=\"" + precision + "\""};
     const auto full = run_text(toml, tmp.str() + "/full", sets, "", true);
-    auto half = sets;
-    half[1] = "time.steps=5";
-    run_text(toml, tmp.str() + "/half", half);
+    auto first = sets;
+    first[1] = "time.steps=5";
+    run_text(toml, tmp.str() + "/half", first);
     for (const char* scheme :
          {"lattice.streaming=\"two_grid\"", "lattice.streaming=\"in_place\""}) {
       auto rs = sets;

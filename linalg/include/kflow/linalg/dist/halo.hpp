@@ -24,28 +24,38 @@ namespace kflow::linalg::dist {
 
 namespace detail {
 
-// Copies the box r of f into buf (pack) or buf into the box (unpack), i fastest.
+// Copies the box of f starting at (bi, bj, bk), ni x nj x ..., into buf
+// (pack) or buf into the box (unpack), i fastest.  A functor: nvcc refuses
+// an extended lambda that first captures inside `if constexpr`.
+template <class View, class Buf>
+struct CopyBox {
+  View f;
+  Buf buf;
+  int bi, bj, bk, ni, nj;
+  bool pack;
+  KOKKOS_INLINE_FUNCTION void operator()(int n) const {
+    const int i = bi + n % ni, j = bj + (n / ni) % nj;
+    if constexpr (View::rank == 2) {
+      if (pack)
+        buf(n) = f(i, j);
+      else
+        f(i, j) = buf(n);
+    } else {
+      const int k = bk + n / (ni * nj);
+      if (pack)
+        buf(n) = f(i, j, k);
+      else
+        f(i, j, k) = buf(n);
+    }
+  }
+};
+
 template <class ExecSpace, class View, class Buf>
 void copy_box(const ExecSpace& space, const char* label, const View& f, const IndexRange& r,
               const Buf& buf, bool pack) {
-  const int bi = r.begin[0], bj = r.begin[1], bk = r.begin[2];
-  const int ni = r.end[0] - bi, nj = r.end[1] - bj;
-  Kokkos::parallel_for(
-      label, RangePolicy<ExecSpace>(space, 0, int(r.size())), KOKKOS_LAMBDA(int n) {
-        const int i = bi + n % ni, j = bj + (n / ni) % nj, k = bk + n / (ni * nj);
-        if constexpr (View::rank == 2) {
-          (void)k;
-          if (pack)
-            buf(n) = f(i, j);
-          else
-            f(i, j) = buf(n);
-        } else {
-          if (pack)
-            buf(n) = f(i, j, k);
-          else
-            f(i, j, k) = buf(n);
-        }
-      });
+  Kokkos::parallel_for(label, RangePolicy<ExecSpace>(space, 0, int(r.size())),
+                       CopyBox<View, Buf>{f, buf, r.begin[0], r.begin[1], r.begin[2],
+                                          r.end[0] - r.begin[0], r.end[1] - r.begin[1], pack});
 }
 
 }  // namespace detail
