@@ -301,7 +301,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     ss.fail("preconditioner",
             "\"kk_cg\" takes \"jacobi\" or \"none\" (multigrid is matrix-free: "
             "method = \"cg\")");
-  // After the preconditioner: a case's mistakes are named alike in every build.
+    // After the preconditioner: a case's mistakes are named alike in every build.
 #if !defined(KFLOW_HAVE_KOKKOSKERNELS)
   if (s->method == "kk_cg")
     ss.fail("method",
