@@ -301,8 +301,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     ss.fail("preconditioner",
             "\"kk_cg\" takes \"jacobi\" or \"none\" (multigrid is matrix-free: "
             "method = \"cg\")");
-    // After the preconditioner: a case's mistakes are named alike in every build.
 #if !defined(KFLOW_HAVE_KOKKOSKERNELS)
+  // After the preconditioner: a case's mistakes are named alike in every build.
   if (s->method == "kk_cg")
     ss.fail("method",
             "\"kk_cg\" (CG over Kokkos Kernels) needs Kokkos Kernels, which this build does not "
