@@ -42,9 +42,10 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "(2^k+2)^2 nodes (issue #4's comparison "
     "table), or a 3D one on (2^k)^3 cells",
     "k=LIST (5,7; the table: 10), solvers=LIST of "
-    "sip,rbsor,cg,cg_jacobi,kk_cg,kk_cg_jacobi,mg,mg_f,mg_v1,mg_v3,mg_cheb,"
+    "sip,rbsor,cg,cg_jacobi,kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,mg,mg_f,mg_v1,mg_v3,"
+    "mg_cheb,"
     "cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg (all; hypre in builds with hypre, one MPI rank; "
-    "kk_cg* in builds with Kokkos Kernels; "
+    "kk_* in builds with Kokkos Kernels; restart=M (kk_gmres: 50); "
     "dim=3: mg,mg_f,mg_cheb,cg_mg,cg_jacobi; also mg_v1, mg_v3, cg_mg_cheb, cg), dim=2|3 (2), "
     "bc=dirichlet|neumann (dim=3; "
     "dirichlet), "

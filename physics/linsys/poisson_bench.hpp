@@ -28,6 +28,8 @@
 // kk_cg, kk_cg_jacobi: CG over Kokkos Kernels (linalg/kk_cg.hpp: the operator
 // assembled as CRS, KokkosSparse::spmv and KokkosBlas), 2D, in the default
 // list where Kokkos Kernels is in the build; elsewhere their rows say so.
+// kk_gmres, kk_gmres_jacobi: Kokkos Kernels' restarted GMRES (linalg/kk_gmres.hpp,
+// 50 vectors a cycle; restart=N) on the same CRS matrix, same rule.
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
 // checks and diagonal; one run), one iteration (mean of `sweeps` fixed
 // iterations, with the bytes an ideal implementation moves), and the time to
@@ -60,6 +62,7 @@
 #endif
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
 #include "kflow/linalg/kk_cg.hpp"
+#include "kflow/linalg/kk_gmres.hpp"
 #endif
 
 namespace kflow::linsys {
@@ -280,17 +283,19 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const long dim = P.get_int("dim", 2, 2);
   const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-  const std::string kk_defaults = "kk_cg,kk_cg_jacobi,";
+  const std::string kk_defaults = "kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,";
 #else
   const std::string kk_defaults;
 #endif
-  const auto solvers = P.get_choices(
-      "solvers",
-      dim == 3 ? std::string("mg,mg_f,mg_cheb,cg_mg,cg_jacobi")
-               : "sip,rbsor,cg,cg_jacobi," + kk_defaults +
-                     "mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg",
-      {"sip", "rbsor", "cg", "cg_jacobi", "kk_cg", "kk_cg_jacobi", "mg", "mg_f", "mg_v1", "mg_v3",
-       "mg_cheb", "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
+  const auto solvers =
+      P.get_choices("solvers",
+                    dim == 3 ? std::string("mg,mg_f,mg_cheb,cg_mg,cg_jacobi")
+                             : "sip,rbsor,cg,cg_jacobi," + kk_defaults +
+                                   "mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg",
+                    {"sip", "rbsor", "cg", "cg_jacobi", "kk_cg", "kk_cg_jacobi", "kk_gmres",
+                     "kk_gmres_jacobi", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb", "cg_mg",
+                     "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
+  const int restart = int(P.get_int("restart", 50, 1));
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -429,6 +434,29 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         // 8 values' worth in double); p.q, x += a p, r -= a q, z = r / d or
         // z = r, r.z, p = z + b p: 2 + 3 + 3 + 3 (2) + 2 + 3.
         measure(*cg, cg->name(), jac ? 26.0 : 25.0);
+#else
+        fr.label = size + ", " + name;
+        fr.note = "Kokkos Kernels not in this build";
+        rows.push_back(fr);
+#endif
+      } else if (name == "kk_gmres" || name == "kk_gmres_jacobi") {
+        KernelBenchRow fr;
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+        la::KkGmresOptions go;
+        go.preconditioner =
+            name == "kk_gmres_jacobi" ? la::CgPreconditioner::jacobi : la::CgPreconditioner::none;
+        go.restart = restart;
+        std::unique_ptr<la::KkGmres<Space, Op>> gm;
+        fr.seconds = timed([&] { gm = std::make_unique<la::KkGmres<Space, Op>>(space, p.op, go); });
+        fr.label = size + ", " + gm->name() + ", set-up (CRS assembly)";
+        rows.push_back(fr);
+        // About, an iteration: spmv (8 values' worth, as kk_cg's), the
+        // preconditioner (2 or 0), classical Gram-Schmidt twice against the
+        // j < m vectors so far (dots and updates: 4 j, 2 m on average over a
+        // cycle of m = the timed iterations or restart) and the new vector (3).
+        const double m = std::min(restart, sweeps);
+        measure(*gm, gm->name(),
+                8.0 + (go.preconditioner == la::CgPreconditioner::jacobi ? 2 : 0) + 2 * m + 3);
 #else
         fr.label = size + ", " + name;
         fr.note = "Kokkos Kernels not in this build";

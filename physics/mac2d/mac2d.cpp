@@ -291,23 +291,18 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
 
   const auto ss = c.section("solver.pressure");
-  s->method = ss.get_choice("method", {"rbsor", "sip", "cg", "mg", "kk_cg"}, "rbsor");
+  s->method = ss.get_choice("method", {"rbsor", "sip", "cg", "mg", "kk_cg", "kk_gmres"}, "rbsor");
+  const bool kk = s->method == "kk_cg" || s->method == "kk_gmres";
   s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
   s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
   s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
-  if (s->method == "kk_cg" && s->preconditioner == "mg")
-    ss.fail("preconditioner",
-            "\"kk_cg\" takes \"jacobi\" or \"none\" (multigrid is matrix-free: "
-            "method = \"cg\")");
-#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
-  // After the preconditioner: a case's mistakes are named alike in every build.
-  if (s->method == "kk_cg")
-    ss.fail("method",
-            "\"kk_cg\" (CG over Kokkos Kernels) needs Kokkos Kernels, which this build does not "
-            "have ('kflow info'); use \"cg\"");
-#endif
+  if (kk && s->preconditioner == "mg")
+    ss.fail("preconditioner", "\"" + s->method +
+                                  "\" takes \"jacobi\" or \"none\" (multigrid is matrix-free: "
+                                  "method = \"cg\")");
+  s->restart = int(ss.get_int("restart", 50, 1, 10000));
   if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "
@@ -317,6 +312,17 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));
   const auto crit = ss.get_choice("criterion", {"residual", "change"}, "residual");
   s->control.criterion = crit == "change" ? linalg::Criterion::change : linalg::Criterion::residual;
+  if (s->method == "kk_gmres" && crit == "change")
+    ss.fail("criterion",
+            "\"kk_gmres\" stops on \"residual\" only (GMRES minimises the residual; the last "
+            "step's change says nothing for it)");
+#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
+  // After the keys kk_ takes: a case's mistakes are named alike in every build.
+  if (kk)
+    ss.fail("method", "\"" + s->method +
+                          "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does "
+                          "not have ('kflow info'); use \"cg\"");
+#endif
   s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
   s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
   s->fixed_iterations = s->control.tolerance == 0;
@@ -362,12 +368,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
   // r, two p, q and the inverse diagonal
   // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)
-  // (kk_cg: 8 vectors of the rows and the CRS matrix, about 8 values' worth)
-  s->values_per_cell = 6.25 + (s->method == "sip"     ? 6
-                               : s->method == "cg"    ? 5 + (s->preconditioner == "mg" ? 3 : 0)
-                               : s->method == "mg"    ? 3
-                               : s->method == "kk_cg" ? 16
-                                                      : 0);
+  // (kk_cg: 8 vectors of the rows and the CRS matrix, about 8 values' worth;
+  // kk_gmres: 5 vectors, the matrix and the restart + 5 Krylov vectors)
+  s->values_per_cell = 6.25 + (s->method == "sip"        ? 6
+                               : s->method == "cg"       ? 5 + (s->preconditioner == "mg" ? 3 : 0)
+                               : s->method == "mg"       ? 3
+                               : s->method == "kk_cg"    ? 16
+                               : s->method == "kk_gmres" ? 18 + s->restart
+                                                         : 0);
   s->saved_values_per_cell = 3;  // u, v, p
   // the diffusive limit (the convective one needs the velocity field)
   const auto& gr = s->grid;

@@ -60,10 +60,12 @@ struct Setup : ModelSetup {
   std::vector<double> init_box;     // [x0, x1, y0, y1] where u0, v0 apply (empty: everywhere)
   std::string initial = "uniform";  // "uniform" | "taylor_green"
   // Pressure solve: "rbsor" (omega), "sip" (Stone's procedure, alpha),
-  // "cg" (conjugate gradients, preconditioner "jacobi" | "none" | "mg") or
-  // "mg" (geometric multigrid, options mg).
+  // "cg" (conjugate gradients, preconditioner "jacobi" | "none" | "mg"),
+  // "mg" (geometric multigrid, options mg), or over Kokkos Kernels "kk_cg"
+  // and "kk_gmres" (restart: Krylov vectors per cycle).
   std::string method = "rbsor";
   double omega = 1.7, alpha = 0.92;
+  int restart = 50;
   std::string preconditioner = "jacobi";
   linalg::MgOptions mg;
   linalg::SolveControl control;

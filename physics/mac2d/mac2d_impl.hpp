@@ -28,6 +28,7 @@
 #include "mac2d_kernels.hpp"
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
 #include "kflow/linalg/kk_cg.hpp"
+#include "kflow/linalg/kk_gmres.hpp"
 #endif
 
 namespace kflow::mac2d {
@@ -101,8 +102,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       solver_ = std::make_unique<linalg::ConjugateGradient<ExecSpace, Op>>(
           space_, op_,
           linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner), s_.mg});
-    else if (s_.method == "kk_cg")
-      solver_ = make_kk_cg();
+    else if (s_.method == "kk_cg" || s_.method == "kk_gmres")
+      solver_ = make_kk();
     else if (s_.method == "mg") {
       auto mg = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
       mg_ = mg.get();
@@ -296,15 +297,18 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   Kokkos::View<Real**, Kokkos::LayoutLeft, Mem> inflow_;
   SideParams<Real> sides_{};
   Op op_;
-  // method = "kk_cg": CG over Kokkos Kernels (the configuration refuses it
-  // in builds without Kokkos Kernels).
-  std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> make_kk_cg() const {
+  // method = "kk_cg" or "kk_gmres": over Kokkos Kernels (the configuration
+  // refuses them in builds without Kokkos Kernels).
+  std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> make_kk() const {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-    return std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(
-        space_, op_, linalg::parse<linalg::CgPreconditioner>(s_.preconditioner));
+    const auto pre = linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
+    if (s_.method == "kk_gmres")
+      return std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
+          space_, op_, linalg::KkGmresOptions{pre, s_.restart});
+    return std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_, pre);
 #else
-    throw Error(
-        "mac2d: solver.pressure.method = \"kk_cg\" needs Kokkos Kernels, not in this build");
+    throw Error("mac2d: solver.pressure.method = \"" + s_.method +
+                "\" needs Kokkos Kernels, not in this build");
 #endif
   }
 

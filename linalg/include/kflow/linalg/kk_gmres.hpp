@@ -1,0 +1,223 @@
+#pragma once
+// Restarted GMRES from Kokkos Kernels (KokkosSparse::Experimental::gmres) on
+// the operator assembled as a CRS matrix (crs.hpp), behind linalg's Solver
+// interface with linalg's residual stopping rule.  Unlike CG it needs no
+// symmetry and no definite diagonal: any 5- or 7-point operator whose rows
+// of the system have a non-zero diagonal.  Needs Kokkos Kernels (CMake
+// target kflow_kokkoskernels).
+//
+// Cells with c.p == 0 are not part of the system (empty rows; b taken as 0
+// there, their x left alone).  Singular systems (every row summing to zero)
+// solve A x = b - mean(b), as CG does.  Preconditioners (right, as Kokkos
+// Kernels applies them): none and Jacobi (1 / c.p).
+//
+// Stopping (SolveControl): the residual criterion only, max |b - A x| /
+// max |b| over the system (GMRES minimises the 2-norm; a max-norm of the
+// last step's change means nothing for it: std::invalid_argument).  Kokkos
+// Kernels stops on ||b - A x||_2 / ||b||_2; each call runs to a 2-norm target
+// (first the tolerance), then kflow computes the max-norm criterion and, if
+// it is not met, calls again from the current x with a tighter target, until
+// it is met, max_iterations is spent or GMRES stops making progress.
+// tolerance 0 runs max_iterations.  iterations counts GMRES iterations
+// (Krylov vectors) over all calls.
+
+#include <KokkosBlas1_axpby.hpp>
+#include <KokkosBlas1_dot.hpp>
+#include <KokkosBlas1_mult.hpp>
+#include <KokkosBlas1_nrminf.hpp>
+#include <KokkosKernels_Handle.hpp>
+#include <KokkosSparse_Preconditioner.hpp>
+#include <KokkosSparse_gmres.hpp>
+#include <KokkosSparse_spmv.hpp>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kflow/linalg/cg.hpp"
+#include "kflow/linalg/crs.hpp"
+#include "kflow/linalg/solver.hpp"
+
+namespace kflow::linalg {
+
+namespace detail {
+// Jacobi as a Kokkos Kernels preconditioner: Y = beta Y + alpha D^-1 X.
+template <class Crs>
+class KkJacobi : public KokkosSparse::Experimental::Preconditioner<Crs> {
+  using Base = KokkosSparse::Experimental::Preconditioner<Crs>;
+  using Real = typename Base::ScalarType;
+  using Device = Kokkos::Device<typename Base::EXSP, typename Base::MEMSP>;
+
+ public:
+  explicit KkJacobi(const Kokkos::View<Real*, Device>& dinv) : dinv_(dinv) {}
+  void apply(const Kokkos::View<const Real*, Device>& x, const Kokkos::View<Real*, Device>& y,
+             const char* = "N", Real alpha = Real(1), Real beta = Real(0)) const override {
+    KokkosBlas::mult(beta, y, alpha, dinv_, x);
+  }
+  void setParameters() override {}
+  void initialize() override {}
+  bool isInitialized() const override { return true; }
+  void compute() override {}
+  bool isComputed() const override { return true; }
+
+ private:
+  Kokkos::View<Real*, Device> dinv_;
+};
+}  // namespace detail
+
+struct KkGmresOptions {
+  CgPreconditioner preconditioner = CgPreconditioner::jacobi;  // none or jacobi
+  int restart = 50;                                            // Krylov vectors before a restart
+};
+
+template <class ExecSpace, class Op>
+class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
+ public:
+  using Real = typename Op::real_type;
+  static constexpr int Dim = Op::dim;
+  using Base = Solver<ExecSpace, Real, Dim>;
+  using memory_space = typename ExecSpace::memory_space;
+  using V = Kokkos::View<Real*, memory_space>;
+  using Crs = CrsMatrix<Real, ExecSpace>;
+  using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, Real, ExecSpace,
+                                                                  memory_space, memory_space>;
+
+  KkGmres(const ExecSpace& space, const Op& op, const KkGmresOptions& o = {})
+      : space_(space), grid_(op.grid), options_(o) {
+    if (o.preconditioner == CgPreconditioner::mg)
+      throw std::invalid_argument(
+          "kk_gmres: preconditioner 'mg' is matrix-free only; kk_gmres takes none or jacobi");
+    if (o.restart < 1)
+      throw std::invalid_argument("kk_gmres: restart " + std::to_string(o.restart) +
+                                  ": needs at least 1 Krylov vector");
+    if (op.grid.dim != Dim)
+      throw std::invalid_argument("kk_gmres: a " + std::to_string(Dim) + "D solver on a " +
+                                  std::to_string(op.grid.dim) + "D grid");
+    detail::CgOperatorInfo info;
+    if constexpr (Dim == 2)
+      info = detail::cg_operator_info2(space_, op);
+    else
+      info = detail::cg_operator_info3(space_, op);
+    cells_ = info.positive + info.negative;
+    singular_ = cells_ > 0 && info.row_sum <= 64 * double(std::numeric_limits<Real>::epsilon());
+    A_ = make_crs(space_, op);
+    const int n = A_.numRows();
+    auto vec = [&](const std::string& label) {
+      return V(Kokkos::view_alloc(space_, label), n);
+    };
+    x_ = vec("kflow::kk_gmres::x"), b_ = vec("kflow::kk_gmres::b"), r_ = vec("kflow::kk_gmres::r");
+    in_ = vec("kflow::kk_gmres::in_system"), dinv_ = vec("kflow::kk_gmres::dinv");
+    const int g = grid_.ghost, nx = grid_.cells[0], ny = grid_.cells[1];
+    const V in = in_, dinv = dinv_;
+    Kokkos::parallel_for(
+        "kflow::linalg::kk_gmres::diagonal", RangePolicy<ExecSpace>(space_, 0, n),
+        KOKKOS_LAMBDA(int r) {
+          const int i = g + r % nx, j = g + (r / nx) % ny;
+          Real p;
+          if constexpr (Op::dim == 2)
+            p = op.coeffs(i, j).p;
+          else
+            p = op.coeffs(i, j, g + r / (nx * ny)).p;
+          in(r) = p != Real(0) ? Real(1) : Real(0);
+          dinv(r) = p != Real(0) ? Real(1) / p : Real(0);
+        });
+    if (o.preconditioner == CgPreconditioner::jacobi)
+      jacobi_ = std::make_unique<detail::KkJacobi<Crs>>(dinv_);
+    space_.fence("kflow::linalg::kk_gmres::setup");
+  }
+
+  SolveStats solve(const typename Base::X& x, const typename Base::B& b,
+                   const SolveControl& c) override {
+    if (c.criterion != Criterion::residual)
+      throw std::invalid_argument(
+          "kk_gmres stops on the residual criterion only (criterion = \"residual\")");
+    SolveStats s;
+    if (cells_ == 0) {
+      s.converged = true;
+      s.criterion = 0;
+      return s;
+    }
+    gather_rows(space_, grid_, x, x_);
+    gather_rows(space_, grid_, b, b_);
+    KokkosBlas::mult(space_, Real(0), b_, Real(1), in_, b_);  // b = 0 outside the system
+    if (singular_) {
+      const double mean = double(KokkosBlas::dot(space_, b_, in_)) / double(cells_);
+      KokkosBlas::axpby(space_, Real(-mean), in_, Real(1), b_);
+    }
+    double scale = double(KokkosBlas::nrminf(space_, b_));
+    if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
+    // The criterion of the current x: max |b - A x| / scale.
+    auto criterion = [&]() {
+      Kokkos::deep_copy(space_, r_, b_);
+      KokkosSparse::spmv(space_, "N", Real(-1), A_, x_, Real(1), r_);
+      return double(KokkosBlas::nrminf(space_, r_)) / scale;
+    };
+    const int m = options_.restart;
+    // Below float's or double's reach the 2-norm target stops meaning anything.
+    const double floor = 4 * double(std::numeric_limits<Real>::epsilon());
+    double target = std::max(c.tolerance, floor);
+    double crit = criterion();
+    s.criterion = crit;
+    const bool checks = c.tolerance > 0;
+    while (s.iterations < c.max_iterations) {
+      check_stop();
+      if (checks && crit <= c.tolerance) break;
+      const int left = c.max_iterations - s.iterations;
+      Handle kh;
+      // Cycles of m vectors (the last one shorter) for at most `left` iterations.
+      const int mm = std::min(m, left);
+      kh.create_gmres_handle(mm, checks ? target : 0.0, std::max(0, (left + mm - 1) / mm - 1));
+      auto* gh = kh.get_gmres_handle();
+      space_.fence("kflow::linalg::kk_gmres::call");
+      KokkosSparse::Experimental::gmres(&kh, A_, b_, x_, jacobi_.get());
+      ExecSpace().fence("kflow::linalg::kk_gmres::called");  // Kokkos Kernels' own instance
+      const int done = gh->get_num_iters();
+      // The 2-norm target already met, the max-norm criterion not: tighter.
+      auto tighten = [&] {
+        if (target <= floor) return false;
+        target = std::max(floor, target * std::max(0.01, 0.5 * c.tolerance / crit));
+        return true;
+      };
+      if (done == 0) {
+        if (!checks || !tighten()) break;
+        continue;
+      }
+      s.iterations += std::min(done, left);
+      const double before = crit;
+      crit = criterion();
+      s.criterion = crit;
+      if (!(crit < HUGE_VAL)) break;  // diverged
+      if (!checks) continue;
+      if (crit <= c.tolerance) break;
+      if (!(crit < before) || !tighten()) break;  // no progress, or at the floor
+    }
+    s.converged = checks ? crit <= c.tolerance : false;
+    scatter_rows(space_, grid_, x_, x);
+    space_.fence("kflow::linalg::kk_gmres::solve");
+    return s;
+  }
+
+  std::string name() const override {
+    return std::string("kk_gmres(") + std::to_string(options_.restart) + ") (" +
+           linalg::name(options_.preconditioner) + ")";
+  }
+  const Crs& matrix() const { return A_; }
+  bool singular() const { return singular_; }
+
+ private:
+  ExecSpace space_;
+  Grid grid_;
+  KkGmresOptions options_;
+  long cells_ = 0;
+  bool singular_ = false;
+  Crs A_;
+  V x_, b_, r_, in_, dinv_;
+  std::unique_ptr<detail::KkJacobi<Crs>> jacobi_;
+};
+
+}  // namespace kflow::linalg

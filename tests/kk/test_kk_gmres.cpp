@@ -1,0 +1,218 @@
+// Restarted GMRES over Kokkos Kernels (linalg/kk_gmres.hpp): on the
+// symmetric systems of the CG tests it reaches the known discrete solution
+// and the matrix-free CG's solution to the tolerance; on a non-symmetric
+// convection-diffusion system, which CG refuses, it reaches the known
+// solution; Jacobi helps where the diagonal varies; singular systems up to a
+// constant, obstacles left alone; the max-norm criterion holds at exit; the
+// rejections.  On every execution space compiled in (operators and
+// right-hand sides built on the host).
+
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <type_traits>
+
+#include "kflow/linalg/cg.hpp"
+#include "kflow/linalg/kk_gmres.hpp"
+#include "linalg/backends.hpp"
+#include "linalg/cg_problems.hpp"
+#include "unit/linsys_helpers.hpp"
+
+namespace la = kflow::linalg;
+using Mem = Kokkos::HostSpace;
+using F2 = la::Field<double, 2, Mem>;
+
+namespace {
+
+using kflow::test::error;
+using kflow::test::grid2;
+using kflow::test::op_to_space;
+using kflow::test::random_field;
+using kflow::test::rhs_of;
+using kflow::test::to_host;
+using kflow::test::to_space;
+using kflow::test::cg::diffusion_op;
+using kflow::test::cg::f2;
+using kflow::test::cg::neumann_op;
+
+la::SolveControl control(double tol) {
+  la::SolveControl s;
+  s.tolerance = tol;
+  s.max_iterations = 20000;
+  return s;
+}
+
+// GMRES on Space from x0; the solution (host) and the stats.
+template <class Space, class HOp>
+std::pair<F2, la::SolveStats> gmres(const HOp& hop, const F2& x0, const F2& b,
+                                    const la::KkGmresOptions& o, const la::SolveControl& c) {
+  Space space;
+  const auto op = op_to_space<Space>(hop);
+  using Op = std::remove_const_t<decltype(op)>;
+  F2 h("x", x0.layout());
+  Kokkos::deep_copy(h, x0);
+  auto x = to_space<Space>(h);
+  la::KkGmres<Space, Op> s(space, op, o);
+  const auto st = s.solve(x, to_space<Space>(b), c);
+  return {to_host(x), st};
+}
+
+// max |b - A x| / max |b| over the system, on the host.
+template <class HOp>
+double residual(const HOp& op, const F2& x, const F2& b) {
+  double r = 0, s = 0;
+  const auto& g = op.grid;
+  for (int j = 1; j <= g.cells[1]; ++j)
+    for (int i = 1; i <= g.cells[0]; ++i)
+      if (op.coeffs(i, j).p != 0) {
+        r = std::max(r, std::fabs(b(i, j) - la::apply_at(op, x, i, j)));
+        s = std::max(s, std::fabs(b(i, j)));
+      }
+  return r / s;
+}
+
+// Upwind convection-diffusion, -div(k grad u) + c . grad u with c = (cx, cy)
+// > 0 upwinded, zero Dirichlet walls: diagonally dominant, not symmetric.
+la::Stencil5<double, Mem> convection_op(const la::Grid& g, double cx, double cy) {
+  auto op = diffusion_op(g, kflow::test::cg::unit_k);
+  const double hx = g.spacing(0), hy = g.spacing(1);
+  for (int j = 1; j <= g.cells[1]; ++j)
+    for (int i = 1; i <= g.cells[0]; ++i) {
+      // The entries of the matrix (negative diagonal, as the Laplacian's):
+      // - c_x (u_P - u_W) / h_x - c_y (u_P - u_S) / h_y.
+      op.cp(i, j) -= cx / hx + cy / hy;
+      if (i > 1) op.cw(i, j) += cx / hx;
+      if (j > 1) op.cs(i, j) += cy / hy;
+    }
+  return op;
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("kk_gmres: 2D diffusion with Dirichlet walls, as the matrix-free CG",
+                        "[unit][gmres][kokkos-kernels]", kflow::test::ExecutionSpaces) {
+  const auto g = grid2(33, 21);
+  // Face coefficients varying 1:20, so that the diagonal varies and Jacobi helps.
+  const auto hop = diffusion_op(g, [](double x, double) { return x < 16 ? 1.0 : 20.0; });
+  const F2 exact = random_field(g, 5);
+  const F2 b = rhs_of(hop, exact);
+  // The matrix-free CG's solution to the same tolerance, on the same space.
+  TestType space;
+  const auto op = op_to_space<TestType>(hop);
+  la::ConjugateGradient<TestType, std::remove_const_t<decltype(op)>> cg(space, op);
+  auto xc = to_space<TestType>(f2(g));
+  REQUIRE(cg.solve(xc, to_space<TestType>(b), control(1e-11)).converged);
+  const F2 xcg = to_host(xc);
+  int its[2] = {0, 0};
+  for (auto pre : {la::CgPreconditioner::none, la::CgPreconditioner::jacobi}) {
+    la::KkGmresOptions o;
+    o.preconditioner = pre;
+    o.restart = 30;
+    const auto [x, st] = gmres<TestType>(hop, f2(g), b, o, control(1e-11));
+    INFO(la::name(pre) << ": " << st.iterations << " iterations, criterion " << st.criterion);
+    CHECK(st.converged);
+    CHECK(st.criterion <= 1e-11);
+    CHECK(residual(hop, x, b) <= 1e-11);        // the criterion, recomputed here
+    CHECK(error(hop, x, exact, false) < 1e-8);  // the known solution
+    CHECK(error(hop, x, xcg, false) < 1e-8);    // CG's
+    its[pre == la::CgPreconditioner::jacobi] = st.iterations;
+  }
+  INFO("none " << its[0] << ", jacobi " << its[1]);
+  CHECK(its[1] < its[0]);
+}
+
+TEMPLATE_LIST_TEST_CASE("kk_gmres: a non-symmetric convection-diffusion system CG refuses",
+                        "[unit][gmres][kokkos-kernels]", kflow::test::ExecutionSpaces) {
+  const auto g = grid2(40, 30);
+  const auto hop = convection_op(g, 30.0, 10.0);
+  const F2 exact = random_field(g, 7);
+  const F2 b = rhs_of(hop, exact);
+  TestType space;
+  const auto op = op_to_space<TestType>(hop);
+  using Op = std::remove_const_t<decltype(op)>;
+  CHECK_THROWS_AS((la::ConjugateGradient<TestType, Op>(space, op)), std::invalid_argument);
+  for (int restart : {10, 60}) {
+    la::KkGmresOptions o;
+    o.restart = restart;
+    const auto [x, st] = gmres<TestType>(hop, f2(g), b, o, control(1e-10));
+    INFO("restart " << restart << ": " << st.iterations << " iterations");
+    CHECK(st.converged);
+    CHECK(residual(hop, x, b) <= 1e-10);
+    CHECK(error(hop, x, exact, false) < 1e-7);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("kk_gmres: singular Neumann and periodic Laplacians with an obstacle",
+                        "[unit][gmres][kokkos-kernels]", kflow::test::ExecutionSpaces) {
+  for (bool periodic : {false, true}) {
+    const auto g = grid2(20, 14);
+    const auto hop = neumann_op(g, periodic);
+    const F2 exact = random_field(g, 3);
+    const F2 b0 = rhs_of(hop, exact);
+    F2 b = f2(g);  // + an incompatible constant, projected away
+    for (int j = 1; j <= 14; ++j)
+      for (int i = 1; i <= 20; ++i) b(i, j) = hop.coeffs(i, j).p != 0 ? b0(i, j) + 0.37 : 0;
+    F2 x0 = f2(g);
+    x0(7, 6) = 123.0;  // an obstacle value: must stay untouched
+    const auto [x, st] = gmres<TestType>(hop, x0, b, la::KkGmresOptions{}, control(1e-10));
+    INFO((periodic ? "periodic: " : "walls: ") << st.iterations << " iterations");
+    CHECK(st.converged);
+    CHECK(x(7, 6) == 123.0);
+    CHECK(error(hop, x, exact, true) < 1e-7);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("kk_gmres: single precision", "[unit][gmres][kokkos-kernels]",
+                        kflow::test::ExecutionSpaces) {
+  using F2f = la::Field<float, 2, Mem>;
+  const auto g = grid2(24, 18);
+  const auto hd = convection_op(g, 5.0, 3.0);
+  la::Stencil5<float, Mem> hop;
+  hop.grid = g;
+  auto tof = [&](const F2& d) {
+    F2f f("f", d.layout());
+    for (std::size_t j = 0; j < d.extent(1); ++j)
+      for (std::size_t i = 0; i < d.extent(0); ++i) f(i, j) = float(d(i, j));
+    return f;
+  };
+  hop.cp = tof(hd.cp), hop.cw = tof(hd.cw), hop.ce = tof(hd.ce), hop.cs = tof(hd.cs);
+  hop.cn = tof(hd.cn);
+  la::set_neighbours(hop, g, false, false);
+  const F2 exact = random_field(g, 9);
+  const F2f b = tof(rhs_of(hd, exact));
+  TestType space;
+  const auto op = op_to_space<TestType>(hop);
+  la::KkGmres<TestType, std::remove_const_t<decltype(op)>> s(space, op);
+  auto x = to_space<TestType>(F2f("x", b.layout()));
+  const auto st = s.solve(x, to_space<TestType>(b), control(1e-5));
+  const F2f xh = to_host(x);
+  double e = 0, m = 0;
+  for (int j = 1; j <= 18; ++j)
+    for (int i = 1; i <= 24; ++i)
+      e = std::max(e, std::fabs(double(xh(i, j)) - exact(i, j))), m = std::max(m, exact(i, j));
+  INFO(st.iterations << " iterations, criterion " << st.criterion << ", error " << e);
+  CHECK(st.converged);
+  CHECK(e < 1e-3 * m);
+}
+
+TEMPLATE_LIST_TEST_CASE("kk_gmres: rejections", "[unit][gmres][kokkos-kernels]",
+                        kflow::test::ExecutionSpaces) {
+  const auto g = grid2(8, 8);
+  TestType space;
+  const auto op = op_to_space<TestType>(diffusion_op(g, kflow::test::cg::unit_k));
+  using Op = std::remove_const_t<decltype(op)>;
+  la::KkGmresOptions mg;
+  mg.preconditioner = la::CgPreconditioner::mg;
+  CHECK_THROWS_AS((la::KkGmres<TestType, Op>(space, op, mg)), std::invalid_argument);
+  la::KkGmresOptions zero;
+  zero.restart = 0;
+  CHECK_THROWS_AS((la::KkGmres<TestType, Op>(space, op, zero)), std::invalid_argument);
+  la::KkGmres<TestType, Op> s(space, op);
+  auto x = to_space<TestType>(f2(g));
+  auto c = control(1e-8);
+  c.criterion = la::Criterion::change;
+  CHECK_THROWS_AS(s.solve(x, to_space<TestType>(f2(g)), c), std::invalid_argument);
+}
