@@ -705,7 +705,9 @@ TEST_CASE("split3d periodic shear waves decay as exp(-4 pi^2 nu t / L^2) along X
   // decay has the leading terms
   //   first order in tau:  - t (nu k^2)^2 tau / 2,
   //   second order in h:   + t nu k^2 (k h)^2 / 12,
-  // whose magnitudes summed, with 25 % for the higher terms, are the tolerance.
+  // both positive (backward Euler and the discrete Laplacian both damp less);
+  // their sum, with 25 % for the higher terms, is the tolerance.  Measured
+  // (n = 24, dt = 0.01, t = 0.5): 0.0496 against 0.0502 in each direction.
   const double pi = 3.14159265358979323846, nu = 0.1, U = 0.5, dt = 0.01, tend = 0.5;
   const int n = 24, steps = 50;
   const double h = 1.0 / n, k = 2 * pi;
@@ -761,8 +763,9 @@ TEST_CASE("split3d periodic shear waves decay as exp(-4 pi^2 nu t / L^2) along X
                   << ", |T - 1| " << tdev);
     CHECK(to_discrete < 1e-12);
     CHECK(rel < 1.25 * predicted);
+    CHECK(rel > 0.8 * predicted);  // and it is that error, not a smaller one by chance
     CHECK(rest < 1e-14);
-    CHECK(tdev < 1e-14);
+    CHECK(tdev < 1e-13);  // T uniform to rounding
   }
 }
 
@@ -818,7 +821,9 @@ TEST_CASE("split3d obstacle across a periodic line equals the walled box's run",
   // fixed T = 1.5 against box walls at 1.5, and adiabatic against adiabatic
   // walls; a lid moving along y at T = 1.2, gamma = 1.4, 10 steps.  Every
   // interior fluid node must agree (the cyclic and ordinary solves differ
-  // only in rounding).
+  // only in rounding).  Picard: the relaxed update also relaxes u~ on the
+  // slab's nodes in the Y and Z sweeps, which never touch the box's wall
+  // nodes, and so differs by 1e-5 relative once the slab's T varies.
   const auto text = case_text("split3d/periodic-channel.toml");
   for (const bool adiabatic : {false, true}) {
     const std::string thermal = adiabatic ? "adiabatic=true" : "temperature=1.5";
@@ -830,6 +835,7 @@ TEST_CASE("split3d obstacle across a periodic line equals the walled box's run",
         "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0], temperature=1.2}",
         "time.end=0.2",
         "time.dt=0.02",
+        "numerics.update=\"picard\"",
         "output.lines=[]"};
     auto ring = common, box = common;
     ring.insert(ring.end(),
@@ -855,7 +861,7 @@ TEST_CASE("split3d obstacle across a periodic line equals the walled box's run",
           }
       INFO((adiabatic ? "adiabatic" : "fixed T")
            << ", " << name << ": largest difference " << diff << " of " << scale);
-      CHECK(scale > 0.01);
+      CHECK(scale > 1e-4);
       CHECK(diff <= 1e-12 * scale);
     }
   }
