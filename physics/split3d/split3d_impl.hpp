@@ -134,7 +134,7 @@ class Model final : public kflow::Model {
           for (int q = 0; q < 4; ++q) {
             assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             const auto x = flat(o.q[q]);
-            if (p_.periodic[dir])  // periodic pair: every line is a loop
+            if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
               tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
             else
               tri_.solve(shape_[dir], a_, b_, c_, x, x);

@@ -148,7 +148,7 @@ void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
         if (masked && solid(i, j, k)) {
           a(m) = 0, b(m) = 1, c(m) = 0;
           x(i, j, k) = in(i, j, k);
-          if (var == 3 && solid(i, j, k) == 2) {  // adiabatic: copy a fluid neighbour
+          if (var == 3 && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
             const int di = dir == 0, dj = dir == 1, dk = dir == 2;
             const int at = dir == 0 ? i : dir == 1 ? j : k;
             // a neighbour is fluid when not solid and not a boundary node
