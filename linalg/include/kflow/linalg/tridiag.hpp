@@ -133,7 +133,8 @@ class Tridiag {
   // n = 1: (a_0 + b_0 + c_0) x_0 = d_0).  Two solves of rows 0 .. n-2 by
   // `method` and two light kernels, one pivot check for all; a zero Schur
   // complement (a singular cyclic matrix) is reported as a ZeroPivot too.
-  // Needs a workspace the size of sh.span() (kept).  x may be d.
+  // Needs a workspace the size of sh.span() (kept).  x may be d.  Why this
+  // form: docs/linalg.md, "Cyclic (periodic) systems".
   TridiagMethod solve_cyclic(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
                              const ConstArray& c, const ConstArray& d, const Array& x,
                              TridiagMethod method = TridiagMethod::automatic) {
