@@ -475,12 +475,12 @@ TEST_CASE("split3d obstacle filling half the duct equals the half duct's own run
   const std::vector<std::string> common = {
       "boundary.west={type=\"inflow\", velocity=0.5, temperature=1.0}", "time.end=0.2",
       "output.lines=[]"};
-  auto half = common, block = common;
-  half.insert(half.end(), {"grid.cells=[15,7,15]", "grid.length=[1.0,0.5,1.0]"});
+  auto half_duct = common, block = common;
+  half_duct.insert(half_duct.end(), {"grid.cells=[15,7,15]", "grid.length=[1.0,0.5,1.0]"});
   block.insert(block.end(),
                {"grid.cells=[15,15,15]", "grid.length=[1.0,1.0,1.0]",
                 "obstacle=[{min=[-1.0, 0.5, -1.0], max=[2.0, 2.0, 2.0], temperature=1.0}]"});
-  const auto a = run_text(text, "", half, "", true), b = run_text(text, "", block, "", true);
+  const auto a = run_text(text, "", half_duct, "", true), b = run_text(text, "", block, "", true);
   for (const char* name : {"u", "v", "w", "temperature"}) {
     const auto fa = field(a, name), fb = field(b, name);
     REQUIRE(fa.values.size() == std::size_t(17) * 9 * 17);
