@@ -30,11 +30,10 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
   const auto kind =
       bs.get_kind(key, {"no_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
   const auto t = bs.section(key);
-  if (kind == "periodic")
-    bs.fail(key,
-            "periodic sides are not implemented in split3d yet (a periodic line is a cyclic "
-            "tridiagonal system, which linalg's Tridiag does not solve); use no_slip, "
-            "moving_wall, inflow or outflow");
+  if (kind == "periodic") {
+    b.kind = Kind::periodic;
+    return b;
+  }
   if (kind == "moving_wall") {
     if (!t.has("velocity"))
       bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = [u, v, w] }");
@@ -84,9 +83,11 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
   return b;
 }
 
-// [[obstacle]] min = [x0, y0, z0], max = [x1, y1, z1], temperature: the nodes
-// inside (faces included) are solid.  Refused: a box outside the domain, no
-// fluid left, fluid split into disconnected regions.
+// [[obstacle]] min = [x0, y0, z0], max = [x1, y1, z1], temperature or
+// adiabatic = true: the nodes inside (faces included) are solid.  Refused: a
+// box outside the domain, no fluid left, fluid split into disconnected
+// regions (periodic axes join their ends), an adiabatic box one node thick
+// between fluid nodes.
 void parse_obstacles(Config& c, Setup& s, const double h[3]) {
   const auto tables = c.section("").tables("obstacle");
   if (tables.empty()) return;
@@ -95,9 +96,10 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
   auto idx = [&](int i, int j, int k) {
     return std::size_t(i) + std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k);
   };
-  double lo0[3];
+  double lo0[3];  // node 0's position
   for (int d = 0; d < 3; ++d) lo0[d] = s.nodes.origin[d] - 0.5 * h[d];
-  s.solid.assign(n, 0);
+  s.solid.assign(n, not_solid);
+  std::vector<int> owner(n, -1);  // the first obstacle holding a node
   for (std::size_t t = 0; t < tables.size(); ++t) {
     const auto& o = tables[t];
     const auto lo = o.get_numbers("min", 3, 3, {}), hi = o.get_numbers("max", 3, 3, {});
@@ -109,22 +111,73 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
       ob.lo[d] = lo[d], ob.hi[d] = hi[d];
       if (!(lo[d] < hi[d])) o.fail("max", "expected max > min in x, y and z");
     }
+    if (o.has("temperature") && o.has("adiabatic"))
+      o.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
+    if (o.has("adiabatic") && !o.get_bool("adiabatic", true))
+      o.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
+    ob.adiabatic = o.has("adiabatic");
     ob.temperature = o.get("temperature", s.initial_temperature);
     long covered = 0;
     int first[3] = {0, 0, 0}, last[3] = {-1, -1, -1};
     for (int d = 0; d < 3; ++d) {
       const double tol = 1e-9 * h[d];
-      first[d] = std::max(0, int(std::ceil((lo[d] - lo0[d] - tol) / h[d])));
-      last[d] = std::min(e[d] - 1, int(std::floor((hi[d] - lo0[d] + tol) / h[d])));
+      const int p = s.periodic[d] ? 1 : 0;  // periodic: nodes 1 .. n, the ghosts copy them
+      first[d] = std::max(p, int(std::ceil((lo[d] - lo0[d] - tol) / h[d])));
+      last[d] = std::min(e[d] - 1 - p, int(std::floor((hi[d] - lo0[d] + tol) / h[d])));
     }
     for (int k = first[2]; k <= last[2]; ++k)
       for (int j = first[1]; j <= last[1]; ++j)
-        for (int i = first[0]; i <= last[0]; ++i) s.solid[idx(i, j, k)] = 1, ++covered;
+        for (int i = first[0]; i <= last[0]; ++i) {
+          const std::size_t m = idx(i, j, k);
+          ++covered;
+          if (s.solid[m]) continue;
+          s.solid[m] = ob.adiabatic ? solid_adiabatic : solid_fixed;
+          owner[m] = int(t);
+        }
     if (covered == 0)
       o.fail("min", "obstacle " + std::to_string(t + 1) +
                         " contains no grid node (outside the domain or thinner than a spacing)");
     s.obstacles.push_back(ob);
   }
+  // Periodic axes: the ghost nodes 0 and n + 1 copy nodes n and 1.
+  for (int d = 0; d < 3; ++d) {
+    if (!s.periodic[d]) continue;
+    for (std::size_t m = 0; m < n; ++m) {
+      int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
+      if (x[d] != 0 && x[d] != e[d] - 1) continue;
+      x[d] = x[d] == 0 ? e[d] - 2 : 1;
+      s.solid[m] = s.solid[idx(x[0], x[1], x[2])];
+      owner[m] = owner[idx(x[0], x[1], x[2])];
+    }
+  }
+  // The neighbour of interior node x along d (sgn -1, +1) if it is an
+  // interior node (periodic axes wrap), else false.
+  auto step = [&](int(&y)[3], int d, int sgn) {
+    y[d] += sgn;
+    if (s.periodic[d]) y[d] = y[d] < 1 ? e[d] - 2 : y[d] > e[d] - 2 ? 1 : y[d];
+    return y[d] >= 1 && y[d] <= e[d] - 2;
+  };
+  // An adiabatic node copies the T of its one fluid neighbour per line (the
+  // lines through nodes on the faces have at most one).
+  for (int k = 1; k < e[2] - 1; ++k)
+    for (int j = 1; j < e[1] - 1; ++j)
+      for (int i = 1; i < e[0] - 1; ++i) {
+        if (s.solid[idx(i, j, k)] != solid_adiabatic) continue;
+        for (int d = 0; d < 3; ++d) {
+          int lo[3] = {i, j, k}, hi[3] = {i, j, k};
+          if (!step(lo, d, -1) || !step(hi, d, 1)) continue;
+          if (s.solid[idx(lo[0], lo[1], lo[2])] || s.solid[idx(hi[0], hi[1], hi[2])]) continue;
+          const double x = s.nodes.origin[d] + ((d == 0 ? i : d == 1 ? j : k) - 0.5) * h[d];
+          tables[std::size_t(owner[idx(i, j, k)])].fail(
+              "adiabatic", "obstacle " + std::to_string(owner[idx(i, j, k)] + 1) +
+                               " is one node thick along " + std::string(1, "xyz"[d]) + " (at " +
+                               std::string(1, "xyz"[d]) + " = " + num(x) +
+                               ") between fluid nodes: an adiabatic node copies the temperature "
+                               "of one fluid neighbour per line; make the box at least 2 nodes "
+                               "(h = " +
+                               num(h[d]) + ") thick there");
+        }
+      }
   // The fluid among the interior nodes must be one connected region.
   std::vector<int> region(n, -1);
   int regions = 0;
@@ -145,8 +198,7 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
           for (int d = 0; d < 3; ++d)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
               int y[3] = {x[0], x[1], x[2]};
-              y[d] += sgn;
-              if (y[d] < 1 || y[d] > e[d] - 2) continue;
+              if (!step(y, d, sgn)) continue;
               const std::size_t r = idx(y[0], y[1], y[2]);
               if (!s.solid[r] && region[r] < 0) region[r] = regions, stack.push_back(r);
             }
@@ -159,40 +211,18 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
     tables[0].fail("min", "the obstacles split the fluid into " + std::to_string(regions) +
                               " disconnected regions; every region needs its own inflow and "
                               "outflow, which split3d does not check: join them");
-  long solid = 0;
-  for (auto v : s.solid) solid += v;
+  long solid = 0, adiabatic = 0;
+  for (auto v : s.solid) solid += v != not_solid, adiabatic += v == solid_adiabatic;
   s.notes.push_back(std::to_string(s.obstacles.size()) + " obstacle" +
                     (s.obstacles.size() == 1 ? "" : "s") + ": " + std::to_string(solid) +
-                    " solid nodes (walls at rest, fixed temperature)");
+                    " solid nodes (walls at rest; " + std::to_string(adiabatic) +
+                    " of them adiabatic, the others at a fixed temperature)");
 }
 
 std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   const auto gs = c.section("grid");
-  // [grid] cells = interior nodes; the boundary nodes lie on the box's faces:
-  // h = L / (n + 1).
   const linalg::Grid domain = parse_grid(gs, 3, 3, "[nx, ny, nz] (interior nodes)");
-  auto& nodes = s->nodes;
-  nodes = domain;
-  nodes.ghost = 1;
-  auto& og = s->grid;  // output: every node, one cell each
-  og = domain;
-  og.ghost = 0;
-  double h[3];
-  for (int d = 0; d < 3; ++d) {
-    const int n = domain.cells[d];
-    h[d] = domain.length[d] / (n + 1);
-    nodes.origin[d] = domain.origin[d] + 0.5 * h[d];
-    nodes.length[d] = n * h[d];
-    og.cells[d] = n + 2;
-    og.origin[d] = domain.origin[d] - 0.5 * h[d];
-    og.length[d] = (n + 2) * h[d];
-  }
-  s->fields = {"velocity", "u", "v", "w", "temperature", "divergence", "vorticity"};
-  s->notes.push_back(domain.cells_text() +
-                     " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) +
-                     ", " + num(h[1]) + ", " + num(h[2]) +
-                     "); output cells are centred on the nodes, boundary nodes included");
 
   const auto ps = c.section("physics");
   s->reynolds = ps.require("reynolds", 0.0, 1e300, true);
@@ -212,19 +242,66 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->initial_temperature = is.get("temperature", 1.0);
 
   const auto bs = c.section("boundary");
-  parse_sides(bs, 3, [&](const std::string& key, int a, int side) {
+  // parse_sides: periodic sides in pairs, else an error naming the side
+  s->periodic = parse_sides(bs, 3, [&](const std::string& key, int a, int side) {
     s->side[2 * a + side] = parse_side(bs, key, a, side, s->initial_temperature);
-    return false;
+    return s->side[2 * a + side].kind == Kind::periodic;
   });
+
+  // [grid] cells = interior nodes; the boundary nodes lie on the box's faces:
+  // h = L / (n + 1).  A periodic axis: n cell-centred nodes, h = L / n, and
+  // the nodes 0 and n + 1 (at -h/2 and L + h/2) ghost copies of n and 1.
+  auto& nodes = s->nodes;
+  nodes = domain;
+  nodes.ghost = 1;
+  auto& og = s->grid;  // output: every node, one cell each
+  og = domain;
+  og.ghost = 0;
+  double h[3];
+  for (int d = 0; d < 3; ++d) {
+    const int n = domain.cells[d];
+    const bool per = s->periodic[d];
+    h[d] = domain.length[d] / (per ? n : n + 1);
+    nodes.origin[d] = domain.origin[d] + (per ? 0.0 : 0.5 * h[d]);
+    nodes.length[d] = n * h[d];
+    og.cells[d] = n + 2;
+    og.origin[d] = domain.origin[d] - (per ? 1.0 : 0.5) * h[d];
+    og.length[d] = (n + 2) * h[d];
+  }
+  s->fields = {"velocity", "u", "v", "w", "temperature", "divergence", "vorticity"};
+  std::string per_axes;
+  for (int d = 0; d < 3; ++d)
+    if (s->periodic[d]) per_axes += std::string(per_axes.empty() ? "" : ", ") + "xyz"[d];
+  s->notes.push_back(
+      domain.cells_text() +
+      " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) + ", " + num(h[1]) +
+      ", " + num(h[2]) + "); output cells are centred on the nodes, boundary nodes included" +
+      (per_axes.empty()
+           ? std::string()
+           : "; periodic in " + per_axes + " (cyclic lines, h = L / n, ghost copies)"));
+
   int inflow = -1, outflows = 0;
   for (int sd = 0; sd < 6; ++sd) {
     if (s->side[sd].kind == Kind::inflow && inflow < 0) inflow = sd;
     if (s->side[sd].kind == Kind::outflow) ++outflows;
+    // the duct profile spans the side's rectangle between its edges
+    const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
+    if (s->side[sd].profile == Profile::duct && (s->periodic[t1] || s->periodic[t2]))
+      bs.fail(side_names[ax][sd % 2],
+              std::string("a duct inflow needs walls on the side's four edges, but the ") +
+                  side_names[s->periodic[t1] ? t1 : t2][0] + " and " +
+                  side_names[s->periodic[t1] ? t1 : t2][1] +
+                  " sides are periodic; use a uniform inflow (velocity = U)");
   }
   if (inflow >= 0 && outflows == 0)
     bs.fail(side_names[inflow / 2][inflow % 2],
             "an inflow needs an outflow side for the fluid to leave by; make one side "
             "{ type = \"outflow\" }");
+  if (s->projection && !per_axes.empty())
+    ps.fail("projection",
+            "the projection's Poisson operator (linalg's 7-point Stencil7) does not wrap, and "
+            "this case is periodic in " +
+                per_axes + "; use projection = false (the paper's scheme) or walls there");
 
   parse_obstacles(c, *s, h);
 
@@ -299,7 +376,7 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
   for (int pass = 0; pass < 2; ++pass)
     for (int sd = 0; sd < 6; ++sd) {
       const Side& b = s.side[sd];
-      if (b.kind == Kind::outflow) continue;
+      if (b.kind == Kind::outflow || b.kind == Kind::periodic) continue;
       const bool rest = b.kind == Kind::wall && b.velocity == std::array<double, 3>{0, 0, 0};
       if (rest != (pass == 1)) continue;
       const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
@@ -326,7 +403,9 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
           if (!b.adiabatic) q[3][m] = b.temperature;
         }
     }
-  // Obstacles: at rest, at their temperature (the first box containing a node).
+  // Obstacles: at rest, at their temperature (the first box containing a node;
+  // an adiabatic one: the initial temperature, which its fluid neighbours
+  // replace in the first sweeps).
   for (std::size_t m = 0; m < s.solid.size(); ++m) {
     if (!s.solid[m]) continue;
     const int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
@@ -337,7 +416,18 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
         const double xd = s.nodes.origin[d] + (x[d] - 0.5) * h[d], tol = 1e-9 * h[d];
         in = in && xd >= it->lo[d] - tol && xd <= it->hi[d] + tol;
       }
-      if (in) q[3][m] = it->temperature;
+      if (in) q[3][m] = it->adiabatic ? s.initial_temperature : it->temperature;
+    }
+  }
+  // Periodic axes: ghosts 0 and n + 1 copy nodes n and 1 (axis by axis).
+  for (int d = 0; d < 3; ++d) {
+    if (!s.periodic[d]) continue;
+    const std::size_t st[3] = {1, std::size_t(e[0]), std::size_t(e[0]) * e[1]};
+    for (std::size_t m = 0; m < n; ++m) {
+      const int xd = int(m / st[d] % e[d]);
+      if (xd != 0 && xd != e[d] - 1) continue;
+      const std::size_t from = xd == 0 ? m + (e[d] - 2) * st[d] : m - (e[d] - 2) * st[d];
+      for (int c = 0; c < 4; ++c) q[c][m] = q[c][from];
     }
   }
 }

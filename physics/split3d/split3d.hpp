@@ -26,7 +26,8 @@
 namespace kflow::split3d {
 
 // Sides in kflow's order: west, east, south, north, bottom, top (2 axis + high).
-enum class Kind { wall, inflow, outflow };
+// Periodic sides come in pairs (Setup::periodic per axis).
+enum class Kind { wall, inflow, outflow, periodic };
 // Inflow profiles: uniform, or the square/rectangular duct's exact developed
 // profile (kflow/core/exact.hpp) scaled to its centre velocity.
 enum class Profile { uniform, duct };
@@ -43,18 +44,25 @@ struct Side {
   double temperature = 1;      // wall, inflow: fixed temperature
 };
 
-// A solid box inside the domain: the nodes in [lo, hi] are walls at rest at
-// a fixed temperature (identity rows in every line through them).
+// A solid box inside the domain: the nodes in [lo, hi] are walls at rest
+// (identity rows for u, v, w in every line through them) at a fixed
+// temperature (identity rows for T), or adiabatic: zero heat flux, each solid
+// node beside fluid along a line copying that fluid node's T (f_s - f_f = 0,
+// as the adiabatic walls).
 struct Obstacle {
   std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
   double temperature = 1;
+  bool adiabatic = false;
 };
+
+// Values of Setup::solid (and of the kernels' mask).
+enum Solid : unsigned char { not_solid = 0, solid_fixed = 1, solid_adiabatic = 2 };
 
 struct Setup : ModelSetup {
   // The solver's nodes: n interior nodes per axis and one boundary node on
   // each side, at spacing h = L / (n + 1) (the boundary nodes lie on the
-  // box's faces).  ModelSetup::grid (output) is every node, boundary nodes
-  // included, as (n + 2)^3 cells centred on them.
+  // box's faces; periodic axes: below).  ModelSetup::grid (output) is every
+  // node, boundary nodes included, as (n + 2)^3 cells centred on them.
   linalg::Grid nodes;
   double reynolds = 1, prandtl = 0.72, gamma = 1.4;
   std::array<double, 3> body_force{0, 0, 0};
@@ -73,13 +81,19 @@ struct Setup : ModelSetup {
   double projection_tolerance = 1e-8;
   int projection_max_iterations = 10000;
   std::vector<Obstacle> obstacles;
-  // Per node (i fastest, (n+2)^3): 1 inside an obstacle; empty without obstacles.
+  // Per node (i fastest, (n+2)^3): a Solid value (the first obstacle holding
+  // the node decides); empty without obstacles.  Periodic ghosts copy their
+  // partners.
   std::vector<unsigned char> solid;
+  // Axes whose two sides are periodic.  Along such an axis the n nodes are
+  // cell-centred, h = L / n, and the nodes 0 and n + 1 are ghost copies of
+  // nodes n and 1 (docs/models/split3d.md, "Periodic pairs").
+  std::array<bool, 3> periodic{false, false, false};
 };
 
 // Host values of every node (i fastest, (n+2)^3): the initial state with the
 // boundary values of every side (walls at rest win at shared edges) and the
-// obstacles' (which win over every side).
+// obstacles' (which win over every side); periodic ghosts copy their partners.
 void initial_state(const Setup& s, std::vector<double> (&q)[4]);
 
 template <class ExecSpace, class Real>

@@ -10,7 +10,9 @@
 //       out <- in                      (boundary nodes the sweep does not solve)
 //       repeat local_iterations:
 //         for q in u, v, w, T: assemble the rows of every line, solve in place
-//         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard)
+//                                       (cyclic along a periodic axis)
+//         periodic ghosts of out
+//         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard); its ghosts
 //       in <- out
 //   U^{n+1} <- out
 //   [physics] projection = true (not the paper's): lap phi = div u / dt,
@@ -54,6 +56,7 @@ Params<Real> make_params(const Setup& s) {
       p.row[sd][q] = open ? zero_gradient : dirichlet;
     }
   }
+  for (int d = 0; d < 3; ++d) p.periodic[d] = s.periodic[d] ? 1 : 0;
   return p;
 }
 
@@ -131,9 +134,14 @@ class Model final : public kflow::Model {
           for (int q = 0; q < 4; ++q) {
             assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             const auto x = flat(o.q[q]);
-            tri_.solve(shape_[dir], a_, b_, c_, x, x);
+            if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
+              tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
+            else
+              tri_.solve(shape_[dir], a_, b_, c_, x, x);
           }
+          wrap(space_, p_, o);  // periodic ghosts of what this sweep solved
           update(space_, p_, dir, picard, nl_, o, change_);
+          wrap(space_, p_, nl_);
         }
         in = out = &o;
       }

@@ -14,6 +14,12 @@
 // u~ the nonlinear layer's velocity along the direction; S the explicit
 // sources from the nonlinear layer: -dT~/dx_d (+ body force) for the velocity
 // component along d, ((gamma-1)/(gamma Re)) Phi_d for T, 0 otherwise.
+//
+// Along a periodic axis the lines are the n interior nodes as cyclic systems
+// (Tridiag::solve_cyclic), every row an interior row whose a and c reach
+// round the loop; nodes 0 and n + 1 are ghost copies of nodes n and 1, kept
+// by `wrap` so that every explicit stencil (sources, Phi, the divergence)
+// wraps too.
 
 #include <Kokkos_Core.hpp>
 
@@ -35,7 +41,8 @@ struct Params {
   Real diss = 0;           // (gamma - 1)/(gamma Re)
   Real grad_t = 1;         // coefficient of -grad T (the code's v_T = 1)
   Real force[3] = {0, 0, 0};
-  int row[6][4] = {};  // Row per side (2 axis + high) and variable (u, v, w, T)
+  int row[6][4] = {};           // Row per side (2 axis + high) and variable (u, v, w, T)
+  int periodic[3] = {0, 0, 0};  // 1: the axis is periodic (cyclic lines, ghost copies)
 };
 
 // The four variables u, v, w, T (the state, the nonlinear layer, a fractional
@@ -48,7 +55,8 @@ struct Vars {
 template <class Real, class Mem>
 using Flat = Kokkos::View<Real*, Mem>;
 
-// 1 on the nodes inside obstacles; an empty View when there are none.
+// Per node a Solid value (split3d.hpp: 0 fluid, 1 fixed temperature, 2
+// adiabatic); an empty View when there are no obstacles.
 template <class Mem>
 using Mask = Kokkos::View<unsigned char***, Kokkos::LayoutLeft, Mem>;
 
@@ -58,14 +66,16 @@ Flat<typename F::value_type, typename F::memory_space> flat(const F& f) {
   return Flat<typename F::value_type, typename F::memory_space>(f.data(), f.span());
 }
 
-// The systems of direction dir: every node along it, the interior nodes of
-// the other two directions.
+// The systems of direction dir: every node along it (a periodic axis: the n
+// interior nodes, a cyclic system), the interior nodes of the other two
+// directions.
 template <class Real>
 linalg::TridiagShape line_systems(const Params<Real>& p, int dir) {
   const long e[3] = {p.e[0], p.e[1], p.e[2]}, st[3] = {1, e[0], e[0] * e[1]};
   linalg::TridiagShape s;
-  s.n = e[dir];
+  s.n = p.periodic[dir] ? e[dir] - 2 : e[dir];
   s.stride = st[dir];
+  if (p.periodic[dir]) s.offset = st[dir];
   int slot = 0;
   for (int d = 0; d < 3; ++d) {
     if (d == dir) continue;
@@ -82,7 +92,7 @@ template <class ExecSpace, class Real>
 linalg::GridPolicy<ExecSpace, 3> line_nodes(const ExecSpace& space, const Params<Real>& p,
                                             int dir) {
   int lo[3] = {1, 1, 1}, hi[3] = {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1};
-  lo[dir] = 0, hi[dir] = p.e[dir];
+  if (!p.periodic[dir]) lo[dir] = 0, hi[dir] = p.e[dir];
   return linalg::GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]});
 }
 
@@ -116,7 +126,11 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 // d into x (the solve's right-hand side and solution, in place).  A node
 // inside an obstacle is an identity row keeping its value: the fluid rows
 // beside it see a Dirichlet wall, so a line through obstacles is its fluid
-// segments, each with Dirichlet ends, in one system of the batch.
+// segments, each with Dirichlet ends, in one system of the batch (a cyclic
+// one along a periodic axis: the identity rows cut the loop into segments,
+// the one across the seam included).  T on an adiabatic obstacle's node
+// beside fluid along dir is the zero-gradient row f_s - f_fluid = 0 (at most
+// one fluid neighbour per line: parsing refuses thinner obstacles).
 template <class ExecSpace, class Real, class Mem>
 void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
               const Vars<Real, Mem>& nl, const linalg::Field3<Real, Mem>& in,
@@ -127,13 +141,25 @@ void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
   const Real h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
   const Real cd = nu / (h * h), cu = 1 / (2 * h), bb = 1 / p.tau + 2 * cd, rt = 1 / p.tau;
   const Real src = var == dir ? p.force[dir] : Real(0);
-  const bool masked = solid.data() != nullptr;
+  const bool masked = solid.data() != nullptr, wraps = p.periodic[dir] != 0;
   Kokkos::parallel_for(
       "kflow::split3d::assemble", line_nodes(space, p, dir), KOKKOS_LAMBDA(int i, int j, int k) {
         const long m = i + long(e0) * (j + long(e1) * k);
         if (masked && solid(i, j, k)) {
           a(m) = 0, b(m) = 1, c(m) = 0;
           x(i, j, k) = in(i, j, k);
+          if (var == 3 && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
+            const int di = dir == 0, dj = dir == 1, dk = dir == 2;
+            const int at = dir == 0 ? i : dir == 1 ? j : k;
+            // a neighbour is fluid when not solid and not a boundary node
+            // (a periodic axis has none: its ghosts stand for nodes n and 1)
+            const bool lo = (wraps || at - 1 > 0) && !solid(i - di, j - dj, k - dk);
+            const bool hi = (wraps || at + 1 < last) && !solid(i + di, j + dj, k + dk);
+            if (lo)
+              a(m) = -1, x(i, j, k) = 0;
+            else if (hi)
+              c(m) = -1, x(i, j, k) = 0;
+          }
           return;
         }
         const int at = dir == 0 ? i : dir == 1 ? j : k;
@@ -154,6 +180,27 @@ void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
         if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
         x(i, j, k) = in(i, j, k) * rt + s;
       });
+}
+
+// Periodic axes: nodes 0 and n + 1 of every field of v become copies of nodes
+// n and 1 (axis by axis, whole faces, so edges and corners wrap in each).
+template <class ExecSpace, class Real, class Mem>
+void wrap(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& v) {
+  for (int ax = 0; ax < 3; ++ax) {
+    if (!p.periodic[ax]) continue;
+    const int t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2, n = p.e[ax] - 2;
+    Kokkos::parallel_for(
+        "kflow::split3d::wrap", linalg::GridPolicy<ExecSpace, 2>(space, {0, 0}, {p.e[t1], p.e[t2]}),
+        KOKKOS_LAMBDA(int r, int s) {
+          int g[3], f[3];
+          g[t1] = f[t1] = r, g[t2] = f[t2] = s;
+          for (int side = 0; side < 2; ++side) {
+            g[ax] = side ? n + 1 : 0;
+            f[ax] = side ? 1 : n;
+            for (int q = 0; q < 4; ++q) v.q[q](g[0], g[1], g[2]) = v.q[q](f[0], f[1], f[2]);
+          }
+        });
+  }
 }
 
 // The nonlinear layer after a local iteration, on the nodes direction dir

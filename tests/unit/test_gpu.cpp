@@ -425,14 +425,19 @@ TEST_CASE("CG on cuda and openmp gives the same iterates to rounding", "[gpu][cg
 TEST_CASE("split3d on cuda and openmp agrees to 1e-9 after 20 steps", "[gpu]") {
   // The duct with its block (duct-profile inflow, outflow, an obstacle) and the
   // cavity with an adiabatic bottom (moving wall, zero-gradient T rows, Picard):
-  // every row kind runs.  CUDA solves the lines by the register method, OpenMP
-  // by Thomas: the fields differ by rounding only.
-  const char* const cases[] = {"duct-block.toml", "cavity-re100.toml"};
+  // every row kind runs; the periodic channel with an adiabatic slab across
+  // its periodic x lines and a lid along y (cyclic solves, ghost copies,
+  // adiabatic obstacle rows).  CUDA solves the lines by the register method,
+  // OpenMP by Thomas: the fields differ by rounding only.
+  const char* const cases[] = {"duct-block.toml", "cavity-re100.toml", "periodic-channel.toml"};
   const std::vector<std::vector<std::string>> sets = {
       {"grid.cells=[31,15,15]", "grid.length=[2.0,1.0,1.0]"},
       {"grid.cells=[19,19,19]", "physics.reynolds=30.0", "numerics.update=\"picard\"",
-       "boundary.bottom={type=\"no_slip\", adiabatic=true}"}};
-  for (int c = 0; c < 2; ++c) {
+       "boundary.bottom={type=\"no_slip\", adiabatic=true}"},
+      {"grid.cells=[32,16,15]", "physics.gamma=1.4",
+       "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0], temperature=1.2}",
+       "obstacle=[{min=[0.6,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]"}};
+  for (int c = 0; c < 3; ++c) {
     const auto text = kflow::test::case_text(std::string("split3d/") + cases[c]);
     auto s = sets[c];
     for (const char* k : {"time.steps=20", "output.lines=[]"}) s.push_back(k);

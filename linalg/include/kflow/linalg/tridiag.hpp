@@ -10,6 +10,11 @@
 // TridiagShape (tridiag_shape.hpp); x may be the same View as d, and a, b, c
 // are never written.
 //
+// solve_cyclic: the same batches as periodic loops (the lines of a periodic
+// direction), a_0 coupling x_0 to x_{n-1} and c_{n-1} x_{n-1} to x_0.  It is
+// reduced to two ordinary solves of n - 1 unknowns by this same solver
+// (detail/tridiag_cyclic.hpp), so every method and backend serves it.
+//
 // No pivoting: the matrices must be diagonally dominant (|b_k| >= |a_k| +
 // |c_k|, strictly in at least one row of each irreducible block) or symmetric
 // positive definite, as the ADI and implicit-diffusion systems are.  A zero or
@@ -40,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "kflow/linalg/detail/tridiag_cyclic.hpp"
 #include "kflow/linalg/detail/tridiag_register.hpp"
 #include "kflow/linalg/detail/tridiag_rows.hpp"
 #include "kflow/linalg/detail/tridiag_stream.hpp"
@@ -118,6 +124,34 @@ class Tridiag {
     if (opt_.check_pivots) flag_.reset();
     run(sh, a, b, c, d, x, method, 0);
     if (opt_.check_pivots) flag_.check(name(method), sh.n);
+    return method;
+  }
+
+  // Solves every system of `sh` as a cyclic one: row 0 is a_0 x_{n-1} + b_0
+  // x_0 + c_0 x_1 = d_0, row n-1 a_{n-1} x_{n-2} + b_{n-1} x_{n-1} + c_{n-1}
+  // x_0 = d_{n-1} (n = 2: both neighbours of a row are the other unknown;
+  // n = 1: (a_0 + b_0 + c_0) x_0 = d_0).  Two solves of rows 0 .. n-2 by
+  // `method` and two light kernels, one pivot check for all; a zero Schur
+  // complement (a singular cyclic matrix) is reported as a ZeroPivot too.
+  // Needs a workspace the size of sh.span() (kept).  x may be d.  Why this
+  // form: docs/linalg.md, "Cyclic (periodic) systems".
+  TridiagMethod solve_cyclic(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
+                             const ConstArray& c, const ConstArray& d, const Array& x,
+                             TridiagMethod method = TridiagMethod::automatic) {
+    detail::validate(sh, a, b, c, d, x);
+    if (sh.systems() == 0) return method;
+    if (method == TridiagMethod::automatic) method = choose(sh);
+    if (opt_.check_pivots) flag_.reset();
+    if (sh.n > 1) {
+      TridiagShape sub = sh;  // rows 0 .. n-2 of every system
+      sub.n = sh.n - 1;
+      detail::grow(space_, cyc_, sh.span());
+      detail::cyclic_rhs<ExecSpace, Real>(space_, sh, a, c, cyc_);
+      run(sub, a, b, c, d, x, method, 0);
+      run(sub, a, b, c, cyc_, cyc_, method, 0);
+    }
+    detail::cyclic_finish<ExecSpace, Real>(space_, sh, a, b, c, d, x, cyc_, flag_.view());
+    if (opt_.check_pivots) flag_.check((std::string(name(method)) + ", cyclic").c_str(), sh.n);
     return method;
   }
 
@@ -230,6 +264,7 @@ class Tridiag {
   TridiagOptions opt_;
   detail::PivotFlag<ExecSpace> flag_;
   Array ws_;
+  Array cyc_;                              // solve_cyclic's second right-hand side (z)
   std::vector<std::array<Array, 5>> red_;  // reduced systems of the register method, per depth
   int rows_now_ = 8;                       // M of the register solve under way (all levels)
   bool single_now_ = false;                // ... and whether it began as one system

@@ -1,0 +1,230 @@
+// linalg's cyclic (periodic) tridiagonal solves (Tridiag::solve_cyclic) on
+// every execution space compiled in: random diagonally dominant cyclic
+// systems against a dense LU with partial pivoting in long double (the wrap
+// entries a_0 and c_{n-1} in the corners), n = 1 .. 513, contiguous,
+// interleaved and the lines of a 3D field, every method, double and float,
+// in place and not; a manufactured periodic solution; lines broken into
+// segments by identity rows (split3d's obstacles); singular systems reported.
+
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+
+#include "kflow/linalg/tridiag.hpp"
+#include "linalg/backends.hpp"
+#include "linalg/tridiag_reference.hpp"
+
+namespace la = kflow::linalg;
+using namespace kflow::test;
+
+namespace {
+
+const la::TridiagMethod all_methods[] = {la::TridiagMethod::thomas, la::TridiagMethod::register_,
+                                         la::TridiagMethod::automatic};
+
+// Dense LU with partial pivoting of the cyclic matrix (entries of coinciding
+// neighbours added: n = 1 and 2).
+std::vector<LD> cyclic_reference(const std::vector<LD>& a, const std::vector<LD>& b,
+                                 const std::vector<LD>& c, const std::vector<LD>& d) {
+  const std::size_t n = b.size();
+  std::vector<std::vector<LD>> m(n, std::vector<LD>(n + 1, 0));
+  for (std::size_t k = 0; k < n; ++k) {
+    m[k][(k + n - 1) % n] += a[k];
+    m[k][k] += b[k];
+    m[k][(k + 1) % n] += c[k];
+    m[k][n] = d[k];
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t piv = k;
+    for (std::size_t r = k + 1; r < n; ++r)
+      if (std::fabs(m[r][k]) > std::fabs(m[piv][k])) piv = r;
+    std::swap(m[k], m[piv]);
+    for (std::size_t r = k + 1; r < n; ++r) {
+      const LD l = m[r][k] / m[k][k];
+      for (std::size_t j = k; j <= n; ++j) m[r][j] -= l * m[k][j];
+    }
+  }
+  std::vector<LD> x(n);
+  for (std::size_t k = n; k-- > 0;) {
+    LD v = m[k][n];
+    for (std::size_t j = k + 1; j < n; ++j) v -= m[k][j] * x[j];
+    x[k] = v / m[k][k];
+  }
+  return x;
+}
+
+// Random cyclic systems, |b| = (|a| + |c|) (1 + margin) + a little, random
+// signs; every a and c is a coefficient (a_0, c_{n-1} the wrap).  Every
+// `identity`-th row (0: none) is an identity row (a = c = 0, b = 1).
+Problem cyclic_problem(const la::TridiagShape& sh, unsigned seed, long identity = 0) {
+  Problem p;
+  p.shape = sh;
+  const long span = sh.span();
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto* v : {&p.a, &p.b, &p.c, &p.d}) v->assign(span, 7.5);
+  for (long m = 0; m < sh.systems(); ++m)
+    for (long k = 0; k < sh.n; ++k) {
+      const long i = sh.first(m) + k * sh.stride;
+      p.a[i] = u(gen);
+      p.c[i] = u(gen);
+      const double mag = (std::fabs(p.a[i]) + std::fabs(p.c[i])) * 1.1 + 0.05 * std::fabs(u(gen));
+      p.b[i] = u(gen) < 0 ? -mag : mag;
+      p.d[i] = u(gen) * 10;
+      if (identity > 0 && k % identity == identity - 1) p.a[i] = 0, p.b[i] = 1, p.c[i] = 0;
+    }
+  return p;
+}
+
+double cyclic_error(const Problem& p, const std::vector<double>& x) {
+  const auto& sh = p.shape;
+  double worst = 0;
+  if (p.ref.empty())  // computed once per problem
+    for (long m = 0; m < sh.systems(); ++m) {
+      std::vector<LD> a(sh.n), b(sh.n), c(sh.n), d(sh.n);
+      for (long k = 0; k < sh.n; ++k) {
+        const long i = sh.first(m) + k * sh.stride;
+        a[k] = p.a[i], b[k] = p.b[i], c[k] = p.c[i], d[k] = p.d[i];
+      }
+      p.ref.push_back(cyclic_reference(a, b, c, d));
+    }
+  for (long m = 0; m < sh.systems(); ++m) {
+    const auto& ref = p.ref[m];
+    LD num = 0, den = 0;
+    for (long k = 0; k < sh.n; ++k) {
+      num = std::max(num, std::fabs(LD(x[sh.first(m) + k * sh.stride]) - ref[k]));
+      den = std::max(den, std::fabs(ref[k]));
+    }
+    worst = std::max(worst, double(num / den));
+  }
+  return worst;
+}
+
+template <class Space, class Real>
+std::vector<double> run_cyclic(const Problem& p, la::TridiagMethod method, bool in_place) {
+  return solve_on<Space, Real>(p, in_place,
+                               [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
+                                 la::Tridiag<Space, Real> solver(Space{});
+                                 solver.solve_cyclic(sh, a, b, c, d, x, method);
+                               });
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("tridiag cyclic: every method, size and layout against a dense LU",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  unsigned seed = 9000;
+  for (long n : {1L, 2L, 3L, 4L, 5L, 8L, 9L, 16L, 17L, 33L, 64L, 65L, 129L, 257L, 513L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const long systems = n > 300 ? 2 : 7;  // the dense reference is O(n^3)
+      const auto sh = layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
+      const auto p = cyclic_problem(sh, seed++);
+      for (auto method : all_methods) {
+        const bool in_place = (n + layout) % 2 == 1;
+        INFO("n = " << n << ", layout " << layout << ", " << la::name(method)
+                    << (in_place ? ", in place" : ""));
+        CHECK(cyclic_error(p, run_cyclic<TestType, double>(p, method, in_place)) < 1e-13);
+        CHECK(cyclic_error(p, run_cyclic<TestType, float>(p, method, !in_place)) < 5e-5);
+      }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag cyclic: the lines of a 3D field in x, y and z, ghosts untouched",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  for (auto method : all_methods) {
+    INFO(la::name(method));
+    unsigned seed = 9500;
+    for (int dir = 0; dir < 3; ++dir) {
+      INFO("direction " << dir);
+      const auto sh = field_lines(13, 6, 9, dir);
+      // every 5th row an identity row: the lines are segments, as split3d's
+      // periodic lines through obstacles
+      for (long identity : {0L, 5L}) {
+        const auto p = cyclic_problem(sh, seed++, identity);
+        const auto x = run_cyclic<TestType, double>(p, method, true);
+        CHECK(cyclic_error(p, x) < 1e-13);
+        long touched = 0;
+        for (long i = 0; i < long(x.size()); ++i) {
+          bool used = false;
+          for (long m = 0; m < sh.systems() && !used; ++m) {
+            const long r = i - sh.first(m);
+            used = r >= 0 && r % sh.stride == 0 && r / sh.stride < sh.n;
+          }
+          touched += !used && x[i] != 7.5;
+        }
+        CHECK(touched == 0);
+      }
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a manufactured periodic solution", "[unit][tridiag]",
+                        ExecutionSpaces) {
+  // (sigma - delta^2) x = d on a periodic line of n points: x_k = sin(2 pi
+  // q k / n + phase) is an eigenvector, d = (sigma + 2 - 2 cos(2 pi q / n)) x.
+  const double pi = 3.141592653589793;
+  for (long n : {3L, 10L, 64L, 301L})
+    for (double sigma : {1.0, 1e-3}) {
+      const long systems = 4;
+      const auto sh = la::interleaved_shape(n, systems);
+      Problem p;
+      p.shape = sh;
+      for (auto* v : {&p.a, &p.b, &p.c, &p.d}) v->assign(sh.span(), 0);
+      std::vector<double> exact(sh.span());
+      for (long m = 0; m < systems; ++m)
+        for (long k = 0; k < n; ++k) {
+          const long i = sh.first(m) + k * sh.stride, q = 1 + m % 2;
+          exact[i] = std::sin(2 * pi * double(q * k) / double(n) + 0.3 * double(m));
+          p.a[i] = p.c[i] = -1;
+          p.b[i] = 2 + sigma;
+          p.d[i] = (sigma + 2 - 2 * std::cos(2 * pi * double(q) / double(n))) * exact[i];
+        }
+      for (auto method : all_methods) {
+        INFO("n = " << n << ", sigma " << sigma << ", " << la::name(method));
+        const auto x = run_cyclic<TestType, double>(p, method, false);
+        double err = 0;
+        for (long i = 0; i < sh.span(); ++i) err = std::max(err, std::fabs(x[i] - exact[i]));
+        // the condition number grows like 4 / sigma: rounding times that
+        CHECK(err < 1e-13 * (4 / sigma + 1));
+      }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a singular loop and a NaN are reported, naming the system",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  for (long n : {1L, 2L, 7L, 40L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const auto sh = layout ? la::interleaved_shape(n, 11) : la::contiguous_shape(n, 11);
+      auto p = cyclic_problem(sh, 9900 + unsigned(n));
+      // System 5: the periodic Laplacian -x_{k-1} + 2 x_k - x_{k+1} (constants
+      // in its null space; its rows 0 .. n-2 alone are regular, so only the
+      // Schur complement finds it); system 8: a NaN on the diagonal.
+      for (long k = 0; k < n; ++k) {
+        const long i = sh.first(5) + k * sh.stride;
+        p.a[i] = -1, p.b[i] = 2, p.c[i] = -1;
+      }
+      p.b[sh.first(8) + (n / 2) * sh.stride] = std::nan("");
+      for (auto method : all_methods) {
+        INFO("n = " << n << ", layout " << layout << ", " << la::name(method));
+        try {
+          run_cyclic<TestType, double>(p, method, false);
+          FAIL("no exception");
+        } catch (const la::ZeroPivot& e) {
+          CHECK(e.system() == 5);
+          CHECK(std::string(e.what()).find("cyclic") != std::string::npos);
+        }
+      }
+      // without system 5's singularity, system 8 is named
+      for (long k = 0; k < n; ++k) p.b[sh.first(5) + k * sh.stride] = 2.5;
+      for (auto method : all_methods) {
+        INFO("n = " << n << ", layout " << layout << ", " << la::name(method) << ", NaN only");
+        try {
+          run_cyclic<TestType, double>(p, method, false);
+          FAIL("no exception");
+        } catch (const la::ZeroPivot& e) {
+          CHECK(e.system() == 8);
+        }
+      }
+    }
+}
