@@ -295,7 +295,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
                     {"sip", "rbsor", "cg", "cg_jacobi", "kk_cg", "kk_cg_jacobi", "kk_gmres",
                      "kk_gmres_jacobi", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb", "cg_mg",
                      "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
-  const int restart = int(P.get_int("restart", 50, 1));
+  [[maybe_unused]] const int restart = int(P.get_int("restart", 50, 1));  // kk_gmres only
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).

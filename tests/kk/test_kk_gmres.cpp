@@ -74,19 +74,29 @@ double residual(const HOp& op, const F2& x, const F2& b) {
   return r / s;
 }
 
-// Upwind convection-diffusion, -div(k grad u) + c . grad u with c = (cx, cy)
-// > 0 upwinded, zero Dirichlet walls: diagonally dominant, not symmetric.
-la::Stencil5<double, Mem> convection_op(const la::Grid& g, double cx, double cy) {
-  auto op = diffusion_op(g, kflow::test::cg::unit_k);
-  const double hx = g.spacing(0), hy = g.spacing(1);
-  for (int j = 1; j <= g.cells[1]; ++j)
-    for (int i = 1; i <= g.cells[0]; ++i) {
-      // The entries of the matrix (negative diagonal, as the Laplacian's):
-      // - c_x (u_P - u_W) / h_x - c_y (u_P - u_S) / h_y.
-      op.cp(i, j) -= cx / hx + cy / hy;
-      if (i > 1) op.cw(i, j) += cx / hx;
-      if (j > 1) op.cs(i, j) += cy / hy;
+// Upwind convection-diffusion, -div(grad u) + c . grad u with c = (cx, cy)
+// > 0 upwinded, zero Dirichlet walls, as matrix entries with the Laplacian's
+// negative diagonal: diagonally dominant, not symmetric.
+template <class Real>
+la::Stencil5<Real, Mem> convection_op(const la::Grid& g, double cx, double cy) {
+  using F = la::Field<Real, 2, Mem>;
+  F c[5];
+  for (auto& f : c) f = F("c", g.extent(0), g.extent(1));
+  const int nx = g.cells[0], ny = g.cells[1];
+  const double hx = g.spacing(0), hy = g.spacing(1), ax = 1 / (hx * hx), ay = 1 / (hy * hy);
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      // Walls fold in: the wall neighbour drops out (Dirichlet zero).
+      c[1](i, j) = Real(i > 1 ? ax + cx / hx : 0);
+      c[2](i, j) = Real(i < nx ? ax : 0);
+      c[3](i, j) = Real(j > 1 ? ay + cy / hy : 0);
+      c[4](i, j) = Real(j < ny ? ay : 0);
+      c[0](i, j) = Real(-2 * ax - 2 * ay - cx / hx - cy / hy);
     }
+  la::Stencil5<Real, Mem> op;
+  op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4];
+  op.grid = g;
+  la::set_neighbours(op, g, false, false);
   return op;
 }
 
@@ -106,18 +116,23 @@ TEMPLATE_LIST_TEST_CASE("kk_gmres: 2D diffusion with Dirichlet walls, as the mat
   auto xc = to_space<TestType>(f2(g));
   REQUIRE(cg.solve(xc, to_space<TestType>(b), control(1e-11)).converged);
   const F2 xcg = to_host(xc);
+  // The jump 1:20 makes the system stiff: at a residual of 1e-11 CG is this
+  // far from the discrete solution; GMRES at the same residual is as close.
+  const double e_cg = error(hop, xcg, exact, false);
   int its[2] = {0, 0};
   for (auto pre : {la::CgPreconditioner::none, la::CgPreconditioner::jacobi}) {
     la::KkGmresOptions o;
     o.preconditioner = pre;
     o.restart = 30;
     const auto [x, st] = gmres<TestType>(hop, f2(g), b, o, control(1e-11));
-    INFO(la::name(pre) << ": " << st.iterations << " iterations, criterion " << st.criterion);
+    const double e = error(hop, x, exact, false);
+    INFO(la::name(pre) << ": " << st.iterations << " iterations, criterion " << st.criterion
+                       << ", error " << e << " (CG's " << e_cg << ")");
     CHECK(st.converged);
     CHECK(st.criterion <= 1e-11);
-    CHECK(residual(hop, x, b) <= 1e-11);        // the criterion, recomputed here
-    CHECK(error(hop, x, exact, false) < 1e-8);  // the known solution
-    CHECK(error(hop, x, xcg, false) < 1e-8);    // CG's
+    CHECK(residual(hop, x, b) <= 1e-11);    // the criterion, recomputed here
+    CHECK(e < std::max(10 * e_cg, 1e-10));  // the known solution, as close as CG's
+    CHECK(e_cg < 1e-6);
     its[pre == la::CgPreconditioner::jacobi] = st.iterations;
   }
   INFO("none " << its[0] << ", jacobi " << its[1]);
@@ -127,7 +142,7 @@ TEMPLATE_LIST_TEST_CASE("kk_gmres: 2D diffusion with Dirichlet walls, as the mat
 TEMPLATE_LIST_TEST_CASE("kk_gmres: a non-symmetric convection-diffusion system CG refuses",
                         "[unit][gmres][kokkos-kernels]", kflow::test::ExecutionSpaces) {
   const auto g = grid2(40, 30);
-  const auto hop = convection_op(g, 30.0, 10.0);
+  const auto hop = convection_op<double>(g, 30.0, 10.0);
   const F2 exact = random_field(g, 7);
   const F2 b = rhs_of(hop, exact);
   TestType space;
@@ -169,20 +184,13 @@ TEMPLATE_LIST_TEST_CASE("kk_gmres: single precision", "[unit][gmres][kokkos-kern
                         kflow::test::ExecutionSpaces) {
   using F2f = la::Field<float, 2, Mem>;
   const auto g = grid2(24, 18);
-  const auto hd = convection_op(g, 5.0, 3.0);
-  la::Stencil5<float, Mem> hop;
-  hop.grid = g;
-  auto tof = [&](const F2& d) {
-    F2f f("f", d.layout());
-    for (std::size_t j = 0; j < d.extent(1); ++j)
-      for (std::size_t i = 0; i < d.extent(0); ++i) f(i, j) = float(d(i, j));
-    return f;
-  };
-  hop.cp = tof(hd.cp), hop.cw = tof(hd.cw), hop.ce = tof(hd.ce), hop.cs = tof(hd.cs);
-  hop.cn = tof(hd.cn);
-  la::set_neighbours(hop, g, false, false);
+  const auto hd = convection_op<double>(g, 5.0, 3.0);
+  const auto hop = convection_op<float>(g, 5.0, 3.0);
   const F2 exact = random_field(g, 9);
-  const F2f b = tof(rhs_of(hd, exact));
+  const F2 bd = rhs_of(hd, exact);
+  F2f b("b", bd.layout());
+  for (std::size_t j = 0; j < bd.extent(1); ++j)
+    for (std::size_t i = 0; i < bd.extent(0); ++i) b(i, j) = float(bd(i, j));
   TestType space;
   const auto op = op_to_space<TestType>(hop);
   la::KkGmres<TestType, std::remove_const_t<decltype(op)>> s(space, op);
