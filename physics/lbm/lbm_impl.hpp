@@ -93,8 +93,8 @@ template <class ExecSpace, class T, int D>
 struct Halo {
   template <class A>
   void exchange(const A&) {}
-  template <class A>
-  void reverse(const A&) {}
+  template <class A, class K>
+  void reverse(const A&, const K&) {}
   double seconds() const { return 0; }
 };
 #endif
@@ -137,7 +137,7 @@ class Model final : public kflow::Model {
     ncells_ = std::size_t(geo_.n[0]) * geo_.n[1] * geo_.n[2];
     nstored_ = std::size_t(geo_.s[0]) * geo_.s[1] * geo_.s[2];
     // Ghost layers start as zeros (the slots no exchange fills stay defined).
-    auto alloc = [&](const char* label) {
+    auto alloc = [&](const std::string& label) {
       return nstored_ == ncells_
                  ? View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, label), nstored_, Q)
                  : View(Kokkos::view_alloc(space_, label), nstored_, Q);
@@ -149,12 +149,16 @@ class Model final : public kflow::Model {
       const bool inward = !s_.in_place;
       linalg::dist::HaloPattern p;
       p.components = Q;
-      p.across = [inward](int d, int side) { return crossing<L>(d, side, inward); };
+      p.across = [inward](int d, int side) {
+        return crossing<L>(d, side, inward);
+      };
       p.edges_and_corners = true;  // the diagonal directions
       halo_ = make_halo<ExecSpace, Stored, L::D>(space_, lg_, p);
       linalg::dist::HaloPattern m;  // the velocities, for central differences
       m.components = 4;
-      m.across = [](int, int) { return std::vector<int>{1, 2, 3}; };
+      m.across = [](int, int) {
+        return std::vector<int>{1, 2, 3};
+      };
       moments_halo_ = make_halo<ExecSpace, double, L::D>(space_, lg_, m);
     }
 #endif
@@ -171,11 +175,21 @@ class Model final : public kflow::Model {
     kernels::initialise<L>(space_, a_, geo_, layout_, init);
   }
 
-  const linalg::Grid& grid() const override { return s_.grid; }
-  double bytes_per_cell_step() const override { return 2.0 * Q * sizeof(Stored); }
-  void fence() override { space_.fence("kflow::lbm::fence"); }
-  double stable_dt(double) const override { return s_.dt; }
-  double fixed_dt() const override { return s_.dt; }
+  const linalg::Grid& grid() const override {
+    return s_.grid;
+  }
+  double bytes_per_cell_step() const override {
+    return 2.0 * Q * sizeof(Stored);
+  }
+  void fence() override {
+    space_.fence("kflow::lbm::fence");
+  }
+  double stable_dt(double) const override {
+    return s_.dt;
+  }
+  double fixed_dt() const override {
+    return s_.dt;
+  }
 
   // One lattice step (dt is always s_.dt: fixed_dt).
   void step(double, double) override {
@@ -186,7 +200,8 @@ class Model final : public kflow::Model {
     } else if (layout_ == Layout::swapped) {
       if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
       kernels::step<L>(space_, Mode::aa_stream, a_, a_, geo_, off_);
-      if (halo_) halo_->reverse(linalg::dist::components_on(lg_, a_.v));
+      if (halo_)
+        halo_->reverse(linalg::dist::components_on(lg_, a_.v), WrittenByBounceBack<L, Real>{geo_});
       layout_ = Layout::pushed;
     } else {
       kernels::step<L>(space_, Mode::aa_local, a_, a_, geo_, off_);
@@ -194,7 +209,9 @@ class Model final : public kflow::Model {
     }
   }
 
-  double exchange_seconds() const override { return halo_ ? halo_->seconds() : 0.0; }
+  double exchange_seconds() const override {
+    return halo_ ? halo_->seconds() : 0.0;
+  }
 
   // Global values: the block's reductions combined over the ranks (the
   // maximum is the single rank's bits, the sums may differ in the last ones).
@@ -257,8 +274,7 @@ class Model final : public kflow::Model {
         double v = 0;
         for (int d = 0; d < G.dim; ++d)
           for (int side = 0; side < 2; ++side)
-            if (s_.bc[d][0] != Bc::periodic &&
-                x[d] + lg_.offset[d] == (side ? G.cells[d] - 1 : 0))
+            if (s_.bc[d][0] != Bc::periodic && x[d] + lg_.offset[d] == (side ? G.cells[d] - 1 : 0))
               v = std::max(v, geo_.moving[d][side] ? 2.0 : 1.0);
         f.values[k] = v;
       });

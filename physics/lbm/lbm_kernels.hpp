@@ -306,6 +306,23 @@ struct StepKernel {
   }
 };
 
+// The slots that a cell writes itself in an in-place stream step although
+// they lie in its own storage: slot i of the stored cell (i0, i1, i2) when
+// the link from x - c_i is a wall (the bounce-back of the cell's own f*).
+// A reverse halo exchange keeps them: the neighbour block that sends its
+// ghost's copy of the slot back did not write it.
+template <class L, class Real>
+struct WrittenByBounceBack {
+  Geometry<Real> g;
+  KOKKOS_INLINE_FUNCTION bool operator()(int i0, int i1, int i2, int i) const {
+    const int x[3] = {i0 - g.gh[0], i1 - g.gh[1], i2 - g.gh[2]};
+    int nb = 0;
+    Real u[3];
+    bool moving = false;
+    return g.neighbour(x, -L::c(i, 0), -L::c(i, 1), -L::c(i, 2), nb, u, moving);
+  }
+};
+
 // Layouts of the stored post-collision populations f*_i(x):
 //  normal:  a(x, i)  (two-grid)
 //  swapped: a(x, opp i)  (in-place, after a local step)

@@ -157,12 +157,11 @@ std::vector<StateArray> gather_state(const std::vector<StateArray>& local, const
         for (int k = 0; k < m2; ++k)
           for (int j = 0; j < m1; ++j) {
             const std::size_t to =
-                c * Plane +
-                (std::size_t(gh + b0) +
-                 std::size_t(E[0]) *
-                     (std::size_t(gh + b1 + j) +
-                      std::size_t(E[1]) * (dim > 2 ? std::size_t(gh + b2 + k) : 0))) *
-                    vb;
+                c * Plane + (std::size_t(gh + b0) +
+                             std::size_t(E[0]) *
+                                 (std::size_t(gh + b1 + j) +
+                                  std::size_t(E[1]) * (dim > 2 ? std::size_t(gh + b2 + k) : 0))) *
+                                vb;
             std::memcpy(G.bytes.data() + to, src.data() + from, std::size_t(m0) * vb);
             from += std::size_t(m0) * vb;
           }
@@ -198,10 +197,10 @@ std::vector<StateArray> block_of_state(const std::vector<StateArray>& global, co
       for (int k = 0; k < e[2]; ++k)
         for (int j = 0; j < e[1]; ++j) {
           const std::size_t from =
-              c * Plane + (std::size_t(o0) + std::size_t(E[0]) * (std::size_t(o1 + j) +
-                                                                  std::size_t(E[1]) *
-                                                                      std::size_t(o2 + k))) *
-                              vb;
+              c * Plane +
+              (std::size_t(o0) + std::size_t(E[0]) * (std::size_t(o1 + j) +
+                                                      std::size_t(E[1]) * std::size_t(o2 + k))) *
+                  vb;
           const std::size_t to =
               c * plane + (std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k)) * vb;
           std::memcpy(b.bytes.data() + to, a.bytes.data() + from, std::size_t(e[0]) * vb);

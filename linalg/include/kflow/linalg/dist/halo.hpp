@@ -7,7 +7,7 @@
 //
 // A field is a scalar linalg::Field, or C components per cell stored as a
 // View(cell, component) over the block's stored cells, i fastest
-// (ComponentsOnGrid; lattice Boltzmann populations).  A HaloPattern says
+// (ComponentsOnGrid in local_grid.hpp; lattice Boltzmann populations).  A HaloPattern says
 // which components cross each face (the populations whose velocity points
 // into the block) and whether the stencil reads edge and corner ghosts.
 // Edges and corners are filled axis by axis: the faces of axis d span the
@@ -18,7 +18,8 @@
 // exchange() fills ghosts from the neighbours' owned layers; reverse() sends
 // the ghost layers back into the neighbours' owned layers (an in-place
 // lattice Boltzmann step writes its neighbours' slots), axes in the opposite
-// order, so that each value reaches its owner through the same blocks.
+// order, so that each value reaches its owner through the same blocks; the
+// receiver keeps the values that it wrote itself (a predicate says which).
 //
 // Each face is packed into a contiguous buffer by a kernel on the field's
 // execution space, staged through host memory (the MPI libraries kflow
@@ -47,23 +48,6 @@ struct HaloPattern {
   bool edges_and_corners = false;  // axis by axis, earlier axes' ghosts included
 };
 
-// C components per cell of a block: v(cell, component) with cell the stored
-// index i + ni (j + nj k), ghost layers included.
-template <class View>
-struct ComponentsOnGrid {
-  View v;
-  int ni = 1, nj = 1;
-  KOKKOS_INLINE_FUNCTION typename View::reference_type operator()(int i, int j, int k,
-                                                                  int c) const {
-    return v(i + ni * (j + nj * k), c);
-  }
-};
-// The stored extents of `grid`'s block (ghosts included).
-template <class View>
-ComponentsOnGrid<View> components_on(const LocalGrid& grid, const View& v) {
-  return {v, grid.local.extent(0), grid.local.dim > 1 ? grid.local.extent(1) : 1};
-}
-
 namespace detail {
 
 // A scalar field as components (of which there is one).
@@ -80,21 +64,26 @@ struct FieldComponents {
   }
 };
 
+// Every value received replaces the one there.
+struct ReplaceAll {
+  KOKKOS_INLINE_FUNCTION bool operator()(int, int, int, int) const { return false; }
+};
+
 // Copies the components `comps` of the box r of a into buf (pack) or buf
-// into them (unpack): component-major, i fastest within a component.
-template <class ExecSpace, class Access, class Comps, class Buf>
-void copy_box(const ExecSpace& space, const char* label, const Access& a, const IndexRange& r,
-              const Comps& comps, const Buf& buf, bool pack) {
+// into them (unpack, except where keep(i, j, k, c)): component-major, i
+// fastest within a component.
+template <class ExecSpace, class Access, class Keep, class Comps, class Buf>
+void copy_box(const ExecSpace& space, const char* label, const Access& a, const Keep& keep,
+              const IndexRange& r, const Comps& comps, const Buf& buf, bool pack) {
   const int bi = r.begin[0], bj = r.begin[1], bk = r.begin[2];
   const int ni = r.end[0] - bi, nj = r.end[1] - bj, cells = int(r.size());
   Kokkos::parallel_for(
-      label, RangePolicy<ExecSpace>(space, 0, cells * int(comps.extent(0))),
-      KOKKOS_LAMBDA(int n) {
+      label, RangePolicy<ExecSpace>(space, 0, cells * int(comps.extent(0))), KOKKOS_LAMBDA(int n) {
         const int m = n % cells, c = comps(n / cells);
         const int i = bi + m % ni, j = bj + (m / ni) % nj, k = bk + m / (ni * nj);
         if (pack)
           buf(n) = a(i, j, k, c);
-        else
+        else if (!keep(i, j, k, c))
           a(i, j, k, c) = buf(n);
       });
 }
@@ -110,7 +99,7 @@ class Halo {
 
   struct Face {
     int axis, peer, send_tag, recv_tag;
-    IndexRange send, recv;       // owned layer sent, ghost layer received
+    IndexRange send, recv;         // owned layer sent, ghost layer received
     Comps send_comps, recv_comps;  // (what the peer receives, what this block receives)
     Buffer send_buf, recv_buf;
     HostBuffer send_host, recv_host;
@@ -174,13 +163,15 @@ class Halo {
   // The same for components (ComponentsOnGrid, or any a(i, j, k, c)).
   template <class Access>
   void exchange(const Access& a) {
-    run(a, false);
+    run(a, detail::ReplaceAll{}, false);
   }
   // Sends the ghost layers' components back into the owned layers of the
-  // neighbours they belong to (the transpose of exchange()).
-  template <class Access>
-  void reverse(const Access& a) {
-    run(a, true);
+  // neighbours they belong to (the transpose of exchange()); a received
+  // value does not replace component c of the stored cell (i, j, k) where
+  // keep(i, j, k, c) (device-callable): the sender did not write it.
+  template <class Access, class Keep>
+  void reverse(const Access& a, const Keep& keep) {
+    run(a, keep, true);
   }
 
   // Wall time spent in exchanges so far.
@@ -189,15 +180,15 @@ class Halo {
   int faces() const { return int(faces_.size()); }
 
  private:
-  template <class Access>
-  void run(const Access& a, bool back) {
+  template <class Access, class Keep>
+  void run(const Access& a, const Keep& keep, bool back) {
     if (faces_.empty()) return;
     const double t0 = MPI_Wtime();
     if (!corners_) {
-      round(a, back, -1);
+      round(a, keep, back, -1);
     } else {
       const int dim = faces_.back().axis + 1;
-      for (int n = 0; n < dim; ++n) round(a, back, back ? dim - 1 - n : n);
+      for (int n = 0; n < dim; ++n) round(a, keep, back, back ? dim - 1 - n : n);
     }
     seconds_ += MPI_Wtime() - t0;
   }
@@ -205,8 +196,8 @@ class Halo {
   // One round of messages: the faces of `axis` (every face: -1).  Forward:
   // owned layer -> the peer's ghost layer; back: ghost layer -> the peer's
   // owned layer (the same boxes and components, the roles swapped).
-  template <class Access>
-  void round(const Access& a, bool back, int axis) {
+  template <class Access, class Keep>
+  void round(const Access& a, const Keep& keep, bool back, int axis) {
     std::vector<Face*> fs;
     for (auto& x : faces_)
       if (axis < 0 || x.axis == axis) fs.push_back(&x);
@@ -219,7 +210,7 @@ class Halo {
                 &recv[n]);
     }
     for (auto* x : fs)
-      detail::copy_box(space_, "kflow::linalg::dist::halo_pack", a, back ? x->recv : x->send,
+      detail::copy_box(space_, "kflow::linalg::dist::halo_pack", a, keep, back ? x->recv : x->send,
                        back ? x->recv_comps : x->send_comps, back ? x->recv_buf : x->send_buf,
                        true);
     for (auto* x : fs)
@@ -236,9 +227,9 @@ class Halo {
     for (auto* x : fs) {
       Kokkos::deep_copy(space_, back ? x->send_buf : x->recv_buf,
                         back ? x->send_host : x->recv_host);
-      detail::copy_box(space_, "kflow::linalg::dist::halo_unpack", a, back ? x->send : x->recv,
-                       back ? x->send_comps : x->recv_comps, back ? x->send_buf : x->recv_buf,
-                       false);
+      detail::copy_box(space_, "kflow::linalg::dist::halo_unpack", a, keep,
+                       back ? x->send : x->recv, back ? x->send_comps : x->recv_comps,
+                       back ? x->send_buf : x->recv_buf, false);
     }
     MPI_Waitall(int(send.size()), send.data(), MPI_STATUSES_IGNORE);
     space_.fence("kflow::linalg::dist::halo_unpacked");
