@@ -48,6 +48,12 @@ struct HaloPattern {
   bool edges_and_corners = false;  // axis by axis, earlier axes' ghosts included
 };
 
+// A keep predicate (Halo::reverse) under which every value received
+// replaces the one there (and exchange()'s).
+struct ReplaceAll {
+  KOKKOS_INLINE_FUNCTION bool operator()(int, int, int, int) const { return false; }
+};
+
 namespace detail {
 
 // A scalar field as components (of which there is one).
@@ -62,11 +68,6 @@ struct FieldComponents {
       return f(i, j, k);
     }
   }
-};
-
-// Every value received replaces the one there.
-struct ReplaceAll {
-  KOKKOS_INLINE_FUNCTION bool operator()(int, int, int, int) const { return false; }
 };
 
 // Copies the components `comps` of the box r of a into buf (pack) or buf
@@ -163,7 +164,7 @@ class Halo {
   // The same for components (ComponentsOnGrid, or any a(i, j, k, c)).
   template <class Access>
   void exchange(const Access& a) {
-    run(a, detail::ReplaceAll{}, false);
+    run(a, ReplaceAll{}, false);
   }
   // Sends the ghost layers' components back into the owned layers of the
   // neighbours they belong to (the transpose of exchange()); a received
