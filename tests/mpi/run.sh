@@ -7,6 +7,7 @@
 #   run.sh KFLOW MPIEXEC WORK order CASE                 second order on 3 ranks (exact solution)
 #   run.sh KFLOW MPIEXEC WORK interrupt CASE             SIGTERM to a rank: checkpoint, restart
 #   run.sh KFLOW MPIEXEC WORK refuse CASES_DIR           errors before any work, said once
+#   run.sh KFLOW MPIEXEC WORK bench                      kflow bench lbm on 2 ranks
 set -uo pipefail
 kflow=$1 mpiexec=$2 work=$3 mode=$4
 shift 4
@@ -158,6 +159,17 @@ refuse)
   expect "balanced blocks beyond the cells" 1 "3 ranks in blocks 3x1 put more blocks along axis 0 than its 2 cells" \
     -- on 3 run "$d" --quiet --set 'grid.cells=[2,40]' --output "$work/x"
   expect "bench on 2 ranks" 1 "kflow bench runs on one rank" -- on 2 bench diffusion
+  ;;
+bench)
+  # Both schemes on 2 ranks: the aggregate MLUPS, each rank's and the
+  # exchange time per step, reported once (by rank 0).
+  out=$(on 2 bench lbm --set sizes=12 --set steps=4 --repeat 2 2>&1) || fail "bench on 2 ranks: $out"
+  [[ $(grep -c "^bench lbm:" <<<"$out") == 1 ]] || fail "the report is not printed once: $out"
+  for scheme in in_place two_grid; do
+    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 2x1x1\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step\]" <<<"$out" ||
+      fail "no $scheme row with per-rank MLUPS and the exchange time: $out"
+  done
+  echo "$out"
   ;;
 *) fail "unknown mode $mode" ;;
 esac
