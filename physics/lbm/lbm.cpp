@@ -192,6 +192,7 @@ top = { type = "moving_wall", velocity = [1.0, 0.0, 0.0] }
 steps = 100
 [output]
 log_every = 1000000
-)"}))
+)",
+    true}))  // distributed: mpirun -n N kflow run, both schemes (the same bits as one rank)
 
 }  // namespace kflow::lbm

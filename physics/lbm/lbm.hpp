@@ -2,9 +2,10 @@
 // physics/lbm: lattice Boltzmann method (seed 002: Sepka Júnior 2015, the
 // waLBerla GPU extension), D2Q9, D3Q19 and D3Q27.
 //
-// Method.  Populations f_i on the cells of the grid (no ghost layer: the
-// walls lie half a cell outside the first and last cell, "halfway" bounce-
-// back).  One fused kernel per step: pull (stream on read), moments,
+// Method.  Populations f_i on the cells of the grid (no ghost layer on one
+// rank: the walls lie half a cell outside the first and last cell, "halfway"
+// bounce-back; on several ranks each block has one ghost layer that holds
+// its neighbours' populations, docs/distributed.md).  One fused kernel per step: pull (stream on read), moments,
 // collision, write.  Collision: BGK (single relaxation time, as in the
 // paper) or TRT (two relaxation times, Ginzburg 2005, with the "magic"
 // parameter Lambda = (1/w+ - 1/2)(1/w- - 1/2), default 3/16, which puts the

@@ -6,10 +6,19 @@
 // Data: populations in one View<Stored**, LayoutLeft>(cells, Q) (lbm_storage.hpp:
 // Stored is Real, or binary16 for "float16s"), read and written as Real: structure of
 // arrays, one plane per direction, x fastest within a plane; only fluid
-// cells are stored (no ghost layer; walls are found from the cell index, so
-// the kernels read no flag field).  Two arrays for two-grid streaming, one
-// for in-place (AA) streaming.  One fused stream-collide kernel per step
-// (lbm_kernels.hpp; the velocity sets in lbm_lattice.hpp).
+// cells are stored (walls are found from the cell index, so the kernels
+// read no flag field).  Two arrays for two-grid streaming, one for in-place
+// (AA) streaming.  One fused stream-collide kernel per step (lbm_kernels.hpp;
+// the velocity sets in lbm_lattice.hpp).
+//
+// Several ranks (docs/distributed.md): each holds a block with one ghost
+// layer; the populations that cross a block face are its halo
+// (linalg::dist::Halo, edges and corners included for the diagonal
+// directions).  Two-grid: before each step the ghosts receive the
+// neighbours' populations pointing into the block.  In place: before a
+// stream step the ghosts receive the neighbours' slots that the step reads
+// (the directions pointing out of the block), and after it the same slots,
+// which the step wrote for the neighbours' cells, go back to them.
 
 #include <Kokkos_Core.hpp>
 
@@ -20,8 +29,13 @@
 #include <type_traits>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/parallel.hpp"
 #include "kflow/core/state_view.hpp"
+#include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/space.hpp"
+#ifdef KFLOW_HAVE_MPI
+#include "kflow/linalg/dist/halo.hpp"
+#endif
 #include "lbm.hpp"
 #include "lbm_kernels.hpp"
 #include "lbm_storage.hpp"
@@ -29,18 +43,20 @@
 namespace kflow::lbm {
 
 // Initial state (device-callable): rest, or the Taylor-Green vortex with its
-// pressure (lattice units; rho = 1 + 3 p).
+// pressure (lattice units; rho = 1 + 3 p) at the block's cell x.
 struct InitialState {
   int taylor_green = 0;
   double k[3] = {0, 0, 0};  // wavenumbers per cell
   double u0 = 0;
   int dim = 2;
+  int offset[3] = {0, 0, 0};  // the block's first cell in the global grid
   KOKKOS_INLINE_FUNCTION void operator()(const int x[3], double& rho, double u[3]) const {
     rho = 1;
     u[0] = u[1] = u[2] = 0;
     if (!taylor_green) return;
     // u = U sin(a x) cos(b y) [cos(c z)], v = -U (a/b) cos(a x) sin(b y) [cos(c z)], w = 0.
-    const double X = k[0] * (x[0] + 0.5), Y = k[1] * (x[1] + 0.5), Z = k[2] * (x[2] + 0.5);
+    const int gx = x[0] + offset[0], gy = x[1] + offset[1], gz = x[2] + offset[2];
+    const double X = k[0] * (gx + 0.5), Y = k[1] * (gy + 0.5), Z = k[2] * (gz + 0.5);
     const double cz = dim == 3 ? Kokkos::cos(Z) : 1.0, r = k[0] / k[1];
     u[0] = u0 * Kokkos::sin(X) * Kokkos::cos(Y) * cz;
     u[1] = -u0 * r * Kokkos::cos(X) * Kokkos::sin(Y) * cz;
@@ -49,6 +65,39 @@ struct InitialState {
     rho = 1 + 3 * p;
   }
 };
+
+// The halo exchanges of a run of several ranks.  A build without MPI runs
+// one block, and has no exchange to make.
+#ifdef KFLOW_HAVE_MPI
+template <class ExecSpace, class T, int D>
+using Halo = linalg::dist::Halo<ExecSpace, T, D>;
+// The directions whose populations cross into the ghost layer beyond side
+// `side` of axis d: pointing into the block (two-grid), or out of it (in
+// place: the slots a stream step reads there and writes there).
+template <class L>
+std::vector<int> crossing(int d, int side, bool inward) {
+  std::vector<int> r;
+  const int dir = (side == 0) == inward ? 1 : -1;
+  for (int i = 0; i < L::Q; ++i)
+    if (L::c(i, d) == dir) r.push_back(i);
+  return r;
+}
+template <class ExecSpace, class T, int D>
+std::unique_ptr<Halo<ExecSpace, T, D>> make_halo(const ExecSpace& space,
+                                                 const linalg::dist::LocalGrid& g,
+                                                 const linalg::dist::HaloPattern& p) {
+  return std::make_unique<Halo<ExecSpace, T, D>>(space, g, parallel::comm(), p);
+}
+#else
+template <class ExecSpace, class T, int D>
+struct Halo {
+  template <class A>
+  void exchange(const A&) {}
+  template <class A, class K>
+  void reverse(const A&, const K&) {}
+  double seconds() const { return 0; }
+};
+#endif
 
 template <class ExecSpace, class P, int Q>
 class Model final : public kflow::Model {
@@ -62,10 +111,20 @@ class Model final : public kflow::Model {
  public:
   explicit Model(const Setup& s) : s_(s) {
     const auto& G = s_.grid;
+    // This rank's block (the whole grid on one rank), with a ghost layer
+    // on several ranks.
+    auto dec = s_.decomposition;
+    for (int d = 0; d < 3; ++d) dec.periodic[d] = d < G.dim && s_.bc[d][0] == Bc::periodic;
+    auto blocks = G;
+    blocks.ghost = dec.size() > 1 ? 1 : 0;
+    lg_ = linalg::dist::make_local_grid(blocks, dec);
     for (int d = 0; d < 3; ++d) {
-      geo_.n[d] = d < G.dim ? G.cells[d] : 1;
-      geo_.periodic[d] = d >= G.dim || s_.bc[d][0] == Bc::periodic;
+      geo_.n[d] = d < G.dim ? lg_.local.cells[d] : 1;
+      geo_.gh[d] = d < G.dim ? lg_.local.ghost : 0;
+      geo_.s[d] = geo_.n[d] + 2 * geo_.gh[d];
+      geo_.periodic[d] = d >= G.dim || (s_.bc[d][0] == Bc::periodic && !dec.split(d));
       for (int side = 0; side < 2; ++side) {
+        geo_.halo[d][side] = d < G.dim && dec.split(d) && dec.neighbour(d, side) >= 0;
         geo_.moving[d][side] = d < G.dim && s_.bc[d][side] == Bc::moving_wall;
         for (int e = 0; e < 3; ++e) geo_.uw[d][side][e] = Real(s_.wall_lat[d][side][e]);
       }
@@ -74,15 +133,38 @@ class Model final : public kflow::Model {
     geo_.omega_p = Real(s_.omega_plus);
     geo_.omega_m = Real(s_.omega_minus);
     for (int i = 0; i < Q; ++i)
-      off_.v[i] = L::c(i, 0) + geo_.n[0] * (L::c(i, 1) + geo_.n[1] * L::c(i, 2));
+      off_.v[i] = L::c(i, 0) + geo_.s[0] * (L::c(i, 1) + geo_.s[1] * L::c(i, 2));
     ncells_ = std::size_t(geo_.n[0]) * geo_.n[1] * geo_.n[2];
-    a_.v =
-        View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::f"), ncells_, Q);
-    if (!s_.in_place)
-      b_.v = View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::f_next"),
-                  ncells_, Q);
+    nstored_ = std::size_t(geo_.s[0]) * geo_.s[1] * geo_.s[2];
+    // Ghost layers start as zeros (the slots no exchange fills stay defined).
+    auto alloc = [&](const std::string& label) {
+      return nstored_ == ncells_
+                 ? View(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, label), nstored_, Q)
+                 : View(Kokkos::view_alloc(space_, label), nstored_, Q);
+    };
+    a_.v = alloc("kflow::lbm::f");
+    if (!s_.in_place) b_.v = alloc("kflow::lbm::f_next");
+#ifdef KFLOW_HAVE_MPI
+    if (dec.size() > 1) {
+      const bool inward = !s_.in_place;
+      linalg::dist::HaloPattern p;
+      p.components = Q;
+      p.across = [inward](int d, int side) {
+        return crossing<L>(d, side, inward);
+      };
+      p.edges_and_corners = true;  // the diagonal directions
+      halo_ = make_halo<ExecSpace, Stored, L::D>(space_, lg_, p);
+      linalg::dist::HaloPattern m;  // the velocities, for central differences
+      m.components = 4;
+      m.across = [](int, int) {
+        return std::vector<int>{1, 2, 3};
+      };
+      moments_halo_ = make_halo<ExecSpace, double, L::D>(space_, lg_, m);
+    }
+#endif
     InitialState init;
     init.dim = G.dim;
+    for (int d = 0; d < 3; ++d) init.offset[d] = lg_.offset[d];
     if (s_.initial == "taylor_green") {
       init.taylor_green = 1;
       init.u0 = s_.u_lat;
@@ -93,19 +175,33 @@ class Model final : public kflow::Model {
     kernels::initialise<L>(space_, a_, geo_, layout_, init);
   }
 
-  const linalg::Grid& grid() const override { return s_.grid; }
-  double bytes_per_cell_step() const override { return 2.0 * Q * sizeof(Stored); }
-  void fence() override { space_.fence("kflow::lbm::fence"); }
-  double stable_dt(double) const override { return s_.dt; }
-  double fixed_dt() const override { return s_.dt; }
+  const linalg::Grid& grid() const override {
+    return s_.grid;
+  }
+  double bytes_per_cell_step() const override {
+    return 2.0 * Q * sizeof(Stored);
+  }
+  void fence() override {
+    space_.fence("kflow::lbm::fence");
+  }
+  double stable_dt(double) const override {
+    return s_.dt;
+  }
+  double fixed_dt() const override {
+    return s_.dt;
+  }
 
   // One lattice step (dt is always s_.dt: fixed_dt).
   void step(double, double) override {
     if (!s_.in_place) {
+      if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
       kernels::step<L>(space_, Mode::two_grid, a_, b_, geo_, off_);
       std::swap(a_, b_);
     } else if (layout_ == Layout::swapped) {
+      if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
       kernels::step<L>(space_, Mode::aa_stream, a_, a_, geo_, off_);
+      if (halo_)
+        halo_->reverse(linalg::dist::components_on(lg_, a_.v), WrittenByBounceBack<L, Real>{geo_});
       layout_ = Layout::pushed;
     } else {
       kernels::step<L>(space_, Mode::aa_local, a_, a_, geo_, off_);
@@ -113,9 +209,19 @@ class Model final : public kflow::Model {
     }
   }
 
+  double exchange_seconds() const override {
+    return halo_ ? halo_->seconds() : 0.0;
+  }
+
+  // Global values: the block's reductions combined over the ranks (the
+  // maximum is the single rank's bits, the sums may differ in the last ones).
   Diagnostics diagnostics(double) override {
-    double umax = 0, energy = 0, mass = 0;
-    kernels::norms<L>(space_, a_, geo_, off_, layout_, umax, energy, mass);
+    double usq = 0, energy = 0, mass = 0;
+    kernels::norms<L>(space_, a_, geo_, off_, layout_, usq, energy, mass);
+    const double n = double(s_.grid.interior_cells());
+    const double umax = std::sqrt(parallel::max(usq));
+    energy = parallel::sum(energy) / n;
+    mass = parallel::sum(mass) / n;
     const double c = s_.dx / s_.dt;  // lattice -> physical velocity
     // Faster than the lattice's speed of sound, 1/sqrt(3): the run has
     // diverged (a finite but meaningless state must not become a frame).
@@ -129,95 +235,123 @@ class Model final : public kflow::Model {
             {"max_velocity_lattice", umax}};
   }
 
+  // This rank's block of the field (the driver gathers the blocks).
   HostField field(const std::string& name, double) override {
     const auto& G = s_.grid;
     Kokkos::View<double**, Kokkos::LayoutRight, Mem> m(
-        Kokkos::view_alloc(space_, "kflow::lbm::moments"), ncells_, 4);
+        Kokkos::view_alloc(space_, "kflow::lbm::moments"), nstored_, 4);
     kernels::macroscopic<L>(space_, a_, geo_, off_, layout_, m);
+    // The velocities of the neighbouring blocks' cells, for the differences.
+    if (moments_halo_ && name == "vorticity_magnitude")
+      moments_halo_->exchange(linalg::dist::components_on(lg_, m));
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
     const double c = s_.dx / s_.dt;
     HostField f;
     f.name = name;
     const std::size_t n = ncells_;
+    // The block's cells in output order (x fastest): k -> stored index.
+    std::vector<std::size_t> at(n);
+    for_cells([&](std::size_t k, const int x[3]) { at[k] = std::size_t(geo_.index(x)); });
     if (name == "density") {
       f.values.resize(n);
-      for (std::size_t k = 0; k < n; ++k) f.values[k] = h(k, 0);
+      for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 0);
     } else if (name == "velocity") {
       f.components = 3;
       f.values.resize(3 * n);
       for (std::size_t k = 0; k < n; ++k)
-        for (int d = 0; d < 3; ++d) f.values[3 * k + d] = h(k, 1 + d) * c;
+        for (int d = 0; d < 3; ++d) f.values[3 * k + d] = h(at[k], 1 + d) * c;
     } else if (name == "u" || name == "v" || name == "w") {
       const int d = name == "u" ? 0 : name == "v" ? 1 : 2;
       f.values.resize(n);
-      for (std::size_t k = 0; k < n; ++k) f.values[k] = h(k, 1 + d) * c;
+      for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 1 + d) * c;
     } else if (name == "vorticity_magnitude") {
       f.values = vorticity(h, c);
     } else if (name == "flags") {
-      // 0 fluid, 1 next to a no-slip wall, 2 next to a moving wall.
+      // 0 fluid, 1 next to a no-slip wall, 2 next to a moving wall (the
+      // domain's sides, in global cell coordinates).
       f.values.assign(n, 0.0);
-      const int nx = geo_.n[0], ny = geo_.n[1], nz = geo_.n[2];
-      for (int z = 0; z < nz; ++z)
-        for (int y = 0; y < ny; ++y)
-          for (int x = 0; x < nx; ++x) {
-            const int p[3] = {x, y, z};
-            double v = 0;
-            for (int d = 0; d < G.dim; ++d)
-              for (int side = 0; side < 2; ++side)
-                if (!geo_.periodic[d] && p[d] == (side ? geo_.n[d] - 1 : 0))
-                  v = std::max(v, geo_.moving[d][side] ? 2.0 : 1.0);
-            f.values[x + std::size_t(nx) * (y + std::size_t(ny) * z)] = v;
-          }
+      for_cells([&](std::size_t k, const int x[3]) {
+        double v = 0;
+        for (int d = 0; d < G.dim; ++d)
+          for (int side = 0; side < 2; ++side)
+            if (s_.bc[d][0] != Bc::periodic && x[d] + lg_.offset[d] == (side ? G.cells[d] - 1 : 0))
+              v = std::max(v, geo_.moving[d][side] ? 2.0 : 1.0);
+        f.values[k] = v;
+      });
     } else {
       throw Error("lbm: no field '" + name + "'");
     }
     return f;
   }
 
+  // The checkpoint holds f* of the block's cells in the normal layout
+  // (either streaming scheme can continue it, bit for bit), extents
+  // (nx, ny[, nz], Q): a field of Q components on the grid, which the driver
+  // gathers into the global grid's layout on several ranks.
   std::vector<StateArray> save_state() override {
     View c(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "kflow::lbm::canonical"),
            ncells_, Q);
     kernels::canonical<L>(space_, a_.v, geo_, off_, layout_, c);
-    return {to_state(c, "f")};
+    auto a = to_state(c, "f");
+    a.extents.clear();
+    for (int d = 0; d < s_.grid.dim; ++d) a.extents.push_back(std::size_t(geo_.n[d]));
+    a.extents.push_back(std::size_t(Q));
+    return {a};
   }
 
-  // The checkpoint holds f* in the normal layout (either streaming scheme
-  // can continue it, bit for bit).
   void restore_state(const std::vector<StateArray>& state) override {
-    auto h = state_mirror(state, a_.v, "f");
-    if (s_.in_place) {                                            // to the swapped layout
-      auto t = Kokkos::create_mirror(Kokkos::HostSpace(), a_.v);  // not an alias of h
-      for (std::size_t k = 0; k < ncells_; ++k)
-        for (int i = 0; i < Q; ++i) t(k, opp(i)) = h(k, i);
-      h = t;
-      layout_ = Layout::swapped;
-    }
-    Kokkos::deep_copy(space_, a_.v, h);
+    Kokkos::View<Stored**, Kokkos::LayoutLeft, Kokkos::HostSpace> c(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kflow::lbm::canonical"), ncells_, Q);
+    auto h = state_mirror(state, c, "f");
+    // Into the stored cells (ghost layers zero), in the scheme's layout.
+    auto t = Kokkos::create_mirror(Kokkos::HostSpace(), a_.v);  // zeros
+    const bool swap = s_.in_place;
+    for_cells([&](std::size_t k, const int x[3]) {
+      const std::size_t idx = std::size_t(geo_.index(x));
+      for (int i = 0; i < Q; ++i) t(idx, swap ? opp(i) : i) = h(k, i);
+    });
+    layout_ = s_.in_place ? Layout::swapped : Layout::normal;
+    Kokkos::deep_copy(space_, a_.v, t);
     space_.fence("kflow::lbm::restore");
   }
 
  private:
+  // fn(k, x) for the block's cells: k in output order (x fastest), x the
+  // block coordinates.
+  template <class Fn>
+  void for_cells(Fn&& fn) const {
+    std::size_t k = 0;
+    for (int z = 0; z < geo_.n[2]; ++z)
+      for (int y = 0; y < geo_.n[1]; ++y)
+        for (int x = 0; x < geo_.n[0]; ++x) {
+          const int p[3] = {x, y, z};
+          fn(k++, p);
+        }
+  }
+
   // |curl u| from the cell velocities (central differences, one-sided at
-  // the walls; periodic axes wrap), physical units.
+  // the walls; periodic axes wrap; across a face to another block, its
+  // cells in the ghost layer), physical units.
   template <class H>
   std::vector<double> vorticity(const H& h, double c) const {
     const int nx = geo_.n[0], ny = geo_.n[1], nz = geo_.n[2], dim = s_.grid.dim;
     const double dx = s_.dx;
     std::vector<double> out(ncells_);
     auto id = [&](int x, int y, int z) {
-      return x + std::size_t(nx) * (y + std::size_t(ny) * z);
+      const int p[3] = {x, y, z};
+      return std::size_t(geo_.index(p));
     };
     // d u_comp / d x_axis at (x, y, z).
     auto deriv = [&](int comp, int axis, int x, int y, int z) {
       int p[3] = {x, y, z}, lo[3] = {x, y, z}, hi[3] = {x, y, z};
       const int n = geo_.n[axis];
       double span = 2;
-      if (n == 1) return 0.0;
-      if (p[axis] > 0 && p[axis] < n - 1) {
+      if (axis >= dim || s_.grid.cells[axis] == 1) return 0.0;
+      if ((p[axis] > 0 || geo_.halo[axis][0]) && (p[axis] < n - 1 || geo_.halo[axis][1])) {
         --lo[axis], ++hi[axis];
       } else if (geo_.periodic[axis]) {
         lo[axis] = (p[axis] - 1 + n) % n, hi[axis] = (p[axis] + 1) % n;
-      } else if (p[axis] == 0) {
+      } else if (p[axis] == 0 && !geo_.halo[axis][0]) {
         ++hi[axis], span = 1;
       } else {
         --lo[axis], span = 1;
@@ -235,18 +369,21 @@ class Model final : public kflow::Model {
             const double wy = deriv(0, 2, x, y, z) - deriv(2, 0, x, y, z);
             sq += wx * wx + wy * wy;
           }
-          out[id(x, y, z)] = std::sqrt(sq);
+          out[x + std::size_t(nx) * (y + std::size_t(ny) * z)] = std::sqrt(sq);
         }
     return out;
   }
 
   Setup s_;
+  linalg::dist::LocalGrid lg_;  // this rank's block (ghost layer on several ranks)
   ExecSpace space_{};
   Geometry<Real> geo_{};
   Offsets<Q> off_{};
-  std::size_t ncells_ = 0;
+  std::size_t ncells_ = 0, nstored_ = 0;  // the block's cells; stored, ghosts included
   Pops a_, b_;
   Layout layout_ = Layout::normal;
+  std::unique_ptr<Halo<ExecSpace, Stored, L::D>> halo_;          // several ranks only
+  std::unique_ptr<Halo<ExecSpace, double, L::D>> moments_halo_;  // (vorticity)
 };
 
 // P: double, float or Float16s (lbm_storage.hpp).

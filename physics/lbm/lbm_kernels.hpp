@@ -27,19 +27,32 @@
 namespace kflow::lbm {
 
 // Everything a kernel needs about the grid and the boundaries (by value).
+// Cells are addressed by their coordinates in the block, 0..n-1 per axis;
+// on several ranks the block is stored with a ghost layer on every axis
+// (gh = 1), so that coordinate -1 or n of an axis whose side borders
+// another block (halo) is that block's cell, held in the ghost layer.
 template <class Real>
 struct Geometry {
-  int n[3];          // cells per axis (1 beyond the dimension)
-  int periodic[3];   // axis is periodic
-  int moving[3][2];  // face is a moving wall (else static, when not periodic)
+  int n[3];          // cells of the block per axis (1 beyond the dimension)
+  int s[3];          // stored cells per axis: n + 2 gh
+  int gh[3];         // ghost layers per axis (0 on one rank)
+  int periodic[3];   // axis wraps onto the block's own opposite side
+  int halo[3][2];    // side borders another block (its cells in the ghost layer)
+  int moving[3][2];  // face is a moving wall (else static, when neither of the above)
   Real uw[3][2][3];  // wall velocities (lattice units)
   Real force[3];     // body force (lattice units)
   Real omega_p, omega_m;
 
-  // The cell (x + dx, y + dy, z + dz): its index in `nb`, or a wall.  For a
-  // wall, `u` receives the wall velocity of the link (lbm.hpp: 0 if any
-  // crossed face is static, else the mean of the crossed moving faces) and
-  // `any_moving` tells whether it can be non-zero.
+  // The stored index of the cell at block coordinates t (ghosts: -1 and n).
+  KOKKOS_INLINE_FUNCTION int index(const int t[3]) const {
+    return (t[0] + gh[0]) + s[0] * ((t[1] + gh[1]) + s[1] * (t[2] + gh[2]));
+  }
+
+  // The cell (x + dx, y + dy, z + dz): its stored index in `nb`, or a wall.
+  // For a wall, `u` receives the wall velocity of the link (lbm.hpp: 0 if
+  // any crossed face is static, else the mean of the crossed moving faces)
+  // and `any_moving` tells whether it can be non-zero.  A side bordering
+  // another block is no wall: the link goes on into its cell.
   KOKKOS_INLINE_FUNCTION bool neighbour(const int x[3], int dx, int dy, int dz, int& nb, Real u[3],
                                         bool& any_moving) const {
     const int dd[3] = {dx, dy, dz};
@@ -55,7 +68,7 @@ struct Geometry {
         side = 0;
       else if (t[d] >= n[d])
         side = 1;
-      if (side < 0) continue;
+      if (side < 0 || halo[d][side]) continue;
       if (periodic[d]) {
         t[d] += side == 0 ? n[d] : -n[d];
         continue;
@@ -68,7 +81,7 @@ struct Geometry {
       }
     }
     if (crossed == 0) {
-      nb = t[0] + n[0] * (t[1] + n[1] * t[2]);
+      nb = index(t);
       return false;
     }
     any_moving = !any_static;
@@ -162,15 +175,15 @@ struct StepKernel {
   Geometry<Real> g;
   Offsets<L::Q> offs;  // linear index offset of c_i
 
-  KOKKOS_INLINE_FUNCTION void operator()(int idx) const {
+  KOKKOS_INLINE_FUNCTION void operator()(int m) const {
     int x[3];
-    coords(idx, g.n, x);
-    // Cells away from the domain's edges take the branch-free path; the
+    coords(m, g.n, x);
+    // Cells away from the block's edges take the branch-free path; the
     // others check every link for walls and periodic wrap.
     if (away_from_edges(x, g.n, L::D))
-      cell<true>(idx, x);
+      cell<true>(g.index(x), x);
     else
-      cell<false>(idx, x);
+      cell<false>(g.index(x), x);
   }
   // GPUs: the two sets of cells in two launches, so that no warp holds
   // both paths.  Interior: m over (nx-2)(ny-2)(nz-2) cells, x fastest.
@@ -181,7 +194,7 @@ struct StepKernel {
     const int r = m / ix;
     x[1] = 1 + r % iy;
     x[2] = L::D == 3 ? 1 + r / iy : 0;
-    cell<true>(x[0] + g.n[0] * (x[1] + g.n[1] * x[2]), x);
+    cell<true>(g.index(x), x);
   }
   // Edges: m over the faces z = 0, nz-1 (3D), then y = 0, ny-1, then
   // x = 0, nx-1 (each without the cells counted before); edge_cells() of them.
@@ -204,7 +217,7 @@ struct StepKernel {
         x[0] = m < cols ? 0 : nx - 1, x[1] = 1 + r % (ny - 2), x[2] = z0 + r / (ny - 2);
       }
     }
-    cell<false>(x[0] + nx * (x[1] + ny * x[2]), x);
+    cell<false>(g.index(x), x);
   }
   int edge_cells() const {
     const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
@@ -216,8 +229,9 @@ struct StepKernel {
   // branch-free one, as a SIMD loop over x (no two cells of a step touch
   // the same population slot, in either scheme).
   KOKKOS_INLINE_FUNCTION void line(int y, int z) const {
-    const int nx = g.n[0], base = nx * (y + g.n[1] * z);
+    const int nx = g.n[0];
     int x[3] = {0, y, z};
+    const int base = g.index(x);
     const bool inner = y > 0 && y < g.n[1] - 1 && (L::D == 2 || (z > 0 && z < g.n[2] - 1));
     if (!inner || nx < 3) {
       for (int i = 0; i < nx; ++i) x[0] = i, cell<false>(base + i, x);
@@ -292,18 +306,38 @@ struct StepKernel {
   }
 };
 
+// The slots that a cell writes itself in an in-place stream step although
+// they lie in its own storage: slot i of the stored cell (i0, i1, i2) when
+// the link from x - c_i is a wall (the bounce-back of the cell's own f*).
+// A reverse halo exchange keeps them: the neighbour block that sends its
+// ghost's copy of the slot back did not write it.
+template <class L, class Real>
+struct WrittenByBounceBack {
+  Geometry<Real> g;
+  KOKKOS_INLINE_FUNCTION bool operator()(int i0, int i1, int i2, int i) const {
+    const int x[3] = {i0 - g.gh[0], i1 - g.gh[1], i2 - g.gh[2]};
+    int nb = 0;
+    Real u[3];
+    bool moving = false;
+    return g.neighbour(x, -L::c(i, 0), -L::c(i, 1), -L::c(i, 2), nb, u, moving);
+  }
+};
+
 // Layouts of the stored post-collision populations f*_i(x):
 //  normal:  a(x, i)  (two-grid)
 //  swapped: a(x, opp i)  (in-place, after a local step)
 //  pushed:  a(x + c_i, i)  [wall: a(x, opp i)]  (in-place, after a stream step)
 enum class Layout { normal, swapped, pushed };
 
-// (a: the populations, read as Real, or their raw stored values, read as T)
+// The post-collision populations of the block's cell m (x fastest) in
+// `layout` (a: the populations, read as Real, or their raw stored values,
+// read as T).
 template <class L, class Real, class View, class T>
 KOKKOS_INLINE_FUNCTION void gather(const View& a, const Geometry<Real>& g, const int off[],
-                                   Layout layout, int idx, T f[L::Q]) {
+                                   Layout layout, int m, T f[L::Q]) {
   int x[3];
-  coords(idx, g.n, x);
+  coords(m, g.n, x);
+  const int idx = g.index(x);
   const bool bulk = away_from_edges(x, g.n, L::D);
   KFLOW_LBM_UNROLL
   for (int i = 0; i < L::Q; ++i) {
@@ -399,9 +433,10 @@ void initialise(const ExecSpace& space, const View& a, const Geometry<Real>& g, 
   const bool swapped = layout == Layout::swapped;
   Kokkos::parallel_for(
       "kflow::lbm::initialise", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
-      KOKKOS_LAMBDA(int idx) {
+      KOKKOS_LAMBDA(int m) {
         int x[3];
-        coords(idx, g.n, x);
+        coords(m, g.n, x);
+        const int idx = g.index(x);
         double rho, u[3];
         init(x, rho, u);
         const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
@@ -413,24 +448,28 @@ void initialise(const ExecSpace& space, const View& a, const Geometry<Real>& g, 
       });
 }
 
-// rho, u (lattice units) per cell into out(idx, 0..3).
+// rho, u (lattice units) per cell into out(idx, 0..3), idx the cell's
+// stored index (ghost layers, if any, untouched).
 template <class L, class Real, class ExecSpace, class View, class Out>
 void macroscopic(const ExecSpace& space, const View& a, const Geometry<Real>& g,
                  const Offsets<L::Q>& off, Layout layout, const Out& out) {
   const int n = g.n[0] * g.n[1] * g.n[2];
   Kokkos::parallel_for(
       "kflow::lbm::macroscopic",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n), KOKKOS_LAMBDA(int idx) {
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n), KOKKOS_LAMBDA(int m) {
         Real f[L::Q], rho, u[3];
-        gather<L>(a, g, off.v, layout, idx, f);
+        gather<L>(a, g, off.v, layout, m, f);
         moments<L>(f, g, rho, u);
+        int x[3];
+        coords(m, g.n, x);
+        const int idx = g.index(x);
         out(idx, 0) = rho;
         for (int d = 0; d < 3; ++d) out(idx, 1 + d) = u[d];
       });
 }
 
-// Canonical (normal-layout) copy of the stored values (raw: bit for bit), for
-// checkpoints.
+// Canonical (normal-layout) copy of the stored values (raw: bit for bit) of
+// the block's cells (no ghost layers: out(m, i), m x fastest), for checkpoints.
 template <class L, class Real, class ExecSpace, class View>
 void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
                const Offsets<L::Q>& off, Layout layout, const View& out) {
@@ -445,10 +484,11 @@ void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
       });
 }
 
-// Max speed, mean kinetic energy (1/2 rho0 |u|^2) and mean density, lattice units.
+// Over the block's cells, lattice units: the largest squared speed, the sum
+// of the kinetic energies (1/2 rho0 |u|^2) and the sum of the densities.
 template <class L, class Real, class ExecSpace, class View>
 void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const Offsets<L::Q>& off,
-           Layout layout, double& umax, double& energy, double& mass) {
+           Layout layout, double& usq_max, double& energy, double& mass) {
   const int n = g.n[0] * g.n[1] * g.n[2];
   Kokkos::parallel_reduce(
       "kflow::lbm::norms", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
@@ -461,11 +501,8 @@ void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const
         e += 0.5 * sq;
         r += rho;
       },
-      Kokkos::Max<double>(umax), Kokkos::Sum<double>(energy), Kokkos::Sum<double>(mass));
+      Kokkos::Max<double>(usq_max), Kokkos::Sum<double>(energy), Kokkos::Sum<double>(mass));
   space.fence("kflow::lbm::norms");
-  umax = std::sqrt(umax);
-  energy /= n;
-  mass /= n;
 }
 
 }  // namespace kernels

@@ -420,7 +420,11 @@ int cmd_bench(const Args& a) {
                   "bench");
     o.params = kflow::BenchParams(a.sets);
     o.repeat = static_cast<int>(parse_count(a, "--repeat", 5));
-    const auto r = kflow::bench_kernel(what, o, std::cerr);
+    // On several ranks (bench_kernel's benchmark splits its grid), rank 0 reports.
+    const bool root = kflow::parallel::root();
+    std::ostream quiet(nullptr);
+    const auto r = kflow::bench_kernel(what, o, root ? std::cerr : quiet);
+    if (!root) return 0;
     const double ceiling = r.stream.ceiling.bytes_per_second;
     std::cout << "bench " << r.name << ": backend " << r.backend << " ("
               << kflow::backend_description(r.backend) << "), " << r.precision << ", best of "
@@ -582,10 +586,18 @@ int run_command(const Args& a) {
           std::to_string(kflow::parallel::launcher_ranks()) +
           " processes mpirun started would run the whole case alone; run it without "
           "mpirun, or rebuild kflow with MPI ('kflow info' says whether a build has it)");
-    if (ranks > 1 && a.command != "run" && a.command != "info" && a.command != "list")
-      throw kflow::parallel::AgreedError("kflow " + a.command + " runs on one rank (this job has " +
-                                         std::to_string(ranks) +
-                                         "); only 'kflow run' runs distributed over MPI");
+    // A model's kernel benchmark runs distributed when the model does (the
+    // benchmark splits its grid over the ranks).
+    const auto& reg = kflow::Registry::instance();
+    const bool distributed_bench = a.command == "bench" && a.positional.size() == 1 &&
+                                   reg.find_bench(a.positional[0]) && reg.find(a.positional[0]) &&
+                                   reg.find(a.positional[0])->distributed;
+    if (ranks > 1 && a.command != "run" && a.command != "info" && a.command != "list" &&
+        !distributed_bench)
+      throw kflow::parallel::AgreedError(
+          "kflow " + a.command + " runs on one rank (this job has " + std::to_string(ranks) +
+          "); only 'kflow run', and 'kflow bench MODEL' of a model that runs on several ranks "
+          "and has a kernel benchmark, run distributed over MPI");
     if (a.command == "run") return cmd_run(a);
     if (a.command == "check") return cmd_check(a);
     if (a.command == "list") return cmd_list(a);

@@ -2,15 +2,23 @@
 // started with: each block holds a function of the global cell index; after
 // one exchange every face ghost must hold that function at the neighbouring
 // global cell (wrapped on periodic axes), and owned cells must be unchanged.
+// Then a field of 2 components per cell with edges and corners, component 0
+// crossing only the low faces: every face, edge and corner ghost whose sides
+// all border another block holds the function (each component where it
+// crosses all those faces), every other ghost is untouched; and the reverse
+// exchange brings ghost values back into the owned layers next to those
+// faces, and nowhere else.
 // Run as: mpirun -n N kflow_halo_test PX PY [PZ] PERIODIC_MASK CELLS...
 // Exit status 0 on success; the first mismatch is printed.
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "kflow/linalg/dist/halo.hpp"
 
@@ -87,6 +95,112 @@ int check(const dist::LocalGrid& lg) {
   return bad;
 }
 
+// The components test (above).  Stored cells ghost-included, i fastest.
+template <int D>
+int check_components(const dist::LocalGrid& lg) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  Space space;
+  const auto& L = lg.local;
+  const auto& dec = lg.decomposition;
+  const int g = L.ghost, e0 = L.extent(0), e1 = L.extent(1), e2 = L.extent(2);
+  Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> v("kflow::test::halo_components",
+                                                                  std::size_t(e0) * e1 * e2, 2);
+  auto at = [&](int i, int j, int k, int c) -> double& {
+    return v(i + e0 * (j + e1 * k), c);
+  };
+  // Global coordinates of stored cell (i, j, k), wrapped; which of its axes
+  // lie beyond the block, and on which side.
+  auto global = [&](int i, int j, int k, int gi[3]) {
+    const int s[3] = {i, j, k};
+    for (int d = 0; d < 3; ++d) {
+      gi[d] = d < D ? s[d] - g + lg.offset[d] : 0;
+      if (d < D) gi[d] = (gi[d] + lg.global.cells[d]) % lg.global.cells[d];
+    }
+  };
+  auto side_of = [&](int d, int s) {
+    return s < g ? 0 : s >= g + L.cells[d] ? 1 : -1;
+  };
+  auto cval = [&](const int gi[3], int c) {
+    return value(gi[0], gi[1], gi[2]) + 0.25 * c;
+  };
+  int bad = 0;
+  auto expect = [&](const char* what, int i, int j, int k, int c, double want) {
+    if (bad == 0 && at(i, j, k, c) != want) {
+      std::fprintf(stderr,
+                   "rank %d: %s cell (%d, %d, %d) component %d holds %.17g, expected %.17g\n",
+                   dec.rank, what, i, j, k, c, at(i, j, k, c), want);
+      bad = 1;
+    }
+  };
+  auto each = [&](auto&& fn) {
+    for (int k = 0; k < e2; ++k)
+      for (int j = 0; j < e1; ++j)
+        for (int i = 0; i < e0; ++i) fn(i, j, k);
+  };
+  dist::HaloPattern p;
+  p.components = 2;
+  p.across = [](int, int side) {
+    return side == 0 ? std::vector<int>{0, 1} : std::vector<int>{1};
+  };
+  p.edges_and_corners = true;
+  dist::Halo<Space, double, D> halo(space, lg, MPI_COMM_WORLD, p);
+  // Forward: owned cells hold the function, ghosts -1.
+  each([&](int i, int j, int k) {
+    int gi[3];
+    global(i, j, k, gi);
+    const int s[3] = {i, j, k};
+    bool ghost = false;
+    for (int d = 0; d < D; ++d) ghost = ghost || side_of(d, s[d]) >= 0;
+    for (int c = 0; c < 2; ++c) at(i, j, k, c) = ghost ? -1.0 : cval(gi, c);
+  });
+  halo.exchange(dist::components_on(lg, v));
+  each([&](int i, int j, int k) {
+    int gi[3];
+    global(i, j, k, gi);
+    const int s[3] = {i, j, k};
+    bool ghost = false, reached = true, low_only = true;
+    for (int d = 0; d < D; ++d) {
+      const int side = side_of(d, s[d]);
+      if (side < 0) continue;
+      ghost = true;
+      reached = reached && dec.split(d) && dec.neighbour(d, side) >= 0;
+      low_only = low_only && side == 0;
+    }
+    for (int c = 0; c < 2; ++c) {
+      const bool filled = !ghost || (reached && (c == 1 || low_only));
+      expect(ghost ? "ghost" : "owned", i, j, k, c, filled ? cval(gi, c) : -1.0);
+    }
+  });
+  // Reverse, every component crossing: ghosts hold the function, owned
+  // cells 0; afterwards owned cells next to a face with a neighbour hold it.
+  p.across = nullptr;
+  dist::Halo<Space, double, D> back(space, lg, MPI_COMM_WORLD, p);
+  each([&](int i, int j, int k) {
+    int gi[3];
+    global(i, j, k, gi);
+    const int s[3] = {i, j, k};
+    bool ghost = false;
+    for (int d = 0; d < D; ++d) ghost = ghost || side_of(d, s[d]) >= 0;
+    for (int c = 0; c < 2; ++c) at(i, j, k, c) = ghost ? cval(gi, c) : 0.0;
+  });
+  back.reverse(dist::components_on(lg, v), dist::ReplaceAll{});
+  const auto own = lg.owned();
+  for (int k = own.begin[2]; k < own.end[2]; ++k)
+    for (int j = own.begin[1]; j < own.end[1]; ++j)
+      for (int i = own.begin[0]; i < own.end[0]; ++i) {
+        int gi[3];
+        global(i, j, k, gi);
+        const int s[3] = {i, j, k};
+        bool near = false;
+        for (int d = 0; d < D; ++d)
+          for (int side = 0; side < 2; ++side)
+            near = near || (dec.split(d) && dec.neighbour(d, side) >= 0 &&
+                            s[d] == (side ? g + L.cells[d] - 1 : g));
+        for (int c = 0; c < 2; ++c) expect("owned (reverse)", i, j, k, c, near ? cval(gi, c) : 0.0);
+      }
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +232,11 @@ int main(int argc, char** argv) {
       } else {
         const auto lg = dist::make_local_grid(grid, dec);
         bad = grid.dim == 2 ? check<2>(lg) : check<3>(lg);
+        // The same blocks with one ghost layer, components, edges and corners.
+        auto g1 = grid;
+        g1.ghost = 1;
+        const auto lg1 = dist::make_local_grid(g1, dec);
+        bad = std::max(bad, grid.dim == 2 ? check_components<2>(lg1) : check_components<3>(lg1));
       }
     }
   }

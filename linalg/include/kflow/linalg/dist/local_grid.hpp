@@ -7,6 +7,8 @@
 // spacing take it from the global grid: a block's length / cells may differ
 // from it in the last bit.
 
+#include <Kokkos_Macros.hpp>
+
 #include <array>
 
 #include "kflow/linalg/dist/decomposition.hpp"
@@ -51,6 +53,24 @@ struct LocalGrid {
     return r;
   }
 };
+
+// C components per cell of a block (device-callable): v(cell, component)
+// with cell the stored index i + ni (j + nj k), ghost layers included; what
+// the halo exchange packs (lattice Boltzmann populations, moments).
+template <class View>
+struct ComponentsOnGrid {
+  View v;
+  int ni = 1, nj = 1;
+  KOKKOS_INLINE_FUNCTION typename View::reference_type operator()(int i, int j, int k,
+                                                                  int c) const {
+    return v(i + ni * (j + nj * k), c);
+  }
+};
+// The stored extents of `grid`'s block (ghosts included).
+template <class View>
+ComponentsOnGrid<View> components_on(const LocalGrid& grid, const View& v) {
+  return {v, grid.local.extent(0), grid.local.dim > 1 ? grid.local.extent(1) : 1};
+}
 
 // The block of rank decomposition.rank of `global` (whose dimension and
 // cells the decomposition takes: a default Decomposition is one block).

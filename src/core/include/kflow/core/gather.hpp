@@ -15,7 +15,8 @@ namespace kflow {
 // Rank 0: the field on the global grid; other ranks: an empty field.
 HostField gather_field(const HostField& local, const linalg::dist::LocalGrid& grid);
 // Rank 0: each array (one per block, extents of the block with its ghost
-// layers) as one array on the global grid, its ghost layers zero (a model
+// layers, and for a field of C components stored component-major a last
+// extent C) as one array on the global grid, its ghost layers zero (a model
 // refills ghosts before it reads them); other ranks: empty.
 std::vector<StateArray> gather_state(const std::vector<StateArray>& local,
                                      const linalg::dist::LocalGrid& grid);
