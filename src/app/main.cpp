@@ -520,14 +520,6 @@ int cmd_compare(const Args& a) {
   return 0;
 }
 
-// "rank R of N: " in a distributed run.
-std::string on_rank() {
-  const int n = kflow::parallel::size();
-  return n > 1
-             ? "rank " + std::to_string(kflow::parallel::rank()) + " of " + std::to_string(n) + ": "
-             : "";
-}
-
 // An error on some ranks only (during a distributed run) ends every rank:
 // the others would wait for it in their next exchange.
 void end_job() {
@@ -576,28 +568,14 @@ int run_command(const Args& a) {
     std::cout << help.at(a.command);
     return 0;
   }
-  const int ranks = kflow::parallel::size();
   try {
-    if (!kflow::parallel::built_with_mpi() && kflow::parallel::launcher_ranks() > 1 &&
-        a.command == "run")
-      throw Error(
-          "this kflow was built without MPI (KFLOW_ENABLE_MPI=OFF, or no MPI found at "
-          "configure time), so each of the " +
-          std::to_string(kflow::parallel::launcher_ranks()) +
-          " processes mpirun started would run the whole case alone; run it without "
-          "mpirun, or rebuild kflow with MPI ('kflow info' says whether a build has it)");
     // A model's kernel benchmark runs distributed when the model does (the
     // benchmark splits its grid over the ranks).
     const auto& reg = kflow::Registry::instance();
     const bool distributed_bench = a.command == "bench" && a.positional.size() == 1 &&
                                    reg.find_bench(a.positional[0]) && reg.find(a.positional[0]) &&
                                    reg.find(a.positional[0])->distributed;
-    if (ranks > 1 && a.command != "run" && a.command != "info" && a.command != "list" &&
-        !distributed_bench)
-      throw kflow::parallel::AgreedError(
-          "kflow " + a.command + " runs on one rank (this job has " + std::to_string(ranks) +
-          "); only 'kflow run', and 'kflow bench MODEL' of a model that runs on several ranks "
-          "and has a kernel benchmark, run distributed over MPI");
+    kflow::parallel::check_job(a.command, distributed_bench);
     if (a.command == "run") return cmd_run(a);
     if (a.command == "check") return cmd_check(a);
     if (a.command == "list") return cmd_list(a);
@@ -609,15 +587,16 @@ int run_command(const Args& a) {
     if (kflow::parallel::root()) std::cerr << "kflow: error: " << e.what() << "\n";
     return 1;
   } catch (const Error& e) {
-    std::cerr << "kflow: error: " << on_rank() << e.what() << "\n";
+    std::cerr << "kflow: error: " << kflow::parallel::rank_prefix() << e.what() << "\n";
     end_job();
     return 1;
   } catch (const std::bad_alloc& e) {  // Kokkos' allocation failures derive from it
-    std::cerr << "kflow: error: " << on_rank() << "out of memory: " << e.what() << "\n";
+    std::cerr << "kflow: error: " << kflow::parallel::rank_prefix() << "out of memory: " << e.what()
+              << "\n";
     end_job();
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "kflow: internal error: " << on_rank() << e.what() << "\n";
+    std::cerr << "kflow: internal error: " << kflow::parallel::rank_prefix() << e.what() << "\n";
     end_job();
     return 1;
   }

@@ -154,6 +154,27 @@ std::string broadcast(const std::string& s) {
   return s;
 }
 
+std::string rank_prefix() {
+  const int n = size();
+  return n > 1 ? "rank " + std::to_string(rank()) + " of " + std::to_string(n) + ": " : "";
+}
+
+void check_job(const std::string& command, bool distributed_bench) {
+  if (!built_with_mpi() && launcher_ranks() > 1 && command == "run")
+    throw Error(
+        "this kflow was built without MPI (KFLOW_ENABLE_MPI=OFF, or no MPI found at "
+        "configure time), so each of the " +
+        std::to_string(launcher_ranks()) +
+        " processes mpirun started would run the whole case alone; run it without "
+        "mpirun, or rebuild kflow with MPI ('kflow info' says whether a build has it)");
+  if (size() > 1 && command != "run" && command != "info" && command != "list" &&
+      !distributed_bench)
+    throw AgreedError(
+        "kflow " + command + " runs on one rank (this job has " + std::to_string(size()) +
+        "); only 'kflow run', and 'kflow bench MODEL' of a model that runs on several ranks "
+        "and has a kernel benchmark, run distributed over MPI");
+}
+
 void abort(int code) {
 #ifdef KFLOW_HAVE_MPI
   if (g_active && g_size > 1) MPI_Abort(MPI_COMM_WORLD, code);

@@ -10,6 +10,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <utility>
 
 #include "kflow/linalg/tridiag.hpp"
 #include "linalg/backends.hpp"
@@ -35,23 +36,7 @@ std::vector<LD> cyclic_reference(const std::vector<LD>& a, const std::vector<LD>
     m[k][(k + 1) % n] += c[k];
     m[k][n] = d[k];
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t piv = k;
-    for (std::size_t r = k + 1; r < n; ++r)
-      if (std::fabs(m[r][k]) > std::fabs(m[piv][k])) piv = r;
-    std::swap(m[k], m[piv]);
-    for (std::size_t r = k + 1; r < n; ++r) {
-      const LD l = m[r][k] / m[k][k];
-      for (std::size_t j = k; j <= n; ++j) m[r][j] -= l * m[k][j];
-    }
-  }
-  std::vector<LD> x(n);
-  for (std::size_t k = n; k-- > 0;) {
-    LD v = m[k][n];
-    for (std::size_t j = k + 1; j < n; ++j) v -= m[k][j] * x[j];
-    x[k] = v / m[k][k];
-  }
-  return x;
+  return dense_solve(std::move(m));
 }
 
 // Random cyclic systems, |b| = (|a| + |c|) (1 + margin) + a little, random

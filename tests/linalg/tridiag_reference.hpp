@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kflow/linalg/tridiag_shape.hpp"
@@ -54,16 +55,10 @@ inline std::vector<LD> gtsv_reference(std::vector<LD> a, std::vector<LD> b, std:
   return x;
 }
 
-inline std::vector<LD> dense_reference(const std::vector<LD>& a, const std::vector<LD>& b,
-                                       const std::vector<LD>& c, const std::vector<LD>& d) {
-  const std::size_t n = b.size();
-  std::vector<std::vector<LD>> m(n, std::vector<LD>(n + 1, 0));
-  for (std::size_t k = 0; k < n; ++k) {
-    if (k > 0) m[k][k - 1] = a[k];
-    m[k][k] = b[k];
-    if (k + 1 < n) m[k][k + 1] = c[k];
-    m[k][n] = d[k];
-  }
+// Gaussian elimination with partial pivoting of the augmented n x (n + 1)
+// matrix m (the right-hand side in column n).
+inline std::vector<LD> dense_solve(std::vector<std::vector<LD>> m) {
+  const std::size_t n = m.size();
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t piv = k;
     for (std::size_t r = k + 1; r < n; ++r)
@@ -81,6 +76,19 @@ inline std::vector<LD> dense_reference(const std::vector<LD>& a, const std::vect
     x[k] = v / m[k][k];
   }
   return x;
+}
+
+inline std::vector<LD> dense_reference(const std::vector<LD>& a, const std::vector<LD>& b,
+                                       const std::vector<LD>& c, const std::vector<LD>& d) {
+  const std::size_t n = b.size();
+  std::vector<std::vector<LD>> m(n, std::vector<LD>(n + 1, 0));
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k > 0) m[k][k - 1] = a[k];
+    m[k][k] = b[k];
+    if (k + 1 < n) m[k][k + 1] = c[k];
+    m[k][n] = d[k];
+  }
+  return dense_solve(std::move(m));
 }
 
 struct Problem {

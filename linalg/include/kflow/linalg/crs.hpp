@@ -20,7 +20,8 @@
 // std::invalid_argument (as make_dia5 does); Dirichlet values belong in b.
 //
 // gather_rows / scatter_rows move a field's interior to / from the 1-D
-// vector of the rows.
+// vector of the rows; crs_diagonal gives each row's membership of the
+// system and inverse diagonal.
 
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <Kokkos_Core.hpp>
@@ -244,6 +245,40 @@ void scatter_rows(const ExecSpace& space, const Grid& g, const V& v, const F& f)
   Kokkos::parallel_for("kflow::linalg::scatter_rows",
                        RangePolicy<ExecSpace>(space, 0, int(crs_rows(g))),
                        detail::CrsCopy<F, V, false>{f, v, g.ghost, g.cells[0], g.cells[1]});
+}
+
+namespace detail {
+// Per row: 1 in the system (c.p != 0) or 0, and 1 / (scale c.p) (0 outside).
+template <class Op, class V>
+struct CrsDiagonal {
+  Op op;
+  V in, dinv;
+  typename V::value_type scale;
+  int g, nx, ny;
+  KOKKOS_INLINE_FUNCTION void operator()(int r) const {
+    using Real = typename V::value_type;
+    const int i = g + r % nx, j = g + (r / nx) % ny;
+    Real p;
+    if constexpr (Op::dim == 2)
+      p = op.coeffs(i, j).p;
+    else
+      p = op.coeffs(i, j, g + r / (nx * ny)).p;
+    in(r) = p != Real(0) ? Real(1) : Real(0);
+    dinv(r) = p != Real(0) ? Real(1) / (scale * p) : Real(0);
+  }
+};
+}  // namespace detail
+
+// The rows' membership of the system (in: 1 or 0) and the inverse diagonal
+// of scale * A (dinv: 0 outside the system), for the Krylov solvers on the
+// CRS form (Jacobi, masking b).
+template <class ExecSpace, class Op, class V>
+void crs_diagonal(const ExecSpace& space, const Op& op, const V& in, const V& dinv,
+                  typename V::value_type scale) {
+  const Grid& g = op.grid;
+  Kokkos::parallel_for(
+      "kflow::linalg::crs_diagonal", RangePolicy<ExecSpace>(space, 0, int(crs_rows(g))),
+      detail::CrsDiagonal<Op, V>{op, in, dinv, scale, g.ghost, g.cells[0], g.cells[1]});
 }
 
 }  // namespace kflow::linalg

@@ -88,22 +88,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
     x_ = vec("kflow::kk_cg::x"), b_ = vec("kflow::kk_cg::b"), r_ = vec("kflow::kk_cg::r");
     z_ = vec("kflow::kk_cg::z"), p_ = vec("kflow::kk_cg::p"), q_ = vec("kflow::kk_cg::q");
     in_ = vec("kflow::kk_cg::in_system"), dinv_ = vec("kflow::kk_cg::dinv");
-    // in_system (1 or 0) and 1 / (s c.p) per row.
-    const int g = grid_.ghost, nx = grid_.cells[0], ny = grid_.cells[1];
-    const V in = in_, dinv = dinv_;
-    const Real s = sign_;
-    Kokkos::parallel_for(
-        "kflow::linalg::kk_cg::diagonal", RangePolicy<ExecSpace>(space_, 0, n),
-        KOKKOS_LAMBDA(int r) {
-          const int i = g + r % nx, j = g + (r / nx) % ny;
-          Real p;
-          if constexpr (Op::dim == 2)
-            p = op.coeffs(i, j).p;
-          else
-            p = op.coeffs(i, j, g + r / (nx * ny)).p;
-          in(r) = p != Real(0) ? Real(1) : Real(0);
-          dinv(r) = p != Real(0) ? Real(1) / (s * p) : Real(0);
-        });
+    crs_diagonal(space_, op, in_, dinv_, sign_);  // 1 / (s c.p)
     space_.fence("kflow::linalg::kk_cg::setup");
   }
 

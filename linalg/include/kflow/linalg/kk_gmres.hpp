@@ -112,20 +112,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     };
     x_ = vec("kflow::kk_gmres::x"), b_ = vec("kflow::kk_gmres::b"), r_ = vec("kflow::kk_gmres::r");
     in_ = vec("kflow::kk_gmres::in_system"), dinv_ = vec("kflow::kk_gmres::dinv");
-    const int g = grid_.ghost, nx = grid_.cells[0], ny = grid_.cells[1];
-    const V in = in_, dinv = dinv_;
-    Kokkos::parallel_for(
-        "kflow::linalg::kk_gmres::diagonal", RangePolicy<ExecSpace>(space_, 0, n),
-        KOKKOS_LAMBDA(int r) {
-          const int i = g + r % nx, j = g + (r / nx) % ny;
-          Real p;
-          if constexpr (Op::dim == 2)
-            p = op.coeffs(i, j).p;
-          else
-            p = op.coeffs(i, j, g + r / (nx * ny)).p;
-          in(r) = p != Real(0) ? Real(1) : Real(0);
-          dinv(r) = p != Real(0) ? Real(1) / p : Real(0);
-        });
+    crs_diagonal(space_, op, in_, dinv_, Real(1));
     if (o.preconditioner == CgPreconditioner::jacobi)
       jacobi_ = std::make_unique<detail::KkJacobi<Crs>>(dinv_);
     space_.fence("kflow::linalg::kk_gmres::setup");

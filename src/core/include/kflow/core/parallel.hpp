@@ -56,6 +56,13 @@ std::vector<double> gather(double v);  // rank 0: one value per rank; others: em
 template <class Fn>
 void on_root(Fn&& fn);
 [[noreturn]] void abort(int code);
+// "rank R of N: " in a run of several ranks, "" otherwise (error messages).
+std::string rank_prefix();
+// Refuses a job that cannot run as launched, before any work: a build
+// without MPI started with several ranks for `kflow run` (kflow::Error),
+// and several ranks for a command that runs on one (AgreedError; `bench`
+// of a distributed model is allowed: distributed_bench).
+void check_job(const std::string& command, bool distributed_bench);
 
 #ifdef KFLOW_HAVE_MPI
 MPI_Comm comm();
