@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
@@ -18,6 +19,14 @@ using kflow::test::run_text;
 using kflow::test::TempDir;
 
 namespace {
+
+// max |a[i] - b[i]| over two fields' values (same layout).
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
+  return d;
+}
 
 // Taylor-Green vortex u = sin x cos y, v = -cos x sin y on [0, 2 pi]^2,
 // decaying as exp(-2 t / Re).  Re = 10 so that the diffusive limit sets dt
@@ -238,8 +247,7 @@ TEST_CASE("mac2d in float agrees with double to single precision", "[unit]") {
   const auto f = run_text(cavity, "", {"time.end=0.5", "run.precision=\"float\""}, "", true);
   const auto ud = field(d, "velocity").values;
   const auto uf = field(f, "velocity").values;
-  double diff = 0;
-  for (std::size_t i = 0; i < ud.size(); ++i) diff = std::max(diff, std::fabs(ud[i] - uf[i]));
+  const double diff = max_abs_diff(ud, uf);
   INFO("max |double - float| of the velocity = " << diff);
   CHECK(diff < 1e-4);
   CHECK(diff > 0);
@@ -419,8 +427,7 @@ TEST_CASE("mac2d with SIP as the pressure solver agrees with red-black SOR", "[u
   const auto b = run_text(cavity, "", sip, "", true);
   const auto ua = field(a, "velocity").values;
   const auto ub = field(b, "velocity").values;
-  double diff = 0;
-  for (std::size_t i = 0; i < ua.size(); ++i) diff = std::max(diff, std::fabs(ua[i] - ub[i]));
+  const double diff = max_abs_diff(ua, ub);
   INFO("max |u_sor - u_sip| = " << diff
                                 << "; iterations in the last step: " << diag(a, "sor_iterations")
                                 << " (rbsor), " << diag(b, "sor_iterations") << " (sip)");
@@ -445,9 +452,7 @@ TEST_CASE("mac2d with multigrid as the pressure solver agrees with red-black SOR
     const auto b = run_text(cavity, "", o, "", true);
     const auto ua = field(a, "velocity").values;
     const auto ub = field(b, "velocity").values;
-    REQUIRE(ua.size() == ub.size());
-    double diff = 0;
-    for (std::size_t i = 0; i < ua.size(); ++i) diff = std::max(diff, std::fabs(ua[i] - ub[i]));
+    const double diff = max_abs_diff(ua, ub);
     INFO(v.back() << ": max |u_sor - u_mg| = " << diff << "; iterations in the last step: "
                   << diag(a, "sor_iterations") << " (rbsor), " << diag(b, "sor_iterations"));
     CHECK(diff < 1e-6);
@@ -471,9 +476,7 @@ TEST_CASE("mac2d with CG as the pressure solver agrees with red-black SOR", "[un
     const auto b = run_text(cavity, "", cg, "", true);
     const auto ua = field(a, "velocity").values;
     const auto ub = field(b, "velocity").values;
-    REQUIRE(ua.size() == ub.size());
-    double diff = 0;
-    for (std::size_t i = 0; i < ua.size(); ++i) diff = std::max(diff, std::fabs(ua[i] - ub[i]));
+    const double diff = max_abs_diff(ua, ub);
     INFO(pre << ": max |u_sor - u_cg| = " << diff << "; iterations in the last step: "
              << diag(a, "sor_iterations") << " (rbsor), " << diag(b, "sor_iterations") << " (cg)");
     CHECK(diff < 1e-6);
@@ -486,8 +489,7 @@ TEST_CASE("mac2d with CG as the pressure solver agrees with red-black SOR", "[un
   const auto d = run_text(taylor_green, "", tgcg, "", true);
   const auto uc = field(c, "velocity").values;
   const auto ud = field(d, "velocity").values;
-  double diff = 0;
-  for (std::size_t i = 0; i < uc.size(); ++i) diff = std::max(diff, std::fabs(uc[i] - ud[i]));
+  const double diff = max_abs_diff(uc, ud);
   INFO("Taylor-Green: max |u_sor - u_cg| = " << diff);
   CHECK(diff < 1e-8);
   CHECK(std::fabs(diag(c, "error_u_max") - diag(d, "error_u_max")) < 1e-8);
@@ -514,9 +516,7 @@ TEST_CASE("mac2d over Kokkos Kernels (kk_cg, kk_gmres) agrees with the matrix-fr
       const auto b = run_text(cavity, "", kk, "", true);
       const auto ua = field(a, "velocity").values;
       const auto ub = field(b, "velocity").values;
-      REQUIRE(ua.size() == ub.size());
-      double diff = 0;
-      for (std::size_t i = 0; i < ua.size(); ++i) diff = std::max(diff, std::fabs(ua[i] - ub[i]));
+      const double diff = max_abs_diff(ua, ub);
       INFO(method << ", " << pre << ": max |u_cg - u_kk| = " << diff
                   << "; iterations in the last step: " << diag(a, "sor_iterations") << " (cg), "
                   << diag(b, "sor_iterations") << " (" << method << ")");
@@ -532,8 +532,7 @@ TEST_CASE("mac2d over Kokkos Kernels (kk_cg, kk_gmres) agrees with the matrix-fr
     const auto d = run_text(taylor_green, "", tgkk, "", true);
     const auto uc = field(c, "velocity").values;
     const auto ud = field(d, "velocity").values;
-    double diff = 0;
-    for (std::size_t i = 0; i < uc.size(); ++i) diff = std::max(diff, std::fabs(uc[i] - ud[i]));
+    const double diff = max_abs_diff(uc, ud);
     INFO(method << ", Taylor-Green: max |u_cg - u_kk| = " << diff);
     CHECK(diff < 1e-8);
   }

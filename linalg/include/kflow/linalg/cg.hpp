@@ -111,11 +111,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     if (op.grid.dim != Dim)
       throw std::invalid_argument("CG: a " + std::to_string(Dim) + "D solver on a " +
                                   std::to_string(op.grid.dim) + "D grid");
-    detail::CgOperatorInfo info;
-    if constexpr (Dim == 2)
-      info = detail::cg_operator_info2(space_, op_);
-    else
-      info = detail::cg_operator_info3(space_, op_);
+    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op_);
     if (info.positive > 0 && info.negative > 0)
       throw std::invalid_argument(
           "CG: the diagonal has both signs (" + std::to_string(info.positive) + " positive, " +
@@ -128,9 +124,9 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
           std::to_string(info.asymmetry) +
           " between a coefficient and its neighbour's mirror entry, or a non-zero coefficient "
           "to a cell outside the system); use red-black SOR or SIP");
-    cells_ = info.positive + info.negative;
+    cells_ = info.cells();
     sign_ = info.negative > 0 ? Real(-1) : Real(1);
-    singular_ = cells_ > 0 && info.row_sum <= eps;
+    singular_ = info.singular(eps);
     const Grid& g = op.grid;
     r_ = make_field<Real, Dim>(space_, "kflow::cg::r", g);
     q_ = make_field<Real, Dim>(space_, "kflow::cg::q", g);

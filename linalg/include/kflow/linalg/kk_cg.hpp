@@ -62,11 +62,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
     if (op.grid.dim != Dim)
       throw std::invalid_argument("kk_cg: a " + std::to_string(Dim) + "D solver on a " +
                                   std::to_string(op.grid.dim) + "D grid");
-    detail::CgOperatorInfo info;
-    if constexpr (Dim == 2)
-      info = detail::cg_operator_info2(space_, op);
-    else
-      info = detail::cg_operator_info3(space_, op);
+    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op);
     if (info.positive > 0 && info.negative > 0)
       throw std::invalid_argument(
           "kk_cg: the diagonal has both signs: the operator is not definite");
@@ -75,9 +71,9 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
       throw std::invalid_argument("kk_cg: the operator is not symmetric (relative difference " +
                                   std::to_string(info.asymmetry) +
                                   ", or a non-zero coefficient to a cell outside the system)");
-    cells_ = info.positive + info.negative;
+    cells_ = info.cells();
     sign_ = info.negative > 0 ? Real(-1) : Real(1);
-    singular_ = cells_ > 0 && info.row_sum <= eps;
+    singular_ = info.singular(eps);
 
     A_ = make_crs(space_, op);
     KokkosBlas::scal(space_, A_.values, sign_, A_.values);  // s A

@@ -98,13 +98,9 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     if (op.grid.dim != Dim)
       throw std::invalid_argument("kk_gmres: a " + std::to_string(Dim) + "D solver on a " +
                                   std::to_string(op.grid.dim) + "D grid");
-    detail::CgOperatorInfo info;
-    if constexpr (Dim == 2)
-      info = detail::cg_operator_info2(space_, op);
-    else
-      info = detail::cg_operator_info3(space_, op);
-    cells_ = info.positive + info.negative;
-    singular_ = cells_ > 0 && info.row_sum <= 64 * double(std::numeric_limits<Real>::epsilon());
+    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op);
+    cells_ = info.cells();
+    singular_ = info.singular(64 * double(std::numeric_limits<Real>::epsilon()));
     A_ = make_crs(space_, op);
     const int n = A_.numRows();
     auto vec = [&](const std::string& label) {

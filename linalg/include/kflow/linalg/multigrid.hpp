@@ -134,13 +134,9 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     }
     for (auto& L : levels_) L.steps = jacobi_steps(L.lambda_max);
     // Singular: every row sums to zero (as CG detects it).
-    detail::CgOperatorInfo info;
-    if constexpr (Dim == 2)
-      info = detail::cg_operator_info2(space_, op_);
-    else
-      info = detail::cg_operator_info3(space_, op_);
-    cells_ = info.positive + info.negative;
-    singular_ = cells_ > 0 && info.row_sum <= 64 * double(std::numeric_limits<Real>::epsilon());
+    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op_);
+    cells_ = info.cells();
+    singular_ = info.singular(64 * double(std::numeric_limits<Real>::epsilon()));
     if (singular_) bproj_ = make_field<Real, Dim>(space_, "kflow::mg::b", g);
     xold_ = make_field<Real, Dim>(space_, "kflow::mg::xold", g);
     const Grid& cg = levels_.back().grid;

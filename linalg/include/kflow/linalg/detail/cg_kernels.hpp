@@ -291,9 +291,12 @@ KOKKOS_INLINE_FUNCTION double cg_rel(double a, double b) {
 
 // What the constructor checks about the operator, over the system cells.
 struct CgOperatorInfo {
-  long positive = 0, negative = 0;  // diagonal signs
-  double asymmetry = 0;             // max |A_PE - A_EP| / (|A_PE| + |A_EP|) etc.
-  double row_sum = 0;               // max |sum of the row| / |A_PP|
+  long positive = 0, negative = 0;                    // diagonal signs
+  double asymmetry = 0;                               // max |A_PE - A_EP| / (|A_PE| + |A_EP|) etc.
+  double row_sum = 0;                                 // max |sum of the row| / |A_PP|
+  long cells() const { return positive + negative; }  // in the system
+  // Every row sums to zero within tol: the constants are in the null space.
+  bool singular(double tol) const { return cells() > 0 && row_sum <= tol; }
 };
 
 template <class ExecSpace, class Op>
@@ -374,6 +377,15 @@ CgOperatorInfo cg_operator_info3(const ExecSpace& space, const Op& op) {
       Kokkos::Max<double>(info.asymmetry), Kokkos::Max<double>(info.row_sum));
   space.fence("kflow::linalg::cg::check");
   return info;
+}
+
+// cg_operator_info2 or cg_operator_info3, by the operator's dimension.
+template <class ExecSpace, class Op>
+CgOperatorInfo cg_operator_info(const ExecSpace& space, const Op& op) {
+  if constexpr (Op::dim == 2)
+    return cg_operator_info2(space, op);
+  else
+    return cg_operator_info3(space, op);
 }
 
 }  // namespace kflow::linalg::detail
