@@ -72,21 +72,36 @@ struct FieldComponents {
 
 // Copies the components `comps` of the box r of a into buf (pack) or buf
 // into them (unpack, except where keep(i, j, k, c)): component-major, i
-// fastest within a component.
+// fastest within a component.  A named functor, not a lambda: nvcc's
+// host-device lambda wrapper, instantiated alike in two translation units
+// (lbm in float and in double both exchange double moments), called a null
+// function pointer on the host.
+template <class Access, class Keep, class Comps, class Buf>
+struct CopyBox {
+  Access a;
+  Keep keep;
+  Comps comps;
+  Buf buf;
+  int bi, bj, bk, ni, nj, cells;
+  bool pack;
+  KOKKOS_INLINE_FUNCTION void operator()(int n) const {
+    const int m = n % cells, c = comps(n / cells);
+    const int i = bi + m % ni, j = bj + (m / ni) % nj, k = bk + m / (ni * nj);
+    if (pack)
+      buf(n) = a(i, j, k, c);
+    else if (!keep(i, j, k, c))
+      a(i, j, k, c) = buf(n);
+  }
+};
+
 template <class ExecSpace, class Access, class Keep, class Comps, class Buf>
 void copy_box(const ExecSpace& space, const char* label, const Access& a, const Keep& keep,
               const IndexRange& r, const Comps& comps, const Buf& buf, bool pack) {
   const int bi = r.begin[0], bj = r.begin[1], bk = r.begin[2];
   const int ni = r.end[0] - bi, nj = r.end[1] - bj, cells = int(r.size());
-  Kokkos::parallel_for(
-      label, RangePolicy<ExecSpace>(space, 0, cells * int(comps.extent(0))), KOKKOS_LAMBDA(int n) {
-        const int m = n % cells, c = comps(n / cells);
-        const int i = bi + m % ni, j = bj + (m / ni) % nj, k = bk + m / (ni * nj);
-        if (pack)
-          buf(n) = a(i, j, k, c);
-        else if (!keep(i, j, k, c))
-          a(i, j, k, c) = buf(n);
-      });
+  Kokkos::parallel_for(label, RangePolicy<ExecSpace>(space, 0, cells * int(comps.extent(0))),
+                       CopyBox<Access, Keep, Comps, Buf>{a, keep, comps, buf, bi, bj, bk, ni, nj,
+                                                         cells, pack});
 }
 
 }  // namespace detail
