@@ -44,16 +44,20 @@
 // A breakdown (p.Ap <= 0 or non-finite values seen at a check, before
 // convergence) ends the solve with converged = false.
 //
-// GPU efficiency.  An iteration is two kernels with one scalar reduction
-// each and no host synchronisation:
-//   direction  p_new = z + beta p_old at the cell and its neighbours
-//              (z = r or r / diag, computed on the fly; p is double
-//              buffered), q = s A p_new, reduces p_new.q;
-//   update     alpha = (r.z) / (p.q), x += alpha p, r -= alpha q, reduces
-//              r.z (and max |r|, max |alpha p| for the checks).
-// alpha and beta are computed by every thread from the reduction results,
-// which stay in device memory (the reductions into Views do not block the
-// host): the host only reads them at convergence checks.
+// GPU efficiency.  No host synchronisation between checks: alpha and beta
+// are computed by every thread from reduction results that stay in device
+// memory; the host reads them at convergence checks only.
+//   none, Jacobi  one pass and one reduction an iteration: the
+//              single-reduction form of Chronopoulos & Gear (1989), with
+//              z = M r computed on the fly at the cell and its neighbours
+//              (detail::CgFused: r, s = A p and w = A z double buffered).
+//              Mathematically CG; it replaces the two passes below, which
+//              took 1.4x as long on the H200 (docs/performance.md).
+//   multigrid  two passes around the cycle (z = M r needs the whole r):
+//     direction  p_new = z + beta p_old at the cell and its neighbours,
+//                q = s A p_new, reduces p_new.q;
+//     update     alpha = (r.z) / (p.q), x += alpha p, r -= alpha q, reduces
+//                max |r|, max |alpha p|; then the cycle and r.z.
 
 #include <Kokkos_Core.hpp>
 
@@ -128,10 +132,18 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     sign_ = info.negative > 0 ? Real(-1) : Real(1);
     singular_ = info.singular(eps);
     const Grid& g = op.grid;
-    r_ = make_field<Real, Dim>(space_, "kflow::cg::r", g);
-    q_ = make_field<Real, Dim>(space_, "kflow::cg::q", g);
+    r_[0] = make_field<Real, Dim>(space_, "kflow::cg::r0", g);
     p_[0] = make_field<Real, Dim>(space_, "kflow::cg::p0", g);
-    p_[1] = make_field<Real, Dim>(space_, "kflow::cg::p1", g);
+    if (pre_ == CgPreconditioner::mg) {
+      q_ = make_field<Real, Dim>(space_, "kflow::cg::q", g);
+      p_[1] = make_field<Real, Dim>(space_, "kflow::cg::p1", g);
+    } else {
+      r_[1] = make_field<Real, Dim>(space_, "kflow::cg::r1", g);
+      for (int k = 0; k < 2; ++k) {
+        s_[k] = make_field<Real, Dim>(space_, "kflow::cg::s", g);
+        w_[k] = make_field<Real, Dim>(space_, "kflow::cg::w", g);
+      }
+    }
     if (pre_ == CgPreconditioner::jacobi) {
       dinv_ = make_field<Real, Dim>(space_, "kflow::cg::dinv", g);
       detail::cg_diagonal(space_, op_, dinv_, sign_);
@@ -139,8 +151,10 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
       dinv_ = make_field<Real, Dim>(space_, "kflow::cg::z", g);  // holds z
       mg_ = std::make_unique<Multigrid<ExecSpace, Op>>(space_, op_, options.mg);
     }
-    // Slots: 0, 1 r.z of alternate iterations; 2 the right-hand side; 3 p.q.
-    sums_ = Sums(Kokkos::view_alloc(space_, "kflow::cg::sums"), 4);
+    // Slots: 0, 1, 2 r.z (and w.z) of successive iterations; 3 the
+    // right-hand side; 4 p.q; 5, 6, 7 the fused iterations' alpha beside
+    // 0, 1, 2 (one copy to the host reads them all).
+    sums_ = Sums(Kokkos::view_alloc(space_, "kflow::cg::sums"), 8);
     host_ = Kokkos::create_mirror_view(Kokkos::HostSpace(), sums_);
     space_.fence("kflow::linalg::cg::setup");
   }
@@ -191,6 +205,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     const bool checks = c.tolerance > 0;
     const bool residual_rule = c.criterion == Criterion::residual;
     const int every = std::max(1, c.check_every);
+    constexpr int rhs = 3, pq_slot = 4, alpha_slot = 5;
     auto slot = [&](int k) {
       return Kokkos::View<detail::CgSums, memory_space>(&sums_.data()[k]);
     };
@@ -202,57 +217,84 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     double scale = 1;
     if (singular_ || (checks && residual_rule)) {
       detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::rhs", g, detail::CgRhs<Op, BV>{op_, b},
-                             detail::CgReducer<memory_space>(slot(2)));
+                             detail::CgReducer<memory_space>(slot(rhs)));
       if (checks && residual_rule) {
-        scale = read(2).rmax;
+        scale = read(rhs).rmax;
         if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
       }
     }
     const double inv_cells = singular_ ? 1.0 / double(cells_) : 0.0;
+    constexpr bool fused = J != detail::CgZ::stored;
+    int rb = 0;  // the fused iteration's current buffer of r, s, w
     // A stored z: z = M r and r.z into slot `k` (its max |r| kept).
     auto precondition = [&](int k) {
       if constexpr (J == detail::CgZ::stored) {
-        mg_->precondition(dinv_, r_);
+        mg_->precondition(dinv_, r_[0]);
         detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::rz", g,
-                               detail::CgStoredDot<F>{r_, dinv_, sign_},
+                               detail::CgStoredDot<F>{r_[0], dinv_, sign_},
                                Kokkos::Sum<double, memory_space>(
                                    Kokkos::View<double, memory_space>(&sums_.data()[k].dot)));
       }
     };
-    // r = s (b - mean - A x) into slot `k`; returns nothing (device).
+    // One fused pass from slot `cur` (gamma_{i-1} in `prev`) into `next`.
+    auto fused_pass = [&](int cur, int prev, int next, bool init, bool restart) {
+      detail::cg_reduce<Dim>(
+          space_, init ? "kflow::linalg::cg::fused_init" : "kflow::linalg::cg::fused", g,
+          detail::CgFused<J, Op, XV, F, Sums>{op_, x, r_[rb], s_[rb], w_[rb], r_[1 - rb],
+                                              s_[1 - rb], w_[1 - rb], p_[0], dinv_, sums_, cur,
+                                              prev, alpha_slot, g.ghost, init, restart, sign_},
+          detail::CgReducer<memory_space>(slot(next)), detail::cg_fused_blocks<Op>);
+      rb = 1 - rb;
+    };
+    // r = s (b - mean - A x) into slot `k`; then z = M r (and, fused, the
+    // pass that computes w = s A z and the sums).
     auto residual = [&](int k) {
       detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::residual", g,
-                             detail::CgResidual<J, Op, XV, BV, F, Sums>{op_, x, b, r_, dinv_, sums_,
-                                                                        2, inv_cells, sign_},
+                             detail::CgResidual<J, Op, XV, BV, F, Sums>{
+                                 op_, x, b, r_[rb], dinv_, sums_, rhs, inv_cells, sign_},
                              detail::CgReducer<memory_space>(slot(k)));
-      precondition(k);
+      if constexpr (fused)
+        fused_pass(k, k, k, true, false);
+      else
+        precondition(k);
     };
-    int prev = 0;  // the slot holding the latest r.z
+    int prev = 0;   // the slot holding the latest r.z
+    int older = 2;  // the one before (fused)
     residual(prev);
     bool restart = true;
     for (int k = 1; k <= c.max_iterations; ++k) {
       check_stop();
-      const int cur = 1 - prev;
-      const F& pold = p_[pnew_ ^ 1];
-      const F& pnew = p_[pnew_];
-      detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::direction", g,
-                             detail::CgDirection<J, Op, F, Sums>{op_, r_, dinv_, pold, pnew, q_,
-                                                                 sums_, prev, cur, restart, sign_},
-                             Kokkos::Sum<double, memory_space>(
-                                 Kokkos::View<double, memory_space>(&sums_.data()[3].dot)));
-      detail::cg_reduce<Dim>(
-          space_, "kflow::linalg::cg::update", g,
-          detail::CgUpdate<J, XV, F, Sums>{x, pnew, q_, r_, dinv_, sums_, prev, 3},
-          detail::CgReducer<memory_space>(slot(cur)));
-      precondition(cur);
-      pnew_ ^= 1;
+      int cur;
+      if constexpr (fused) {
+        cur = 3 - prev - older;  // the third slot
+        fused_pass(prev, older, cur, false, restart);
+        older = prev;
+      } else {
+        cur = 1 - prev;
+        const F& pold = p_[pnew_ ^ 1];
+        const F& pnew = p_[pnew_];
+        detail::cg_reduce<Dim>(
+            space_, "kflow::linalg::cg::direction", g,
+            detail::CgDirection<J, Op, F, Sums>{op_, r_[0], dinv_, pold, pnew, q_, sums_, prev, cur,
+                                                restart, sign_},
+            Kokkos::Sum<double, memory_space>(
+                Kokkos::View<double, memory_space>(&sums_.data()[pq_slot].dot)));
+        detail::cg_reduce<Dim>(
+            space_, "kflow::linalg::cg::update", g,
+            detail::CgUpdate<J, XV, F, Sums>{x, pnew, q_, r_[0], dinv_, sums_, prev, pq_slot},
+            detail::CgReducer<memory_space>(slot(cur)));
+        precondition(cur);
+        pnew_ ^= 1;
+      }
+      const int step_slot = prev;  // fused: alpha of this iteration sits beside it
       prev = cur;
       restart = false;
       s.iterations = k;
       const bool check = checks && (k % every == 0 || k == c.max_iterations);
       if (!check) continue;
       const detail::CgSums h = read(prev);
-      const double pq = host_(3).dot;
+      // The step length's denominator p.A p: positive unless CG broke down.
+      const double pq = fused ? host_(alpha_slot + step_slot).dot : host_(pq_slot).dot;
       double crit = residual_rule ? h.rmax / scale : h.dmax;
       if (residual_rule && crit < HUGE_VAL && (crit <= c.tolerance || k == c.max_iterations)) {
         // The true residual decides (and replaces r: a restart).
@@ -277,7 +319,9 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
   long cells_ = 0;
   Real sign_ = -1;
   bool singular_ = false;
-  F r_, q_, dinv_, p_[2];  // dinv_: 1 / diag (Jacobi) or z (multigrid)
+  // dinv_: 1 / diag (Jacobi) or z (multigrid).  Fused (none, Jacobi): r_,
+  // s_, w_ double buffered, p_[0].  Multigrid: r_[0], q_, p_ double buffered.
+  F r_[2], s_[2], w_[2], q_, dinv_, p_[2];
   std::unique_ptr<Multigrid<ExecSpace, Op>> mg_;
   int pnew_ = 0;
   Sums sums_;

@@ -5,7 +5,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "kflow/linalg/field.hpp"
@@ -20,55 +23,110 @@ KOKKOS_INLINE_FUNCTION T nan_as_inf(T v) {
 }
 
 namespace detail {
-// f(i, j[, k], acc...) called from one flat index, i fastest.
+// f(i, j[, k], acc...) over the flat index range [0, total), i fastest, by a
+// fixed number of threads: thread w takes the points w, w + stride, ...  The
+// index is carried from point to point (no division after the first).
 template <class F, class... V>
-struct FlatIndex2 {
+struct StridedIndex2 {
   F f;
-  int nx, i0, j0;
-  KOKKOS_INLINE_FUNCTION void operator()(int n, V&... acc) const {
-    f(i0 + n % nx, j0 + n / nx, acc...);
+  int nx, i0, j0, total, stride;
+  KOKKOS_INLINE_FUNCTION void operator()(int w, V&... acc) const {
+    const int si = stride % nx, sj = stride / nx;
+    int i = w % nx, j = w / nx;
+    for (int n = w; n < total; n += stride) {
+      f(i0 + i, j0 + j, acc...);
+      i += si;
+      j += sj;
+      if (i >= nx) {
+        i -= nx;
+        ++j;
+      }
+    }
   }
 };
 template <class F, class... V>
-struct FlatIndex3 {
+struct StridedIndex3 {
   F f;
-  int nx, ny, i0;
-  KOKKOS_INLINE_FUNCTION void operator()(int n, V&... acc) const {
-    const int r = n / nx;
-    f(i0 + n % nx, i0 + r % ny, i0 + r / ny, acc...);
+  int nx, ny, i0, total, stride;
+  KOKKOS_INLINE_FUNCTION void operator()(int w, V&... acc) const {
+    const int si = stride % nx, sr = stride / nx;
+    const int sj = sr % ny, sk = sr / ny;
+    int i = w % nx, j = (w / nx) % ny, k = (w / nx) / ny;
+    for (int n = w; n < total; n += stride) {
+      f(i0 + i, i0 + j, i0 + k, acc...);
+      i += si;
+      j += sj;
+      k += sk;
+      if (i >= nx) {
+        i -= nx;
+        ++j;
+      }
+      if (j >= ny) {
+        j -= ny;
+        ++k;
+      }
+    }
   }
 };
+
+// The number of threads of a GPU reduction: `blocks` blocks of 256 threads
+// a multiprocessor (concurrency() is 2048 threads a multiprocessor), all
+// resident at once when the kernel's registers allow that many.  Kokkos
+// sizes a range reduction's grid for 2048 threads a multiprocessor, which
+// leaves a partial second wave when registers allow fewer.
+template <class ExecSpace>
+int reduce_threads(const ExecSpace& space, long total, int blocks) {
+  const long t = std::max(1L, long(space.concurrency()) * blocks / 8);
+  return int(std::min(t, total));
+}
 }  // namespace detail
 
 // parallel_reduce of f(i, j[, k], acc...) over the points of `grid`: the
 // interior, or every stored point (ghosts = true).  On GPUs the points are
-// one flat index range, i fastest (coalesced, as many blocks as needed):
-// Kokkos' MDRange reductions launch few blocks (docs/performance.md).
-// Host backends keep the MDRange (no integer division per point).
-// Results through reducers (Kokkos::Max<double>(x), a View, ...).
+// one flat index range, i fastest (coalesced), swept by a fixed number of
+// threads: `blocks` blocks of 256 a multiprocessor (4 unless a kernel's
+// registers allow fewer: docs/performance.md).  Kokkos' MDRange reductions
+// launch few blocks, its range reductions a partial second wave.  Host
+// backends keep the MDRange (no integer division per point).  Results
+// through reducers (Kokkos::Max<double>(x), a View, ...).
 template <int Dim, class ExecSpace, class F, class... Reducers>
-void grid_reduce(const ExecSpace& space, const std::string& label, const Grid& grid, bool ghosts,
-                 const F& f, const Reducers&... reducers) {
+void grid_reduce_blocks(int blocks, const ExecSpace& space, const std::string& label,
+                        const Grid& grid, bool ghosts, const F& f, const Reducers&... reducers) {
   static_assert(Dim == 2 || Dim == 3);
   if constexpr (on_gpu<ExecSpace>) {
     const int g = ghosts ? 0 : grid.ghost;
     const int nx = ghosts ? grid.extent(0) : grid.cells[0];
     const int ny = ghosts ? grid.extent(1) : grid.cells[1];
+    const int nz = Dim == 3 ? (ghosts ? grid.extent(2) : grid.cells[2]) : 1;
+    const long total = long(nx) * ny * nz;
+    const int threads = detail::reduce_threads(space, total, blocks);
+    if (total + threads > std::numeric_limits<int>::max())
+      throw std::invalid_argument(label + ": " + std::to_string(total) +
+                                  " points are more than one GPU reduction indexes");
+    const RangePolicy<ExecSpace> policy(space, 0, threads);
     if constexpr (Dim == 2) {
-      Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, nx * ny),
-                              detail::FlatIndex2<F, typename Reducers::value_type...>{f, nx, g, g},
+      Kokkos::parallel_reduce(label, policy,
+                              detail::StridedIndex2<F, typename Reducers::value_type...>{
+                                  f, nx, g, g, int(total), threads},
                               reducers...);
     } else {
-      const int nz = ghosts ? grid.extent(2) : grid.cells[2];
-      Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, nx * ny * nz),
-                              detail::FlatIndex3<F, typename Reducers::value_type...>{f, nx, ny, g},
+      Kokkos::parallel_reduce(label, policy,
+                              detail::StridedIndex3<F, typename Reducers::value_type...>{
+                                  f, nx, ny, g, int(total), threads},
                               reducers...);
     }
   } else {
+    (void)blocks;
     Kokkos::parallel_reduce(
         label, ghosts ? full_policy<Dim>(space, grid) : interior_policy<Dim>(space, grid), f,
         reducers...);
   }
+}
+
+template <int Dim, class ExecSpace, class F, class... Reducers>
+void grid_reduce(const ExecSpace& space, const std::string& label, const Grid& grid, bool ghosts,
+                 const F& f, const Reducers&... reducers) {
+  grid_reduce_blocks<Dim>(4, space, label, grid, ghosts, f, reducers...);
 }
 
 namespace detail {

@@ -19,9 +19,10 @@ namespace kflow::linalg::detail {
 
 // The scalars one CG reduction returns.
 struct CgSums {
-  double dot;   // r.z (update, residual) or p.q (direction)
-  double rmax;  // max |r|
-  double dmax;  // max |alpha p| (the change criterion)
+  double dot;    // r.z (update, residual, fused) or p.q (direction)
+  double rmax;   // max |r|
+  double dmax;   // max |alpha p| (the change criterion)
+  double delta;  // w.z, w = s A z (fused)
 };
 
 template <class Mem>
@@ -35,10 +36,11 @@ struct CgReducer {
   KOKKOS_INLINE_FUNCTION explicit CgReducer(value_type& v) : value_(&v), references_scalar_(true) {}
   KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {
     dst.dot += src.dot;
+    dst.delta += src.delta;
     dst.rmax = dst.rmax > src.rmax ? dst.rmax : src.rmax;
     dst.dmax = dst.dmax > src.dmax ? dst.dmax : src.dmax;
   }
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0.0, 0.0, 0.0}; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0.0, 0.0, 0.0, 0.0}; }
   KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_.data(); }
   KOKKOS_INLINE_FUNCTION result_view_type view() const { return value_; }
   KOKKOS_INLINE_FUNCTION bool references_scalar() const { return references_scalar_; }
@@ -91,12 +93,14 @@ struct CgReduceRows<3, Body, Value> {
   }
 };
 
+// GPUs: `blocks` blocks of 256 threads a multiprocessor (grid_reduce_blocks).
 template <int Dim, class ExecSpace, class Body, class Reducer>
 void cg_reduce(const ExecSpace& space, const char* label, const Grid& g, const Body& body,
-               const Reducer& reducer) {
+               const Reducer& reducer, int blocks = 4) {
   using Value = typename Reducer::value_type;
   if constexpr (on_gpu<ExecSpace>) {
-    grid_reduce<Dim>(space, label, g, false, CgReduceCells<Dim, Body, Value>{body}, reducer);
+    grid_reduce_blocks<Dim>(blocks, space, label, g, false, CgReduceCells<Dim, Body, Value>{body},
+                            reducer);
   } else if constexpr (Dim == 2) {
     Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 1, g.cells[1] + 1),
                             CgReduceRows<2, Body, Value>{body, g.cells[0]}, reducer);
@@ -194,6 +198,99 @@ struct CgUpdate {
     const Real z = cg_z<Z>(rc, dinv, idx...);
     acc.dot += double(rc) * double(z);
     const double ra = nan_as_inf(Kokkos::fabs(double(rc)));
+    const double da = nan_as_inf(Kokkos::fabs(double(alpha * pc)));
+    acc.rmax = ra > acc.rmax ? ra : acc.rmax;
+    acc.dmax = da > acc.dmax ? da : acc.dmax;
+  }
+};
+
+// The single-reduction iteration (Chronopoulos & Gear 1989) for the
+// preconditioners applied cell by cell (none, Jacobi).  Iteration i holds
+// r_i, w_i = s A z_i, s_{i-1} = s A p_{i-1}, p_{i-1} and the sums
+// gamma_i = r_i.z_i, delta_i = w_i.z_i; one pass
+//   p_i = z_i + beta p_{i-1},  s_i = w_i + beta s_{i-1},
+//   x += alpha p_i,  r_{i+1} = r_i - alpha s_i,  w_{i+1} = s A z_{i+1}
+// (z_{i+1} at the neighbours from r_i, w_i, s_{i-1} there) reduces
+// gamma_{i+1}, delta_{i+1}, max |r_{i+1}| and max |alpha p_i|.
+//   beta = gamma_i / gamma_{i-1},
+//   alpha = gamma_i / (delta_i - beta gamma_i / alpha_{i-1})
+// (restart: beta = 0, alpha = gamma_i / delta_i; the first pass after a
+// residual, `init`, has alpha = beta = 0 and only computes w_0 and the sums).
+// r, s and w are double buffered (read 0, write 1); p and x are per cell.
+struct CgStep {
+  double alpha, beta;
+};
+
+// z_{i+1} = M r_{i+1} anywhere, from the old buffers.
+template <CgZ Z, class F>
+struct CgNextZ {
+  using Real = typename F::value_type;
+  F r, s, w, dinv;
+  Real alpha, beta;
+  bool fresh;  // s_{i-1} = 0 (init, restart)
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION Real operator()(I... idx) const {
+    const Real sc = fresh ? w(idx...) : w(idx...) + beta * s(idx...);
+    return cg_z<Z>(r(idx...) - alpha * sc, dinv, idx...);
+  }
+};
+
+// Blocks of 256 threads a multiprocessor for the fused pass: the pass
+// evaluates z at five points, and with Uniform5's boundary-aware
+// coefficients computed there it needs about 90 registers a thread on
+// sm_90, so that only 2 blocks are resident (4 with stored coefficients;
+// docs/performance.md has the measurements).
+template <class Op>
+inline constexpr int cg_fused_blocks = 4;
+template <class Real>
+inline constexpr int cg_fused_blocks<Uniform5<Real>> = 2;
+
+template <CgZ Z, class Op, class X, class F, class S>
+struct CgFused {
+  using Real = typename F::value_type;
+  Op op;
+  X x;
+  F r0, s0, w0, r1, s1, w1, p, dinv;
+  S sums;                   // alpha_i is kept in sums(alpha_at + slot of gamma_i).dot
+  int cur, prev, alpha_at;  // sums slots of gamma_i and gamma_{i-1}; the first alpha slot
+  int first;                // the first cell's index (its thread writes alpha_i)
+  bool init, restart;
+  Real sign;
+  KOKKOS_INLINE_FUNCTION CgStep scalar() const {
+    if (init) return {0.0, 0.0};
+    const double g = sums(cur).dot, d = sums(cur).delta;
+    double beta = 0, den = d;
+    if (!restart) {
+      const double g0 = sums(prev).dot, a0 = sums(alpha_at + prev).dot;
+      beta = g0 != 0 ? g / g0 : 0.0;
+      den = a0 != 0 ? d - beta * g / a0 : 0.0;
+    }
+    double a = den > 0 ? g / den : 0.0;
+    if (!(Kokkos::fabs(a) < Kokkos::Experimental::infinity_v<double>)) a = 0;
+    return {a, beta};
+  }
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()(CgSums& acc, CgStep ab, I... idx) const {
+    if (!init && ((idx == first) && ...)) sums(alpha_at + cur).dot = ab.alpha;
+    if (op.coeffs(idx...).p == 0) return;  // not in the system: all stay 0
+    const Real alpha = Real(ab.alpha), beta = Real(ab.beta);
+    const bool fresh = init || restart;
+    const CgNextZ<Z, F> zn{r0, s0, w0, dinv, alpha, beta, fresh};
+    const Real rc = r0(idx...);
+    const Real sc = fresh ? w0(idx...) : w0(idx...) + beta * s0(idx...);
+    const Real rn = rc - alpha * sc;
+    const Real zr = cg_z<Z>(rc, dinv, idx...);
+    const Real pc = fresh ? zr : zr + beta * p(idx...);
+    const Real wn = sign * apply_at(op, zn, idx...);
+    const Real zc = cg_z<Z>(rn, dinv, idx...);
+    if (!init) x(idx...) += alpha * pc;
+    p(idx...) = pc;
+    s1(idx...) = sc;
+    r1(idx...) = rn;
+    w1(idx...) = wn;
+    acc.dot += double(rn) * double(zc);
+    acc.delta += double(wn) * double(zc);
+    const double ra = nan_as_inf(Kokkos::fabs(double(rn)));
     const double da = nan_as_inf(Kokkos::fabs(double(alpha * pc)));
     acc.rmax = ra > acc.rmax ? ra : acc.rmax;
     acc.dmax = da > acc.dmax ? da : acc.dmax;
