@@ -370,17 +370,48 @@ void Run::write_frame() {
   if (!opt_.write_output) return;
   const auto t_out = Clock::now();
   const double t = clock_.time();
+  // Several ranks writing .vti: each rank writes its block as a piece, rank
+  // 0 the .pvti that joins them (no gather); otherwise rank 0 writes the
+  // gathered fields.
+  const bool pieces = parallel::size() > 1 && pc_.format == "vti";
   std::vector<HostField> fields;
-  for (const auto& name : pc_.fields)
-    fields.push_back(gather_field(model_->field(name, t), blocks_));
+  for (const auto& name : pc_.fields) {
+    HostField f = model_->field(name, t);
+    fields.push_back(pieces ? std::move(f) : gather_field(f, blocks_));
+  }
+  if (pieces) {
+    io::Block mine;
+    for (int d = 0; d < 3; ++d) {
+      mine.offset[d] = blocks_.offset[d];
+      mine.cells[d] = d < blocks_.local.dim ? blocks_.local.cells[d] : 1;
+    }
+    io::write_vti_piece(
+        io::staging_directory(pc_.output_dir) + "/" + io::piece_name(frame_, parallel::rank()),
+        pc_.setup->grid, mine, fields, t);
+  }
   std::vector<std::vector<double>> line_values;
   for (const auto& l : pc_.lines) {
     auto it = std::find_if(fields.begin(), fields.end(),
                            [&](const HostField& f) { return f.name == l.field; });
-    const HostField f = it != fields.end() ? *it : gather_field(model_->field(l.field, t), blocks_);
+    const HostField f =
+        it != fields.end() && !pieces ? *it : gather_field(model_->field(l.field, t), blocks_);
     if (out_) line_values.push_back(sample_with_boundary(*pc_.setup, f, l));
   }
-  if (out_) out_->frame(frame_, t, clock_.step(), pc_.setup->grid, fields, line_values);
+  if (pieces) {
+    std::vector<io::Block> all(std::size_t(parallel::size()));
+    for (int d = 0; d < 3; ++d) {
+      const auto o = parallel::gather(double(blocks_.offset[d]));
+      const auto c = parallel::gather(double(d < blocks_.local.dim ? blocks_.local.cells[d] : 1));
+      for (std::size_t r = 0; r < o.size(); ++r) {
+        all[r].offset[d] = int(o[r]);
+        all[r].cells[d] = int(c[r]);
+      }
+    }
+    parallel::barrier();  // every piece is written before the .pvti names it
+    if (out_) out_->parallel_frame(frame_, t, pc_.setup->grid, fields, all, line_values);
+  } else if (out_) {
+    out_->frame(frame_, t, clock_.step(), pc_.setup->grid, fields, line_values);
+  }
   ++frame_;
   auto state = gather_state(model_->save_state(), blocks_);
   if (!out_) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -55,6 +56,16 @@ std::string output_directory(const std::string& dir) {
   std::string d = dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   return d;
+}
+
+std::string staging_directory(const std::string& dir) {
+  return output_directory(dir) + ".running";
+}
+
+std::string piece_name(long index, int rank) {
+  char r[16];
+  std::snprintf(r, sizeof r, "_r%04d", rank);
+  return frame_name(index, std::string(r) + ".vti");
 }
 
 namespace {
@@ -120,7 +131,7 @@ std::string output_problem(const std::string& dir) {
 
 RunOutput::RunOutput(std::string directory, std::string format, std::vector<LineSpec> lines)
     : final_dir_(output_directory(directory)),
-      dir_(final_dir_ + ".running"),
+      dir_(staging_directory(final_dir_)),
       format_(std::move(format)),
       lock_(final_dir_ + ".lock"),
       lines_(std::move(lines)) {
@@ -187,17 +198,29 @@ void RunOutput::carry_over(long step, double t, long next_frame) {
   if (from.empty() || !fs::is_directory(from)) return;
   std::map<std::string, double> pvd_times;  // file name -> time, from the earlier run's .pvd
   for (const auto& [time, file] : read_pvd((from / "run.pvd").string())) pvd_times[file] = time;
-  for (long k = 0; k < next_frame; ++k)
-    for (const char* ext : {".vti", ".kff"}) {
-      const std::string name = frame_name(k, ext);
-      const auto src = from / name;
-      if (!fs::exists(src)) continue;
-      std::error_code ec;
-      fs::copy_file(src, fs::path(dir_) / name, ec);
-      if (ec) throw Error("cannot copy " + src.string() + ": " + ec.message());
-      if (auto it = pvd_times.find(name); it != pvd_times.end())
-        frames_.emplace_back(it->second, name);
-    }
+  // A frame is frame_NNNNN.vti|.kff, or (several ranks) frame_NNNNN.pvti
+  // and its pieces frame_NNNNN_rRRRR.vti.
+  std::map<std::string, bool> copy;  // name -> listed in the .pvd
+  for (const auto& e : fs::directory_iterator(from)) {
+    const auto name = e.path().filename().string();
+    long k = -1;
+    char rest[32] = "";
+    if (std::sscanf(name.c_str(), "frame_%5ld%31s", &k, rest) != 2 || k < 0 || k >= next_frame)
+      continue;
+    const std::string r = rest;
+    if (r == ".vti" || r == ".kff" || r == ".pvti")
+      copy[name] = true;
+    else if (r.size() == 10 && r.rfind("_r", 0) == 0 && r.substr(6) == ".vti")
+      copy[name] = false;
+  }
+  for (const auto& [name, listed] : copy) {
+    std::error_code ec;
+    fs::copy_file(from / name, fs::path(dir_) / name, ec);
+    if (ec) throw Error("cannot copy " + (from / name).string() + ": " + ec.message());
+    if (auto it = pvd_times.find(name); listed && it != pvd_times.end())
+      frames_.emplace_back(it->second, name);
+  }
+  std::sort(frames_.begin(), frames_.end());
   // CSV files: keep the header and the rows whose first column (step for the
   // log, time for lines) does not pass the checkpoint.
   for (const auto& e : fs::directory_iterator(from)) {
@@ -248,6 +271,20 @@ void RunOutput::frame(long index, double t, long step, const linalg::Grid& grid,
     write_frame_file(dir_ + "/" + file, grid, fields, t, step);
   frames_.emplace_back(t, file);
   if (format_ == "vti") write_pvd(dir_ + "/run.pvd", frames_);
+  for (std::size_t k = 0; k < lines_.size(); ++k)
+    append_line_csv(dir_ + "/line_" + lines_[k].name + ".csv", lines_[k], t, line_values.at(k));
+}
+
+void RunOutput::parallel_frame(long index, double t, const linalg::Grid& grid,
+                               const std::vector<HostField>& fields,
+                               const std::vector<Block>& blocks,
+                               const std::vector<std::vector<double>>& line_values) {
+  std::vector<std::string> pieces;
+  for (std::size_t r = 0; r < blocks.size(); ++r) pieces.push_back(piece_name(index, int(r)));
+  const std::string file = frame_name(index, ".pvti");
+  write_pvti(dir_ + "/" + file, grid, fields, blocks, pieces);
+  frames_.emplace_back(t, file);
+  write_pvd(dir_ + "/run.pvd", frames_);
   for (std::size_t k = 0; k < lines_.size(); ++k)
     append_line_csv(dir_ + "/line_" + lines_[k].name + ".csv", lines_[k], t, line_values.at(k));
 }

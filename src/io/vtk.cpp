@@ -30,21 +30,32 @@ bool vtk_available() {
 
 void write_vti(const std::string& path, const linalg::Grid& grid,
                const std::vector<HostField>& fields, double time) {
+  Block whole;
+  for (int d = 0; d < 3; ++d) whole.cells[d] = d < grid.dim ? grid.cells[d] : 1;
+  write_vti_piece(path, grid, whole, fields, time);
+}
+
+void write_vti_piece(const std::string& path, const linalg::Grid& grid, const Block& block,
+                     const std::vector<HostField>& fields, double time) {
   vtkNew<vtkImageData> image;
-  int points[3];
+  int extent[6];
   double spacing[3];
+  vtkIdType cells = 1;
   for (int d = 0; d < 3; ++d) {
-    points[d] = d < grid.dim ? grid.cells[d] + 1 : 1;
-    spacing[d] = d < grid.dim ? grid.spacing(d) : 1.0;
+    const bool on = d < grid.dim;
+    extent[2 * d] = on ? block.offset[d] : 0;
+    extent[2 * d + 1] = on ? block.offset[d] + block.cells[d] : 0;
+    spacing[d] = on ? grid.spacing(d) : 1.0;
+    if (on) cells *= block.cells[d];
   }
-  image->SetDimensions(points);
+  image->SetExtent(extent);
   image->SetSpacing(spacing);
   image->SetOrigin(grid.origin.data());
-  const auto n = static_cast<vtkIdType>(grid.interior_cells());
+  const vtkIdType n = cells;
   for (const auto& f : fields) {
     if (f.values.size() != static_cast<std::size_t>(n) * f.components)
       throw Error("write_vti: field '" + f.name + "' has " + std::to_string(f.values.size()) +
-                  " values, the grid needs " + std::to_string(n * f.components));
+                  " values, the block needs " + std::to_string(n * f.components));
     vtkNew<vtkDoubleArray> a;
     a->SetName(f.name.c_str());
     a->SetNumberOfComponents(f.components);
@@ -119,9 +130,49 @@ void write_vti(const std::string& path, const linalg::Grid&, const std::vector<H
                double) {
   throw Error("cannot write " + path + ": this kflow was built without VTK");
 }
+void write_vti_piece(const std::string& path, const linalg::Grid&, const Block&,
+                     const std::vector<HostField>&, double) {
+  throw Error("cannot write " + path + ": this kflow was built without VTK");
+}
 std::vector<HostField> read_vti(const std::string& path, linalg::Grid*) {
   throw Error("cannot read " + path + ": this kflow was built without VTK");
 }
 #endif
+
+void write_pvti(const std::string& path, const linalg::Grid& grid,
+                const std::vector<HostField>& fields, const std::vector<Block>& blocks,
+                const std::vector<std::string>& files) {
+  auto extent = [&](const Block& b) {
+    std::ostringstream e;
+    for (int d = 0; d < 3; ++d) {
+      const bool on = d < grid.dim;
+      e << (d ? " " : "") << (on ? b.offset[d] : 0) << " " << (on ? b.offset[d] + b.cells[d] : 0);
+    }
+    return e.str();
+  };
+  Block whole;
+  for (int d = 0; d < 3; ++d) whole.cells[d] = d < grid.dim ? grid.cells[d] : 1;
+  std::ostringstream s;
+  s.precision(17);
+  s << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" "
+       "header_type=\"UInt64\">\n"
+    << "  <PImageData WholeExtent=\"" << extent(whole) << "\" GhostLevel=\"0\" Origin=\""
+    << grid.origin[0] << " " << grid.origin[1] << " " << grid.origin[2] << "\" Spacing=\""
+    << grid.spacing(0) << " " << grid.spacing(1) << " " << (grid.dim > 2 ? grid.spacing(2) : 1.0)
+    << "\" Direction=\"1 0 0 0 1 0 0 0 1\">\n";
+  std::string vectors;
+  for (const auto& f : fields)
+    if (f.components == 3 && vectors.empty()) vectors = f.name;
+  s << "    <PCellData" << (vectors.empty() ? "" : " Vectors=\"" + vectors + "\"") << ">\n";
+  for (const auto& f : fields)
+    s << "      <PDataArray type=\"Float64\" Name=\"" << f.name << "\" NumberOfComponents=\""
+      << f.components << "\"/>\n";
+  s << "    </PCellData>\n";
+  for (std::size_t k = 0; k < blocks.size(); ++k)
+    s << "    <Piece Extent=\"" << extent(blocks[k]) << "\" Source=\"" << files.at(k) << "\"/>\n";
+  s << "  </PImageData>\n</VTKFile>\n";
+  write_text_atomic(path, s.str());
+}
 
 }  // namespace kflow::io

@@ -106,7 +106,7 @@ interrupt)
   on 2 run "$case_file" "${long[@]}" --output "$work/x" &
   pid=$!
   for _ in $(seq 300); do
-    [[ -f $work/x.running/frame_00001.vti || -f $work/x.running/frame_00001.kff ]] && break
+    [[ -f $work/x.running/frame_00001.pvti || -f $work/x.running/frame_00001.kff ]] && break
     sleep 0.1
   done
   # One rank of this run (not mpirun: Open MPI 6's prterun kills its ranks at

@@ -2,7 +2,8 @@
 // A run's output directory.  Everything is written into "<dir>.running";
 // only when the run ends does it take its final name (<dir> when completed,
 // <dir>.interrupted, <dir>.failed), so an earlier <dir> is replaced only by
-// a finished run.  Contents: frame_NNNNN.vti|.kff (+ run.pvd for .vti),
+// a finished run.  Contents: frame_NNNNN.vti|.kff (+ run.pvd for .vti;
+// several ranks: frame_NNNNN.pvti and a piece frame_NNNNN_rRRRR.vti a rank),
 // log.csv, line_<name>.csv, checkpoint.kfc, summary.json, case.toml and the
 // marker file .kflow-run.
 //
@@ -21,6 +22,7 @@
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/lines.hpp"
 #include "kflow/io/pvd.hpp"
+#include "kflow/io/vtk.hpp"
 #include "kflow/linalg/grid.hpp"
 
 namespace kflow::io {
@@ -48,6 +50,10 @@ inline constexpr const char* run_marker = ".kflow-run";
 
 // The output directory as kflow uses it (trailing slashes removed).
 std::string output_directory(const std::string& dir);
+// Where a run writes until it ends: "<output_directory(dir)>.running".
+std::string staging_directory(const std::string& dir);
+// The piece of frame `index` that rank `rank` writes (several ranks, .vti).
+std::string piece_name(long index, int rank);
 
 // Why kflow must not write a run's output to `dir` (and its .running,
 // .interrupted, .failed siblings), or "" when it may: it must name a
@@ -86,6 +92,12 @@ class RunOutput {
   void frame(long index, double t, long step, const linalg::Grid& grid,
              const std::vector<HostField>& fields,
              const std::vector<std::vector<double>>& line_values);
+  // The same for a frame whose ranks wrote their blocks as pieces
+  // (piece_name): the .pvti that joins them (`fields`: names and
+  // components), the .pvd and the line rows.
+  void parallel_frame(long index, double t, const linalg::Grid& grid,
+                      const std::vector<HostField>& fields, const std::vector<Block>& blocks,
+                      const std::vector<std::vector<double>>& line_values);
 
   void checkpoint(const FieldFile& ck);     // checkpoint.kfc, atomic
   void write_summary(const RunSummary& s);  // summary.json and case.toml
