@@ -19,6 +19,8 @@
 #include <vtkSmartPointer.h>
 #include <vtkXMLImageDataReader.h>
 #include <vtkXMLImageDataWriter.h>
+#include <vtkXMLPImageDataReader.h>
+#include <vtkXMLReader.h>
 #endif
 
 namespace kflow::io {
@@ -89,11 +91,17 @@ void write_vti_piece(const std::string& path, const linalg::Grid& grid, const Bl
 }
 
 std::vector<HostField> read_vti(const std::string& path, linalg::Grid* grid) {
-  vtkNew<vtkXMLImageDataReader> r;
+  const bool parallel = path.size() > 5 && path.compare(path.size() - 5, 5, ".pvti") == 0;
+  vtkSmartPointer<vtkXMLReader> r;
+  if (parallel)
+    r = vtkSmartPointer<vtkXMLPImageDataReader>::New();
+  else
+    r = vtkSmartPointer<vtkXMLImageDataReader>::New();
   if (!r->CanReadFile(path.c_str())) throw Error(path + ": not a readable VTK image data file");
   r->SetFileName(path.c_str());
   r->Update();
-  vtkImageData* image = r->GetOutput();
+  vtkImageData* image = vtkImageData::SafeDownCast(r->GetOutputDataObject(0));
+  if (!image) throw Error(path + ": no image data in it");
   int dims[3];
   image->GetDimensions(dims);
   if (grid) {

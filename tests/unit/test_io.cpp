@@ -74,6 +74,66 @@ TEST_CASE("a .vti written by kflow reads back with VTK's reader, values equal", 
   }
 }
 
+TEST_CASE("a .pvti and its pieces read back as the whole image, values equal", "[unit]") {
+  if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
+  TempDir tmp("pvti");
+  for (int dim : {2, 3}) {
+    kflow::linalg::Grid g;
+    g.dim = dim;
+    g.cells = {7, 5, dim == 3 ? 4 : 1};
+    g.length = {1.4, 1.0, dim == 3 ? 0.8 : 1.0};
+    g.origin = {-0.5, 0.25, 0.0};
+    auto value = [](int i, int j, int k, int c) {
+      return 100.0 * k + 10.0 * j + i + 0.1 * c;
+    };
+    // The whole image, and the same cut into blocks: x at 3, y at 2 (and z at 1).
+    kflow::HostField whole_p{"p", 1, {}}, whole_v{"velocity", 3, {}};
+    for (int k = 0; k < g.cells[2]; ++k)
+      for (int j = 0; j < g.cells[1]; ++j)
+        for (int i = 0; i < g.cells[0]; ++i) {
+          whole_p.values.push_back(value(i, j, k, 0));
+          for (int c = 0; c < 3; ++c) whole_v.values.push_back(value(i, j, k, c));
+        }
+    std::vector<kflow::io::Block> blocks;
+    std::vector<std::string> files;
+    const int cuts[3][3] = {{0, 3, 7}, {0, 2, 5}, {0, 1, g.cells[2]}};
+    for (int bz = 0; bz < (dim == 3 ? 2 : 1); ++bz)
+      for (int by = 0; by < 2; ++by)
+        for (int bx = 0; bx < 2; ++bx) {
+          kflow::io::Block b;
+          const int at[3] = {bx, by, dim == 3 ? bz : 0};
+          for (int d = 0; d < 3; ++d) {
+            const int lo = d < dim ? cuts[d][at[d]] : 0, hi = d < dim ? cuts[d][at[d] + 1] : 1;
+            b.offset[d] = lo;
+            b.cells[d] = hi - lo;
+          }
+          kflow::HostField p{"p", 1, {}}, v{"velocity", 3, {}};
+          for (int k = b.offset[2]; k < b.offset[2] + b.cells[2]; ++k)
+            for (int j = b.offset[1]; j < b.offset[1] + b.cells[1]; ++j)
+              for (int i = b.offset[0]; i < b.offset[0] + b.cells[0]; ++i) {
+                p.values.push_back(value(i, j, k, 0));
+                for (int c = 0; c < 3; ++c) v.values.push_back(value(i, j, k, c));
+              }
+          files.push_back("piece" + std::to_string(blocks.size()) + ".vti");
+          kflow::io::write_vti_piece(tmp.str() + "/" + files.back(), g, b, {p, v}, 2.5);
+          blocks.push_back(b);
+        }
+    const auto path = tmp.str() + "/f" + std::to_string(dim) + ".pvti";
+    kflow::io::write_pvti(path, g, {whole_p, whole_v}, blocks, files);
+    kflow::linalg::Grid back;
+    const auto fields = kflow::io::read_vti(path, &back);
+    REQUIRE(fields.size() == 2);
+    CHECK(fields[0].name == "p");
+    CHECK(fields[0].values == whole_p.values);
+    CHECK(fields[1].components == 3);
+    CHECK(fields[1].values == whole_v.values);
+    CHECK(back.dim == dim);
+    CHECK(back.cells == g.cells);
+    CHECK(back.origin == g.origin);
+    CHECK(std::fabs(back.length[0] - 1.4) < 1e-12);
+  }
+}
+
 TEST_CASE("field files round-trip exactly and reject damaged files", "[unit]") {
   TempDir tmp("kff");
   kflow::io::FieldFile f;
@@ -117,9 +177,9 @@ TEST_CASE("damaged field files are refused with the file and the entry named", "
   kflow::io::write_field_file(path, f);
   const auto g = kflow::io::read_field_file(path);
   CHECK(g.meta.at("case") == f.meta.at("case"));
+  using Catch::Matchers::ContainsSubstring;
   using kflow::io::meta_double;
   using kflow::io::meta_int;
-  using Catch::Matchers::ContainsSubstring;
   CHECK_THROWS_WITH(meta_int(g, "step", path, 0, 100),
                     ContainsSubstring("c.kfc: entry 'step' is \"2s\""));
   CHECK_THROWS_WITH(meta_int(g, "next_frame", path, 0, 3), ContainsSubstring("'next_frame'"));
@@ -147,11 +207,8 @@ TEST_CASE("a restart refuses a checkpoint with impossible numbers", "[unit]") {
   run_text(small_case, tmp.str() + "/a");
   const auto ck = tmp.str() + "/a/checkpoint.kfc";
   auto f = kflow::io::read_field_file(ck);
-  for (const auto& [key, value] :
-       std::vector<std::pair<std::string, std::string>>{{"next_frame", "999999999"},
-                                                        {"step", "-100"},
-                                                        {"time", "nan"},
-                                                        {"cells0", "-12"}}) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"next_frame", "999999999"}, {"step", "-100"}, {"time", "nan"}, {"cells0", "-12"}}) {
     auto g = f;
     g.meta[key] = value;
     const auto path = tmp.str() + "/bad.kfc";

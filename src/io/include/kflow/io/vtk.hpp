@@ -38,7 +38,8 @@ void write_pvti(const std::string& path, const linalg::Grid& grid,
                 const std::vector<HostField>& fields, const std::vector<Block>& blocks,
                 const std::vector<std::string>& files);
 
-// Reads back a .vti written by write_vti (used by tests and `kflow compare`).
+// Reads back a .vti written by write_vti, or a .pvti and its pieces (used by
+// tests and `kflow compare`).
 std::vector<HostField> read_vti(const std::string& path, linalg::Grid* grid = nullptr);
 
 }  // namespace kflow::io
