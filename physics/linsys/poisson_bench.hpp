@@ -30,6 +30,8 @@
 // list where Kokkos Kernels is in the build; elsewhere their rows say so.
 // kk_gmres, kk_gmres_jacobi: Kokkos Kernels' restarted GMRES (linalg/kk_gmres.hpp,
 // 50 vectors a cycle; restart=N) on the same CRS matrix, same rule.
+// kk_gmres_ilu: the same with Kokkos Kernels' ILU(k) (linalg/kk_ilu.hpp,
+// ilu_level=K, default 0): the general-sparse peer of SIP.
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
 // checks and diagonal; one run), one iteration (mean of `sweeps` fixed
 // iterations, with the bytes an ideal implementation moves), and the time to
@@ -283,7 +285,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const long dim = P.get_int("dim", 2, 2);
   const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-  const std::string kk_defaults = "kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,";
+  const std::string kk_defaults = "kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,kk_gmres_ilu,";
 #else
   const std::string kk_defaults;
 #endif
@@ -293,9 +295,10 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
                              : "sip,rbsor,cg,cg_jacobi," + kk_defaults +
                                    "mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg",
                     {"sip", "rbsor", "cg", "cg_jacobi", "kk_cg", "kk_cg_jacobi", "kk_gmres",
-                     "kk_gmres_jacobi", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb", "cg_mg",
-                     "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
-  [[maybe_unused]] const int restart = int(P.get_int("restart", 50, 1));  // kk_gmres only
+                     "kk_gmres_jacobi", "kk_gmres_ilu", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb",
+                     "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
+  [[maybe_unused]] const int restart = int(P.get_int("restart", 50, 1));     // kk_gmres only
+  [[maybe_unused]] const int ilu_level = int(P.get_int("ilu_level", 0, 0));  // kk_gmres_ilu
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
   const double alpha = P.get_double("alpha", 0.92);
   // A float residual stalls near eps |A| |x| (sip_bench.hpp).
@@ -439,24 +442,31 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         fr.note = "Kokkos Kernels not in this build";
         rows.push_back(fr);
 #endif
-      } else if (name == "kk_gmres" || name == "kk_gmres_jacobi") {
+      } else if (name == "kk_gmres" || name == "kk_gmres_jacobi" || name == "kk_gmres_ilu") {
         KernelBenchRow fr;
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
         la::KkGmresOptions go;
         go.preconditioner =
             name == "kk_gmres_jacobi" ? la::CgPreconditioner::jacobi : la::CgPreconditioner::none;
         go.restart = restart;
+        if (name == "kk_gmres_ilu") go.ilu_level = ilu_level;
         std::unique_ptr<la::KkGmres<Space, Op>> gm;
         fr.seconds = timed([&] { gm = std::make_unique<la::KkGmres<Space, Op>>(space, p.op, go); });
-        fr.label = size + ", " + gm->name() + ", set-up (CRS assembly)";
+        fr.label =
+            size + ", " + gm->name() +
+            (gm->ilu() ? ", set-up (CRS assembly, ILU factorization)" : ", set-up (CRS assembly)");
         rows.push_back(fr);
         // About, an iteration: spmv (8 values' worth, as kk_cg's), the
         // preconditioner (2 or 0), classical Gram-Schmidt twice against the
         // j < m vectors so far (dots and updates: 4 j, 2 m on average over a
         // cycle of m = the timed iterations or restart) and the new vector (3).
+        // ILU: two triangular solves reading the factors (a value and an int
+        // column an entry: 1.5 values' worth) and a vector in and out each.
         const double m = std::min(restart, sweeps);
-        measure(*gm, gm->name(),
-                8.0 + (go.preconditioner == la::CgPreconditioner::jacobi ? 2 : 0) + 2 * m + 3);
+        const double pre = gm->ilu() ? 1.5 * double(gm->ilu()->factor_entries()) / cells + 4
+                           : go.preconditioner == la::CgPreconditioner::jacobi ? 2
+                                                                               : 0;
+        measure(*gm, gm->name(), 8.0 + pre + 2 * m + 3);
 #else
         fr.label = size + ", " + name;
         fr.note = "Kokkos Kernels not in this build";

@@ -41,6 +41,7 @@
 
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/crs.hpp"
+#include "kflow/linalg/kk_ilu.hpp"
 #include "kflow/linalg/solver.hpp"
 
 namespace kflow::linalg {
@@ -73,6 +74,7 @@ class KkJacobi : public KokkosSparse::Experimental::Preconditioner<Crs> {
 struct KkGmresOptions {
   CgPreconditioner preconditioner = CgPreconditioner::jacobi;  // none or jacobi
   int restart = 50;                                            // Krylov vectors before a restart
+  int ilu_level = -1;  // >= 0: ILU(ilu_level) instead of `preconditioner`
 };
 
 template <class ExecSpace, class Op>
@@ -92,6 +94,9 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     if (o.preconditioner == CgPreconditioner::mg)
       throw std::invalid_argument(
           "kk_gmres: preconditioner 'mg' is matrix-free only; kk_gmres takes none or jacobi");
+    if (o.ilu_level < -1)
+      throw std::invalid_argument("kk_gmres: ILU level " + std::to_string(o.ilu_level) +
+                                  ": needs k >= 0 (or -1: no ILU)");
     if (o.restart < 1)
       throw std::invalid_argument("kk_gmres: restart " + std::to_string(o.restart) +
                                   ": needs at least 1 Krylov vector");
@@ -109,7 +114,9 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     x_ = vec("kflow::kk_gmres::x"), b_ = vec("kflow::kk_gmres::b"), r_ = vec("kflow::kk_gmres::r");
     in_ = vec("kflow::kk_gmres::in_system"), dinv_ = vec("kflow::kk_gmres::dinv");
     crs_diagonal(space_, op, in_, dinv_, Real(1));
-    if (o.preconditioner == CgPreconditioner::jacobi)
+    if (o.ilu_level >= 0)
+      ilu_ = std::make_unique<detail::KkIlu<Crs>>(A_, o.ilu_level);
+    else if (o.preconditioner == CgPreconditioner::jacobi)
       jacobi_ = std::make_unique<detail::KkJacobi<Crs>>(dinv_);
     space_.fence("kflow::linalg::kk_gmres::setup");
   }
@@ -157,7 +164,10 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       kh.create_gmres_handle(mm, checks ? target : 0.0, std::max(0, (left + mm - 1) / mm - 1));
       auto* gh = kh.get_gmres_handle();
       space_.fence("kflow::linalg::kk_gmres::call");
-      KokkosSparse::Experimental::gmres(&kh, A_, b_, x_, jacobi_.get());
+      KokkosSparse::Experimental::gmres(
+          &kh, A_, b_, x_,
+          ilu_ ? static_cast<KokkosSparse::Experimental::Preconditioner<Crs>*>(ilu_.get())
+               : jacobi_.get());
       ExecSpace().fence("kflow::linalg::kk_gmres::called");  // Kokkos Kernels' own instance
       const int done = gh->get_num_iters();
       // The 2-norm target already met, the max-norm criterion not: tighter.
@@ -187,9 +197,13 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
 
   std::string name() const override {
     return std::string("kk_gmres(") + std::to_string(options_.restart) + ") (" +
-           linalg::name(options_.preconditioner) + ")";
+           (ilu_ ? "ilu(" + std::to_string(options_.ilu_level) + ")"
+                 : std::string(linalg::name(options_.preconditioner))) +
+           ")";
   }
   const Crs& matrix() const { return A_; }
+  // The ILU(k) factors (null unless ilu_level >= 0).
+  const detail::KkIlu<Crs>* ilu() const { return ilu_.get(); }
   bool singular() const { return singular_; }
 
  private:
@@ -201,6 +215,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   Crs A_;
   V x_, b_, r_, in_, dinv_;
   std::unique_ptr<detail::KkJacobi<Crs>> jacobi_;
+  std::unique_ptr<detail::KkIlu<Crs>> ilu_;
 };
 
 }  // namespace kflow::linalg
