@@ -297,12 +297,18 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
   s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
-  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
+  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg", "ilu"}, "jacobi");
   if (kk && s->preconditioner == "mg")
     ss.fail("preconditioner", "\"" + s->method +
-                                  "\" takes \"jacobi\" or \"none\" (multigrid is matrix-free: "
-                                  "method = \"cg\")");
+                                  "\" takes \"jacobi\", \"none\" or (kk_gmres) \"ilu\" "
+                                  "(multigrid is matrix-free: method = \"cg\")");
+  if (s->preconditioner == "ilu" && s->method != "kk_gmres")
+    ss.fail("preconditioner",
+            "\"ilu\" (Kokkos Kernels' incomplete LU) preconditions method = \"kk_gmres\" only "
+            "(not \"" +
+                s->method + "\"); for the structured operator's own ILU use method = \"sip\"");
   s->restart = int(ss.get_int("restart", 50, 1, 10000));
+  s->ilu_level = int(ss.get_int("ilu_level", 0, 0, 16));
   if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "
@@ -366,16 +372,19 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                   "an obstacle touches a periodic side (y); keep "
                   "obstacles off periodic sides");
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
-  // r, two p, q and the inverse diagonal
+  // two r, s and w, p and the inverse diagonal (with multigrid: r, two p, q, z)
   // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)
   // (kk_cg: 8 vectors of the rows and the CRS matrix, about 8 values' worth;
-  // kk_gmres: 5 vectors, the matrix and the restart + 5 Krylov vectors)
-  s->values_per_cell = 6.25 + (s->method == "sip"        ? 6
-                               : s->method == "cg"       ? 5 + (s->preconditioner == "mg" ? 3 : 0)
-                               : s->method == "mg"       ? 3
-                               : s->method == "kk_cg"    ? 16
-                               : s->method == "kk_gmres" ? 18 + s->restart
-                                                         : 0);
+  // kk_gmres: 5 vectors, the matrix and the restart + 5 Krylov vectors, and
+  // ILU(k)'s factors, about 9 values' worth at k = 0)
+  s->values_per_cell =
+      6.25 + (s->method == "sip"     ? 6
+              : s->method == "cg"    ? 8
+              : s->method == "mg"    ? 3
+              : s->method == "kk_cg" ? 16
+              : s->method == "kk_gmres"
+                  ? 18 + s->restart + (s->preconditioner == "ilu" ? 9 * (1 + s->ilu_level) : 0)
+                  : 0);
   s->saved_values_per_cell = 3;  // u, v, p
   // the diffusive limit (the convective one needs the velocity field)
   const auto& gr = s->grid;

@@ -62,10 +62,11 @@ struct Setup : ModelSetup {
   // Pressure solve: "rbsor" (omega), "sip" (Stone's procedure, alpha),
   // "cg" (conjugate gradients, preconditioner "jacobi" | "none" | "mg"),
   // "mg" (geometric multigrid, options mg), or over Kokkos Kernels "kk_cg"
-  // and "kk_gmres" (restart: Krylov vectors per cycle).
+  // and "kk_gmres" (restart: Krylov vectors per cycle; preconditioner also
+  // "ilu": Kokkos Kernels' ILU(ilu_level)).
   std::string method = "rbsor";
   double omega = 1.7, alpha = 0.92;
-  int restart = 50;
+  int restart = 50, ilu_level = 0;
   std::string preconditioner = "jacobi";
   linalg::MgOptions mg;
   linalg::SolveControl control;

@@ -301,10 +301,12 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   // refuses them in builds without Kokkos Kernels).
   std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> make_kk() const {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-    const auto pre = linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
+    const bool ilu = s_.preconditioner == "ilu";  // kk_gmres only (checked by the configuration)
+    const auto pre = ilu ? linalg::CgPreconditioner::none
+                         : linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
     if (s_.method == "kk_gmres")
       return std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
-          space_, op_, linalg::KkGmresOptions{pre, s_.restart});
+          space_, op_, linalg::KkGmresOptions{pre, s_.restart, ilu ? s_.ilu_level : -1});
     return std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_, pre);
 #else
     throw Error("mac2d: solver.pressure.method = \"" + s_.method +

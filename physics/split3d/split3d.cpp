@@ -356,8 +356,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                      std::to_string(s->global_iterations) + " global iterations, update " +
                      (s->update == Update::picard ? "picard" : "relaxed"));
   // state, nonlinear layer, two outputs (4 each), a, b, c, the divergence field;
-  // projection: phi, its right-hand side, 7 coefficients and CG's 5 fields
-  s->values_per_cell = 20 + (s->projection ? 14 : 0);
+  // projection: phi, its right-hand side, 7 coefficients and CG's 8 fields
+  s->values_per_cell = 20 + (s->projection ? 17 : 0);
   s->saved_values_per_cell = 4 + (s->projection ? 1 : 0);
   return s;
 }

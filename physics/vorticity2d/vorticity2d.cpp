@@ -381,9 +381,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   if (nb.empty()) line += " none (fluid at rest, no buoyancy)";
   s->notes.push_back(line);
 
-  // psi, omega, T, three right-hand sides; CG's r, q, two p and the inverse
-  // diagonal per solve.
-  s->values_per_cell = 6 + 15;
+  // psi, omega, T, three right-hand sides; CG's two r, s and w, p and the
+  // inverse diagonal per solve.
+  s->values_per_cell = 6 + 24;
   s->saved_values_per_cell = 3;
   // Stable explicit step (docs/models/vorticity2d.md): convection dt (|u|/hx +
   // |v|/hy) <= 1 with |u| <= the fastest boundary velocity at the start, and
