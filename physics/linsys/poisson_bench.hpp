@@ -32,6 +32,8 @@
 // 50 vectors a cycle; restart=N) on the same CRS matrix, same rule.
 // kk_gmres_ilu: the same with Kokkos Kernels' ILU(k) (linalg/kk_ilu.hpp,
 // ilu_level=K, default 0): the general-sparse peer of SIP.
+// kk_sor: Kokkos Kernels' multicolour SOR (linalg/kk_sor.hpp) at rbsor's
+// omega: the general-sparse peer of red-black SOR.
 // Rows per size and solver: the set-up (SIP's factorization, CG's operator
 // checks and diagonal; one run), one iteration (mean of `sweeps` fixed
 // iterations, with the bytes an ideal implementation moves), and the time to
@@ -65,6 +67,7 @@
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
 #include "kflow/linalg/kk_cg.hpp"
 #include "kflow/linalg/kk_gmres.hpp"
+#include "kflow/linalg/kk_sor.hpp"
 #endif
 
 namespace kflow::linsys {
@@ -285,7 +288,8 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
   const long dim = P.get_int("dim", 2, 2);
   const std::string bc = P.get_choice("bc", "dirichlet", {"dirichlet", "neumann"});
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-  const std::string kk_defaults = "kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,kk_gmres_ilu,";
+  const std::string kk_defaults =
+      "kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,kk_gmres_ilu,kk_sor,";
 #else
   const std::string kk_defaults;
 #endif
@@ -295,8 +299,8 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
                              : "sip,rbsor,cg,cg_jacobi," + kk_defaults +
                                    "mg,mg_f,mg_v3,mg_cheb,cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg",
                     {"sip", "rbsor", "cg", "cg_jacobi", "kk_cg", "kk_cg_jacobi", "kk_gmres",
-                     "kk_gmres_jacobi", "kk_gmres_ilu", "mg", "mg_f", "mg_v1", "mg_v3", "mg_cheb",
-                     "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
+                     "kk_gmres_jacobi", "kk_gmres_ilu", "kk_sor", "mg", "mg_f", "mg_v1", "mg_v3",
+                     "mg_cheb", "cg_mg", "cg_mg_cheb", "hypre_pfmg", "hypre_pcg"});
   [[maybe_unused]] const int restart = int(P.get_int("restart", 50, 1));     // kk_gmres only
   [[maybe_unused]] const int ilu_level = int(P.get_int("ilu_level", 0, 0));  // kk_gmres_ilu
   const std::string rhs = P.get_choice("rhs", "random", {"random", "peak", "sine"});
@@ -410,6 +414,23 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
         la::RedBlackSOR<Space, Op> sor(space, p.op, la::SorOptions{omega});
         // x read and written, b and 5 coefficients read.
         measure(sor, "rbsor omega " + fmt("%.4f", omega), 8.0);
+      } else if (name == "kk_sor") {
+        KernelBenchRow fr;
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+        const double omega = 2 / (1 + std::sin(std::acos(-1.0) / n));
+        std::unique_ptr<la::KkMulticolorSor<Space, Op>> sor;
+        fr.seconds = timed(
+            [&] { sor = std::make_unique<la::KkMulticolorSor<Space, Op>>(space, p.op, omega); });
+        fr.label = size + ", " + sor->name() + ", set-up (CRS assembly, colouring)";
+        rows.push_back(fr);
+        // A sweep: the matrix (5 values, 5 int columns and an offset: 8
+        // values' worth), x read and written, b read.
+        measure(*sor, sor->name(), 11.0);
+#else
+        fr.label = size + ", " + name;
+        fr.note = "Kokkos Kernels not in this build";
+        rows.push_back(fr);
+#endif
       } else if (name == "mg" || name == "mg_f" || name == "mg_v1" || name == "mg_v3" ||
                  name == "mg_cheb") {
         const auto mo = bench_mg_options(name, base);

@@ -21,7 +21,7 @@
 //
 // gather_rows / scatter_rows move a field's interior to / from the 1-D
 // vector of the rows; crs_diagonal gives each row's membership of the
-// system and inverse diagonal.
+// system and inverse diagonal; crs_with_unit_rows fills the empty rows.
 
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <Kokkos_Core.hpp>
@@ -204,6 +204,42 @@ CrsMatrix<typename Op::real_type, ExecSpace> make_crs(const ExecSpace& space, co
       });
   space.fence("kflow::linalg::make_crs");
   return M("kflow::linalg::CrsMatrix", n, n, nnz, vals, row_map, cols);
+}
+
+// A copy of A whose empty rows (cells outside the system) hold a unit
+// diagonal: what an incomplete factorization or a Gauss-Seidel sweep needs
+// to stay defined there.  Built on the host (set-up only).
+template <class Crs>
+Crs crs_with_unit_rows(const Crs& A) {
+  using Real = typename Crs::value_type;
+  const int n = A.numRows();
+  auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
+  auto ce = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
+  auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
+  int empty = 0;
+  for (int r = 0; r < n; ++r) empty += rm(r + 1) == rm(r);
+  const int nnz = int(rm(n)) + empty;
+  typename Crs::row_map_type::non_const_type row_map("kflow::linalg::crs_unit_rows::row_map",
+                                                     n + 1);
+  typename Crs::index_type::non_const_type cols("kflow::linalg::crs_unit_rows::entries", nnz);
+  typename Crs::values_type::non_const_type vals("kflow::linalg::crs_unit_rows::values", nnz);
+  auto hrm = Kokkos::create_mirror_view(row_map);
+  auto hce = Kokkos::create_mirror_view(cols);
+  auto hva = Kokkos::create_mirror_view(vals);
+  int at = 0;
+  for (int r = 0; r < n; ++r) {
+    hrm(r) = at;
+    if (rm(r + 1) == rm(r)) {
+      hce(at) = r, hva(at) = Real(1), ++at;
+    } else {
+      for (int k = rm(r); k < rm(r + 1); ++k) hce(at) = ce(k), hva(at) = va(k), ++at;
+    }
+  }
+  hrm(n) = at;
+  Kokkos::deep_copy(row_map, hrm);
+  Kokkos::deep_copy(cols, hce);
+  Kokkos::deep_copy(vals, hva);
+  return Crs("kflow::linalg::CrsMatrix (unit rows)", n, n, nnz, vals, row_map, cols);
 }
 
 namespace detail {

@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kflow/linalg/crs.hpp"
+
 namespace kflow::linalg::detail {
 
 template <class Crs>
@@ -38,31 +40,11 @@ class KkIlu : public KokkosSparse::Experimental::Preconditioner<Crs> {
       throw std::invalid_argument("ILU(k): level of fill " + std::to_string(level) +
                                   ": needs k >= 0");
     const int n = A.numRows();
-    // A with a unit diagonal in its empty rows (set-up only: on the host).
-    auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
-    auto ce = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
-    auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
-    int empty = 0;
-    for (int r = 0; r < n; ++r) empty += rm(r + 1) == rm(r);
-    const int nnz = int(rm(n)) + empty;
-    auto hrm = Kokkos::View<int*, Kokkos::HostSpace>("kflow::kk_ilu::row_map", n + 1);
-    auto hce = Kokkos::View<int*, Kokkos::HostSpace>("kflow::kk_ilu::entries", nnz);
-    auto hva = Kokkos::View<Real*, Kokkos::HostSpace>("kflow::kk_ilu::values", nnz);
-    int at = 0;
-    for (int r = 0; r < n; ++r) {
-      hrm(r) = at;
-      if (rm(r + 1) == rm(r)) {
-        hce(at) = r, hva(at) = Real(1), ++at;
-      } else {
-        for (int k = rm(r); k < rm(r + 1); ++k) hce(at) = ce(k), hva(at) = va(k), ++at;
-      }
-    }
-    hrm(n) = at;
-    Offsets arm("kflow::kk_ilu::A_row_map", n + 1), ace("kflow::kk_ilu::A_entries", nnz);
-    Values ava("kflow::kk_ilu::A_values", nnz);
-    Kokkos::deep_copy(arm, hrm);
-    Kokkos::deep_copy(ace, hce);
-    Kokkos::deep_copy(ava, hva);
+    const Crs Au = crs_with_unit_rows(A);
+    auto arm = Au.graph.row_map;
+    auto ace = Au.graph.entries;
+    auto ava = Au.values;
+    const int nnz = int(Au.nnz());
 
     // spiluk: symbolic (sizes L and U for this level of fill), numeric.
     Handle kh;
