@@ -235,11 +235,11 @@ struct CgNextZ {
   }
 };
 
-// Blocks of 256 threads a multiprocessor for the fused pass: the pass
-// evaluates z at five points, and with Uniform5's boundary-aware
-// coefficients computed there it needs about 90 registers a thread on
-// sm_90, so that only 2 blocks are resident (4 with stored coefficients;
-// docs/performance.md has the measurements).
+// Blocks of 256 threads a multiprocessor for the fused pass.  It evaluates
+// z at five points; with Uniform5's boundary-aware coefficients computed
+// there it ran fastest with 2 blocks on the H200 (the two-pass direction
+// kernel alone needed 80 registers, which leaves room for 3), with stored
+// coefficients with 4 (measured, not derived: docs/performance.md).
 template <class Op>
 inline constexpr int cg_fused_blocks = 4;
 template <class Real>
