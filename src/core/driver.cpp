@@ -393,8 +393,11 @@ void Run::write_frame() {
   for (const auto& l : pc_.lines) {
     auto it = std::find_if(fields.begin(), fields.end(),
                            [&](const HostField& f) { return f.name == l.field; });
-    const HostField f =
-        it != fields.end() && !pieces ? *it : gather_field(model_->field(l.field, t), blocks_);
+    // A field of the frame is reused (gathered when the frame went out as
+    // pieces), not computed again.
+    const HostField f = it == fields.end() ? gather_field(model_->field(l.field, t), blocks_)
+                        : pieces           ? gather_field(*it, blocks_)
+                                           : *it;
     if (out_) line_values.push_back(sample_with_boundary(*pc_.setup, f, l));
   }
   if (pieces) {
