@@ -74,6 +74,19 @@ double max_diff(const Space& space, const la::Grid& g, const F& a, const F& b) {
   return r;
 }
 
+// max |y(r) - m(r)| and max |m(r)| over the rows (a named functor: nvcc
+// cannot take an extended lambda in a function templated on a local lambda).
+template <class V>
+struct RowsCompare {
+  V y, m;
+  KOKKOS_INLINE_FUNCTION void operator()(int r, double& d, double& mm) const {
+    const double e = la::nan_as_inf(Kokkos::fabs(double(y(r)) - double(m(r))));
+    const double a = Kokkos::fabs(double(m(r)));
+    d = e > d ? e : d;
+    mm = a > mm ? a : mm;
+  }
+};
+
 // The Kokkos Kernels row: KokkosSparse::spmv(space, "N", 1, A, x, 0, y) on the
 // CRS form of `op`, timed by `best_of`; `ym` is the matrix-free product.
 template <class Space, class Real, class Op, class F, class BestOf>
@@ -96,15 +109,9 @@ KernelBenchRow kokkos_kernels_row(const Space& space, const Op& op, const F& x, 
   row.bytes =
       2 * cells * sizeof(Real) + nnz * (sizeof(Real) + sizeof(int)) + (cells + 1) * sizeof(int);
   double diff = 0, ymax = 0;
-  Kokkos::parallel_reduce(
-      "kflow::linsys::spmv::compare_crs", Kokkos::RangePolicy<Space>(space, 0, n),
-      KOKKOS_LAMBDA(int r, double& d, double& m) {
-        const double e = la::nan_as_inf(Kokkos::fabs(double(yv(r)) - double(mv(r))));
-        const double a = Kokkos::fabs(double(mv(r)));
-        d = e > d ? e : d;
-        m = a > m ? a : m;
-      },
-      Kokkos::Max<double>(diff), Kokkos::Max<double>(ymax));
+  Kokkos::parallel_reduce("kflow::linsys::spmv::compare_crs",
+                          Kokkos::RangePolicy<Space>(space, 0, n), RowsCompare<V>{yv, mv},
+                          Kokkos::Max<double>(diff), Kokkos::Max<double>(ymax));
   space.fence("kflow::linsys::spmv::compare_crs");
   char buf[160];
   std::snprintf(

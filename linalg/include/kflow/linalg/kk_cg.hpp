@@ -29,7 +29,6 @@
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_mult.hpp>
 #include <KokkosBlas1_nrminf.hpp>
-#include <KokkosBlas1_scal.hpp>
 #include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -39,7 +38,7 @@
 #include <string>
 
 #include "kflow/linalg/cg.hpp"
-#include "kflow/linalg/crs.hpp"
+#include "kflow/linalg/crs_system.hpp"
 #include "kflow/linalg/solver.hpp"
 
 namespace kflow::linalg {
@@ -55,43 +54,27 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
 
   KkConjugateGradient(const ExecSpace& space, const Op& op,
                       CgPreconditioner pre = CgPreconditioner::jacobi)
-      : space_(space), grid_(op.grid), pre_(pre) {
+      : space_(space), pre_(pre), sys_(space, op, "kk_cg") {
     if (pre_ == CgPreconditioner::mg)
       throw std::invalid_argument(
           "kk_cg: preconditioner 'mg' is matrix-free only (cg); kk_cg takes none or jacobi");
-    if (op.grid.dim != Dim)
-      throw std::invalid_argument("kk_cg: a " + std::to_string(Dim) + "D solver on a " +
-                                  std::to_string(op.grid.dim) + "D grid");
-    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op);
+    const detail::CgOperatorInfo& info = sys_.info();
     if (info.positive > 0 && info.negative > 0)
       throw std::invalid_argument(
           "kk_cg: the diagonal has both signs: the operator is not definite");
-    const double eps = 64 * double(std::numeric_limits<Real>::epsilon());
-    if (!(info.asymmetry <= eps))
+    if (!(info.asymmetry <= 64 * double(std::numeric_limits<Real>::epsilon())))
       throw std::invalid_argument("kk_cg: the operator is not symmetric (relative difference " +
                                   std::to_string(info.asymmetry) +
                                   ", or a non-zero coefficient to a cell outside the system)");
-    cells_ = info.cells();
-    sign_ = info.negative > 0 ? Real(-1) : Real(1);
-    singular_ = info.singular(eps);
-
-    A_ = make_crs(space_, op);
-    KokkosBlas::scal(space_, A_.values, sign_, A_.values);  // s A
-    const int n = A_.numRows();
-    auto vec = [&](const std::string& label) {
-      return V(Kokkos::view_alloc(space_, label), n);
-    };
-    x_ = vec("kflow::kk_cg::x"), b_ = vec("kflow::kk_cg::b"), r_ = vec("kflow::kk_cg::r");
-    z_ = vec("kflow::kk_cg::z"), p_ = vec("kflow::kk_cg::p"), q_ = vec("kflow::kk_cg::q");
-    in_ = vec("kflow::kk_cg::in_system"), dinv_ = vec("kflow::kk_cg::dinv");
-    crs_diagonal(space_, op, in_, dinv_, sign_);  // 1 / (s c.p)
+    x_ = sys_.vector("kk_cg::x"), b_ = sys_.vector("kk_cg::b"), r_ = sys_.vector("kk_cg::r");
+    z_ = sys_.vector("kk_cg::z"), p_ = sys_.vector("kk_cg::p"), q_ = sys_.vector("kk_cg::q");
     space_.fence("kflow::linalg::kk_cg::setup");
   }
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
     SolveStats s;
-    if (cells_ == 0) {
+    if (sys_.cells() == 0) {
       s.converged = true;
       s.criterion = 0;
       return s;
@@ -99,23 +82,11 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
     const bool checks = c.tolerance > 0;
     const bool residual_rule = c.criterion == Criterion::residual;
     const int every = c.check_every > 1 ? c.check_every : 1;
-    gather_rows(space_, grid_, x, x_);
-    gather_rows(space_, grid_, b, b_);
-    KokkosBlas::mult(space_, Real(0), b_, Real(1), in_, b_);  // b = 0 outside the system
-    double scale = 1;
-    if (checks && residual_rule) {
-      scale = double(KokkosBlas::nrminf(space_, b_));
-      if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
-    }
-    if (singular_) {
-      const double mean = double(KokkosBlas::dot(space_, b_, in_)) / double(cells_);
-      KokkosBlas::axpby(space_, Real(-mean), in_, Real(1), b_);
-    }
-    KokkosBlas::scal(space_, b_, sign_, b_);  // s b
+    gather_rows(space_, sys_.grid(), x, x_);
+    const double scale = sys_.load_rhs(b, b_);  // s (b - mean)
     // r = s b - s A x, z = M r, p = z; returns r.z.
     auto restart = [&]() {
-      Kokkos::deep_copy(space_, r_, b_);
-      KokkosSparse::spmv(space_, "N", Real(-1), A_, x_, Real(1), r_);
+      sys_.residual(x_, b_, r_);
       precondition();
       Kokkos::deep_copy(space_, p_, z_);
       return double(KokkosBlas::dot(space_, r_, z_));
@@ -123,7 +94,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
     double rz = restart();
     for (int k = 1; k <= c.max_iterations; ++k) {
       check_stop();
-      KokkosSparse::spmv(space_, "N", Real(1), A_, p_, Real(0), q_);
+      KokkosSparse::spmv(space_, "N", Real(1), sys_.matrix(), p_, Real(0), q_);
       const double pq = double(KokkosBlas::dot(space_, p_, q_));
       if (!(pq > 0) || !(pq < HUGE_VAL)) {
         s.iterations = k;
@@ -158,33 +129,29 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
       KokkosBlas::axpby(space_, Real(1), z_, Real(rz_new / rz), p_);  // p = z + beta p
       rz = rz_new;
     }
-    scatter_rows(space_, grid_, x_, x);
+    scatter_rows(space_, sys_.grid(), x_, x);
     space_.fence("kflow::linalg::kk_cg::solve");
     return s;
   }
 
   std::string name() const override { return std::string("kk_cg (") + linalg::name(pre_) + ")"; }
   // The assembled s A (s = sign()).
-  const CrsMatrix<Real, ExecSpace>& matrix() const { return A_; }
-  bool singular() const { return singular_; }
-  double sign() const { return double(sign_); }
+  const CrsMatrix<Real, ExecSpace>& matrix() const { return sys_.matrix(); }
+  bool singular() const { return sys_.singular(); }
+  double sign() const { return double(sys_.sign()); }
 
  private:
   void precondition() {
     if (pre_ == CgPreconditioner::jacobi)
-      KokkosBlas::mult(space_, Real(0), z_, Real(1), dinv_, r_);
+      KokkosBlas::mult(space_, Real(0), z_, Real(1), sys_.dinv(), r_);
     else
       Kokkos::deep_copy(space_, z_, r_);
   }
 
   ExecSpace space_;
-  Grid grid_;
   CgPreconditioner pre_;
-  long cells_ = 0;
-  Real sign_ = -1;
-  bool singular_ = false;
-  CrsMatrix<Real, ExecSpace> A_;
-  V x_, b_, r_, z_, p_, q_, in_, dinv_;
+  CrsSystem<ExecSpace, Op> sys_;
+  V x_, b_, r_, z_, p_, q_;
 };
 
 }  // namespace kflow::linalg

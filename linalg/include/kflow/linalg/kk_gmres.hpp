@@ -21,14 +21,10 @@
 // tolerance 0 runs max_iterations.  iterations counts GMRES iterations
 // (Krylov vectors) over all calls.
 
-#include <KokkosBlas1_axpby.hpp>
-#include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_mult.hpp>
-#include <KokkosBlas1_nrminf.hpp>
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_Preconditioner.hpp>
 #include <KokkosSparse_gmres.hpp>
-#include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -40,7 +36,7 @@
 #include <utility>
 
 #include "kflow/linalg/cg.hpp"
-#include "kflow/linalg/crs.hpp"
+#include "kflow/linalg/crs_system.hpp"
 #include "kflow/linalg/kk_ilu.hpp"
 #include "kflow/linalg/solver.hpp"
 
@@ -90,34 +86,13 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
                                                                   memory_space, memory_space>;
 
   KkGmres(const ExecSpace& space, const Op& op, const KkGmresOptions& o = {})
-      : space_(space), grid_(op.grid), options_(o) {
-    if (o.preconditioner == CgPreconditioner::mg)
-      throw std::invalid_argument(
-          "kk_gmres: preconditioner 'mg' is matrix-free only; kk_gmres takes none or jacobi");
-    if (o.ilu_level < -1)
-      throw std::invalid_argument("kk_gmres: ILU level " + std::to_string(o.ilu_level) +
-                                  ": needs k >= 0 (or -1: no ILU)");
-    if (o.restart < 1)
-      throw std::invalid_argument("kk_gmres: restart " + std::to_string(o.restart) +
-                                  ": needs at least 1 Krylov vector");
-    if (op.grid.dim != Dim)
-      throw std::invalid_argument("kk_gmres: a " + std::to_string(Dim) + "D solver on a " +
-                                  std::to_string(op.grid.dim) + "D grid");
-    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op);
-    cells_ = info.cells();
-    singular_ = info.singular(64 * double(std::numeric_limits<Real>::epsilon()));
-    A_ = make_crs(space_, op);
-    const int n = A_.numRows();
-    auto vec = [&](const std::string& label) {
-      return V(Kokkos::view_alloc(space_, label), n);
-    };
-    x_ = vec("kflow::kk_gmres::x"), b_ = vec("kflow::kk_gmres::b"), r_ = vec("kflow::kk_gmres::r");
-    in_ = vec("kflow::kk_gmres::in_system"), dinv_ = vec("kflow::kk_gmres::dinv");
-    crs_diagonal(space_, op, in_, dinv_, Real(1));
+      : space_(space), options_(checked(o)), sys_(space, op, "kk_gmres") {
+    x_ = sys_.vector("kk_gmres::x"), b_ = sys_.vector("kk_gmres::b");
+    r_ = sys_.vector("kk_gmres::r");
     if (o.ilu_level >= 0)
-      ilu_ = std::make_unique<detail::KkIlu<Crs>>(A_, o.ilu_level);
+      ilu_ = std::make_unique<detail::KkIlu<Crs>>(sys_.matrix(), o.ilu_level);
     else if (o.preconditioner == CgPreconditioner::jacobi)
-      jacobi_ = std::make_unique<detail::KkJacobi<Crs>>(dinv_);
+      jacobi_ = std::make_unique<detail::KkJacobi<Crs>>(sys_.dinv());
     space_.fence("kflow::linalg::kk_gmres::setup");
   }
 
@@ -127,25 +102,16 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       throw std::invalid_argument(
           "kk_gmres stops on the residual criterion only (criterion = \"residual\")");
     SolveStats s;
-    if (cells_ == 0) {
+    if (sys_.cells() == 0) {
       s.converged = true;
       s.criterion = 0;
       return s;
     }
-    gather_rows(space_, grid_, x, x_);
-    gather_rows(space_, grid_, b, b_);
-    KokkosBlas::mult(space_, Real(0), b_, Real(1), in_, b_);  // b = 0 outside the system
-    if (singular_) {
-      const double mean = double(KokkosBlas::dot(space_, b_, in_)) / double(cells_);
-      KokkosBlas::axpby(space_, Real(-mean), in_, Real(1), b_);
-    }
-    double scale = double(KokkosBlas::nrminf(space_, b_));
-    if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
+    gather_rows(space_, sys_.grid(), x, x_);
+    const double scale = sys_.load_rhs(b, b_);
     // The criterion of the current x: max |b - A x| / scale.
     auto criterion = [&]() {
-      Kokkos::deep_copy(space_, r_, b_);
-      KokkosSparse::spmv(space_, "N", Real(-1), A_, x_, Real(1), r_);
-      return double(KokkosBlas::nrminf(space_, r_)) / scale;
+      return sys_.residual(x_, b_, r_) / scale;
     };
     const int m = options_.restart;
     // Below float's or double's reach the 2-norm target stops meaning anything.
@@ -165,7 +131,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       auto* gh = kh.get_gmres_handle();
       space_.fence("kflow::linalg::kk_gmres::call");
       KokkosSparse::Experimental::gmres(
-          &kh, A_, b_, x_,
+          &kh, sys_.matrix(), b_, x_,
           ilu_ ? static_cast<KokkosSparse::Experimental::Preconditioner<Crs>*>(ilu_.get())
                : jacobi_.get());
       ExecSpace().fence("kflow::linalg::kk_gmres::called");  // Kokkos Kernels' own instance
@@ -190,7 +156,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       if (!(crit < before) || !tighten()) break;  // no progress, or at the floor
     }
     s.converged = checks ? crit <= c.tolerance : false;
-    scatter_rows(space_, grid_, x_, x);
+    scatter_rows(space_, sys_.grid(), x_, x);
     space_.fence("kflow::linalg::kk_gmres::solve");
     return s;
   }
@@ -201,19 +167,29 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
                  : std::string(linalg::name(options_.preconditioner))) +
            ")";
   }
-  const Crs& matrix() const { return A_; }
+  const Crs& matrix() const { return sys_.matrix(); }
   // The ILU(k) factors (null unless ilu_level >= 0).
   const detail::KkIlu<Crs>* ilu() const { return ilu_.get(); }
-  bool singular() const { return singular_; }
+  bool singular() const { return sys_.singular(); }
 
  private:
+  static const KkGmresOptions& checked(const KkGmresOptions& o) {
+    if (o.preconditioner == CgPreconditioner::mg)
+      throw std::invalid_argument(
+          "kk_gmres: preconditioner 'mg' is matrix-free only; kk_gmres takes none or jacobi");
+    if (o.ilu_level < -1)
+      throw std::invalid_argument("kk_gmres: ILU level " + std::to_string(o.ilu_level) +
+                                  ": needs k >= 0 (or -1: no ILU)");
+    if (o.restart < 1)
+      throw std::invalid_argument("kk_gmres: restart " + std::to_string(o.restart) +
+                                  ": needs at least 1 Krylov vector");
+    return o;
+  }
+
   ExecSpace space_;
-  Grid grid_;
   KkGmresOptions options_;
-  long cells_ = 0;
-  bool singular_ = false;
-  Crs A_;
-  V x_, b_, r_, in_, dinv_;
+  CrsSystem<ExecSpace, Op> sys_;
+  V x_, b_, r_;
   std::unique_ptr<detail::KkJacobi<Crs>> jacobi_;
   std::unique_ptr<detail::KkIlu<Crs>> ilu_;
 };

@@ -14,12 +14,9 @@
 // change of the last sweep is not seen: "change" is refused).
 
 #include <KokkosBlas1_axpby.hpp>
-#include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_mult.hpp>
-#include <KokkosBlas1_nrminf.hpp>
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_gauss_seidel.hpp>
-#include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -29,7 +26,7 @@
 #include <string>
 
 #include "kflow/linalg/cg.hpp"
-#include "kflow/linalg/crs.hpp"
+#include "kflow/linalg/crs_system.hpp"
 #include "kflow/linalg/solver.hpp"
 
 namespace kflow::linalg {
@@ -47,28 +44,13 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
                                                                   memory_space, memory_space>;
 
   KkMulticolorSor(const ExecSpace& space, const Op& op, double omega)
-      : space_(space), grid_(op.grid), omega_(omega) {
-    if (!(omega > 0 && omega < 2))
-      throw std::invalid_argument("kk_sor: omega " + std::to_string(omega) +
-                                  ": SOR converges only for 0 < omega < 2");
-    if (op.grid.dim != Dim)
-      throw std::invalid_argument("kk_sor: a " + std::to_string(Dim) + "D solver on a " +
-                                  std::to_string(op.grid.dim) + "D grid");
-    const detail::CgOperatorInfo info = detail::cg_operator_info(space_, op);
-    cells_ = info.cells();
-    singular_ = info.singular(64 * double(std::numeric_limits<Real>::epsilon()));
-    A_ = make_crs(space_, op);
-    Au_ = crs_with_unit_rows(A_);
-    const int n = A_.numRows();
-    auto vec = [&](const std::string& label) {
-      return V(Kokkos::view_alloc(space_, label), n);
-    };
-    x_ = vec("kflow::kk_sor::x"), x0_ = vec("kflow::kk_sor::x0"), b_ = vec("kflow::kk_sor::b");
-    r_ = vec("kflow::kk_sor::r"), in_ = vec("kflow::kk_sor::in_system");
-    out_ = vec("kflow::kk_sor::outside"), dinv_ = vec("kflow::kk_sor::dinv");
-    crs_diagonal(space_, op, in_, dinv_, Real(1));
+      : space_(space), omega_(checked(omega)), sys_(space, op, "kk_sor") {
+    Au_ = crs_with_unit_rows(sys_.matrix());
+    const int n = sys_.rows();
+    x_ = sys_.vector("kk_sor::x"), x0_ = sys_.vector("kk_sor::x0"), b_ = sys_.vector("kk_sor::b");
+    r_ = sys_.vector("kk_sor::r"), out_ = sys_.vector("kk_sor::outside");
     Kokkos::deep_copy(space_, out_, Real(1));
-    KokkosBlas::axpby(space_, Real(-1), in_, Real(1), out_);  // 1 - in
+    KokkosBlas::axpby(space_, Real(-1), sys_.in_system(), Real(1), out_);  // 1 - in
     // The colouring and the inverse diagonal, once.
     kh_.create_gs_handle(KokkosSparse::GS_DEFAULT);
     KokkosSparse::gauss_seidel_symbolic(&kh_, n, n, Au_.graph.row_map, Au_.graph.entries, true);
@@ -87,29 +69,20 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
           "kk_sor stops on the residual criterion only (criterion = \"residual\"): its sweeps "
           "run inside Kokkos Kernels");
     SolveStats s;
-    if (cells_ == 0) {
+    if (sys_.cells() == 0) {
       s.converged = true;
       s.criterion = 0;
       return s;
     }
-    gather_rows(space_, grid_, x, x0_);
-    gather_rows(space_, grid_, b, b_);
-    KokkosBlas::mult(space_, Real(0), b_, Real(1), in_, b_);   // b = 0 outside the system
-    KokkosBlas::mult(space_, Real(0), x_, Real(1), in_, x0_);  // x = 0 there too
-    if (singular_) {
-      const double mean = double(KokkosBlas::dot(space_, b_, in_)) / double(cells_);
-      KokkosBlas::axpby(space_, Real(-mean), in_, Real(1), b_);
-    }
-    double scale = double(KokkosBlas::nrminf(space_, b_));
-    if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
+    gather_rows(space_, sys_.grid(), x, x0_);
+    KokkosBlas::mult(space_, Real(0), x_, Real(1), sys_.in_system(), x0_);  // x = 0 outside
+    const double scale = sys_.load_rhs(b, b_);                              // b = 0 there
     auto criterion = [&]() {
-      Kokkos::deep_copy(space_, r_, b_);
-      KokkosSparse::spmv(space_, "N", Real(-1), A_, x_, Real(1), r_);
-      return double(KokkosBlas::nrminf(space_, r_)) / scale;
+      return sys_.residual(x_, b_, r_) / scale;
     };
     const bool checks = c.tolerance > 0;
     const int every = std::max(1, c.check_every);
-    const int n = A_.numRows();
+    const int n = sys_.rows();
     bool first = true;
     while (s.iterations < c.max_iterations) {
       check_stop();
@@ -133,7 +106,7 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
     if (!checks) s.criterion = criterion();
     // The system's rows from the sweeps, the others' x as they came.
     KokkosBlas::mult(space_, Real(1), x_, Real(1), out_, x0_);
-    scatter_rows(space_, grid_, x_, x);
+    scatter_rows(space_, sys_.grid(), x_, x);
     space_.fence("kflow::linalg::kk_sor::solve");
     return s;
   }
@@ -143,16 +116,21 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
     std::snprintf(w, sizeof w, "%.4f", omega_);
     return std::string("kk_sor (multicolour) omega ") + w;
   }
-  const Crs& matrix() const { return A_; }
+  const Crs& matrix() const { return sys_.matrix(); }
 
  private:
+  static double checked(double omega) {
+    if (!(omega > 0 && omega < 2))
+      throw std::invalid_argument("kk_sor: omega " + std::to_string(omega) +
+                                  ": SOR converges only for 0 < omega < 2");
+    return omega;
+  }
+
   ExecSpace space_;
-  Grid grid_;
   double omega_;
-  long cells_ = 0;
-  bool singular_ = false;
-  Crs A_, Au_;
-  V x_, x0_, b_, r_, in_, out_, dinv_;
+  CrsSystem<ExecSpace, Op> sys_;
+  Crs Au_;
+  V x_, x0_, b_, r_, out_;
   Handle kh_;
 };
 
