@@ -97,7 +97,7 @@ KernelBenchRow kokkos_kernels_row(const Space& space, const Op& op, const F& x, 
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
   const la::Grid& g = op.grid;
   const auto A = la::make_crs(space, op);
-  using V = Kokkos::View<Real*, typename Space::memory_space>;
+  using V = Kokkos::View<Real*, Kokkos::Device<Space, typename Space::memory_space>>;
   const int n = int(la::crs_rows(g));
   V xv(Kokkos::view_alloc(space, "kflow::linsys::spmv::x_rows"), n);
   V yv(Kokkos::view_alloc(space, "kflow::linsys::spmv::y_crs"), n);

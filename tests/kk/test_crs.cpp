@@ -228,7 +228,7 @@ std::pair<double, double> crs_vs_matrix_free(const HostOp& hop, bool integers, u
   const auto x = to_space<Space>(hx);
   auto y = la::make_field<Real, Dim>(space, "y", g);
   la::apply(space, op, x, y);
-  using V = Kokkos::View<Real*, typename Space::memory_space>;
+  using V = Kokkos::View<Real*, Kokkos::Device<Space, typename Space::memory_space>>;
   V xv("xv", n), ym("ym", n), yc("yc", n);
   la::gather_rows(space, g, x, xv);
   la::gather_rows(space, g, y, ym);

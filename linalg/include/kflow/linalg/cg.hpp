@@ -134,7 +134,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     const Grid& g = op.grid;
     r_[0] = make_field<Real, Dim>(space_, "kflow::cg::r0", g);
     p_[0] = make_field<Real, Dim>(space_, "kflow::cg::p0", g);
-    if (pre_ == CgPreconditioner::mg) {
+    if (pre_ == CgPreconditioner::mg || !on_gpu<ExecSpace>) {
       q_ = make_field<Real, Dim>(space_, "kflow::cg::q", g);
       p_[1] = make_field<Real, Dim>(space_, "kflow::cg::p1", g);
     } else {
@@ -224,7 +224,9 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
       }
     }
     const double inv_cells = singular_ ? 1.0 / double(cells_) : 0.0;
-    constexpr bool fused = J != detail::CgZ::stored;
+    // The fused pass on GPUs; CPUs run the two passes (faster there:
+    // docs/performance.md).
+    constexpr bool fused = J != detail::CgZ::stored && on_gpu<ExecSpace>;
     int rb = 0;  // the fused iteration's current buffer of r, s, w
     // A stored z: z = M r and r.z into slot `k` (its max |r| kept).
     auto precondition = [&](int k) {

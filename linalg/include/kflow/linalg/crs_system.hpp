@@ -31,7 +31,7 @@ class CrsSystem {
   using Real = typename Op::real_type;
   static constexpr int Dim = Op::dim;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, memory_space>;
+  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
   using Crs = CrsMatrix<Real, ExecSpace>;
 
   // `who` names the solver in errors.  The matrix is s A with s = -1 when

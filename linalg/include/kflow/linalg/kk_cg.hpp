@@ -50,7 +50,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
   static constexpr int Dim = Op::dim;
   using Base = Solver<ExecSpace, Real, Dim>;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, memory_space>;
+  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
 
   KkConjugateGradient(const ExecSpace& space, const Op& op,
                       CgPreconditioner pre = CgPreconditioner::jacobi)

@@ -80,7 +80,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   static constexpr int Dim = Op::dim;
   using Base = Solver<ExecSpace, Real, Dim>;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, memory_space>;
+  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
   using Crs = CrsMatrix<Real, ExecSpace>;
   using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, Real, ExecSpace,
                                                                   memory_space, memory_space>;
@@ -130,8 +130,9 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       kh.create_gmres_handle(mm, checks ? target : 0.0, std::max(0, (left + mm - 1) / mm - 1));
       auto* gh = kh.get_gmres_handle();
       space_.fence("kflow::linalg::kk_gmres::call");
+      Crs A = sys_.matrix();  // gmres takes a non-const matrix (a shallow copy)
       KokkosSparse::Experimental::gmres(
-          &kh, sys_.matrix(), b_, x_,
+          &kh, A, b_, x_,
           ilu_ ? static_cast<KokkosSparse::Experimental::Preconditioner<Crs>*>(ilu_.get())
                : jacobi_.get());
       ExecSpace().fence("kflow::linalg::kk_gmres::called");  // Kokkos Kernels' own instance

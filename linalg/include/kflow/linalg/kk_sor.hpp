@@ -38,7 +38,7 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
   static constexpr int Dim = Op::dim;
   using Base = Solver<ExecSpace, Real, Dim>;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, memory_space>;
+  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
   using Crs = CrsMatrix<Real, ExecSpace>;
   using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, Real, ExecSpace,
                                                                   memory_space, memory_space>;
