@@ -47,13 +47,15 @@
 // GPU efficiency.  No host synchronisation between checks: alpha and beta
 // are computed by every thread from reduction results that stay in device
 // memory; the host reads them at convergence checks only.
-//   none, Jacobi  one pass and one reduction an iteration: the
+//   none, Jacobi on GPUs  one pass and one reduction an iteration: the
 //              single-reduction form of Chronopoulos & Gear (1989), with
 //              z = M r computed on the fly at the cell and its neighbours
 //              (detail::CgFused: r, s = A p and w = A z double buffered).
-//              Mathematically CG; it replaces the two passes below, which
-//              took 1.4x as long on the H200 (docs/performance.md).
-//   multigrid  two passes around the cycle (z = M r needs the whole r):
+//              Mathematically CG; the two passes below took 1.4x as long on
+//              the H200, but on CPUs the fused pass is the slower one
+//              (docs/performance.md), so CPUs run the two passes.
+//   multigrid, and none / Jacobi on CPUs  two passes (z = M r, where
+//              stored, needs the whole r):
 //     direction  p_new = z + beta p_old at the cell and its neighbours,
 //                q = s A p_new, reduces p_new.q;
 //     update     alpha = (r.z) / (p.q), x += alpha p, r -= alpha q, reduces
