@@ -297,11 +297,6 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     bs.fail(side_names[inflow / 2][inflow % 2],
             "an inflow needs an outflow side for the fluid to leave by; make one side "
             "{ type = \"outflow\" }");
-  if (s->projection && !per_axes.empty())
-    ps.fail("projection",
-            "the projection's Poisson operator (linalg's 7-point Stencil7) does not wrap, and "
-            "this case is periodic in " +
-                per_axes + "; use projection = false (the paper's scheme) or walls there");
 
   parse_obstacles(c, *s, h);
 

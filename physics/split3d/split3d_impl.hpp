@@ -162,6 +162,7 @@ class Model final : public kflow::Model {
             num(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
             " iterations (raise solver.max_iterations)");
       project(space_, p_, state_, solid_, phi_, Real(dt));
+      wrap(space_, p_, state_);  // periodic ghosts of the projected velocity
     }
     ++steps_;
     // Decision 7: the divergence error after every step; a run above the
@@ -208,8 +209,9 @@ class Model final : public kflow::Model {
  private:
   // The projection's operator on the interior nodes: the 7-point Laplacian,
   // zero normal gradient of phi at walls, inflows and obstacles (the
-  // neighbour's coefficient folded into the diagonal), phi = 0 at outflows;
-  // obstacle nodes are not in the system (c.p = 0).
+  // neighbour's coefficient folded into the diagonal), phi = 0 at outflows,
+  // wrapped round periodic axes; obstacle nodes are not in the system
+  // (c.p = 0).
   void make_projection() {
     const auto& g = s_.nodes;
     phi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi", g);
@@ -238,6 +240,8 @@ class Model final : public kflow::Model {
               y[d] += side ? 1 : -1;
               const double cf = 1 / (s_.nodes.spacing(d) * s_.nodes.spacing(d));
               double coef = 0;
+              if (s_.periodic[d] && (y[d] == 0 || y[d] == e[d] - 1))
+                y[d] = y[d] == 0 ? e[d] - 2 : 1;  // round the loop (Stencil7 wraps there too)
               if (y[d] == 0 || y[d] == e[d] - 1) {
                 if (s_.side[2 * d + side].kind == Kind::outflow) cp -= cf;  // phi = 0 there
               } else if (!solid(y[0], y[1], y[2])) {
@@ -251,6 +255,7 @@ class Model final : public kflow::Model {
     op_.cp = c[0], op_.cw = c[1], op_.ce = c[2], op_.cs = c[3], op_.cn = c[4], op_.cb = c[5];
     op_.ct = c[6];
     op_.grid = g;
+    linalg::set_neighbours(op_, g, s_.periodic[0], s_.periodic[1], s_.periodic[2]);
     cg_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(linalg::CgPreconditioner::jacobi));
   }
 

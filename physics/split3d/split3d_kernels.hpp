@@ -280,7 +280,7 @@ void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Re
 
 // u -= dt grad_h phi on the interior fluid nodes, central differences; across
 // a wall, an inflow or an obstacle the neighbour's phi is phi_P (zero normal
-// gradient), across an outflow 0 (phi's Dirichlet side).
+// gradient), across an outflow 0 (phi's Dirichlet side); periodic axes wrap.
 template <class ExecSpace, class Real, class Mem>
 void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
              const Mask<Mem>& solid, const linalg::Field3<Real, Mem>& phi, Real dt) {
@@ -295,8 +295,11 @@ void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem
           const int di = d == 0, dj = d == 1, dk = d == 2;
           Real nb[2];
           for (int side = 0; side < 2; ++side) {
-            const int sg = side ? 1 : -1, a = i + sg * di, b = j + sg * dj, e = k + sg * dk;
-            const int at = d == 0 ? a : d == 1 ? b : e;
+            const int sg = side ? 1 : -1;
+            int a = i + sg * di, b = j + sg * dj, e = k + sg * dk;
+            int& at = d == 0 ? a : d == 1 ? b : e;
+            if (p.periodic[d] && (at == 0 || at == p.e[d] - 1))
+              at = at == 0 ? p.e[d] - 2 : 1;  // round the loop
             if (at == 0 || at == p.e[d] - 1)
               nb[side] = p.row[2 * d + side][0] == zero_gradient ? Real(0) : c;
             else

@@ -130,7 +130,8 @@ la::Stencil5<Real, Host> stencil5(const la::Grid& g, bool py, unsigned seed, boo
 // cells (every coefficient 0) about one in eight; `leak`: but -1 from cell
 // (2, 3, 1) to the ghost below it.
 template <class Real>
-la::Stencil7<Real, Host> stencil7(const la::Grid& g, unsigned seed, bool leak = false) {
+la::Stencil7<Real, Host> stencil7(const la::Grid& g, unsigned seed, bool leak = false,
+                                  bool periodic = false) {
   Ints r(seed);
   auto cp = hfield<Real, 3>(g), cw = hfield<Real, 3>(g), ce = hfield<Real, 3>(g),
        cs = hfield<Real, 3>(g), cn = hfield<Real, 3>(g), cb = hfield<Real, 3>(g),
@@ -141,17 +142,18 @@ la::Stencil7<Real, Host> stencil7(const la::Grid& g, unsigned seed, bool leak = 
       for (int i = 1; i <= nx; ++i) {
         if (r(0, 7) == 0) continue;
         cp(i, j, k) = Real(r(-16, -10));
-        cw(i, j, k) = i > 1 ? Real(r(-2, 2)) : Real(0);
-        ce(i, j, k) = i < nx ? Real(r(-2, 2)) : Real(0);
-        cs(i, j, k) = j > 1 ? Real(r(-2, 2)) : Real(0);
-        cn(i, j, k) = j < ny ? Real(r(-2, 2)) : Real(0);
-        cb(i, j, k) = k > 1 ? Real(r(-2, 2)) : Real(0);
-        ct(i, j, k) = k < nz ? Real(r(-2, 2)) : Real(0);
+        cw(i, j, k) = i > 1 || periodic ? Real(r(-2, 2)) : Real(0);
+        ce(i, j, k) = i < nx || periodic ? Real(r(-2, 2)) : Real(0);
+        cs(i, j, k) = j > 1 || periodic ? Real(r(-2, 2)) : Real(0);
+        cn(i, j, k) = j < ny || periodic ? Real(r(-2, 2)) : Real(0);
+        cb(i, j, k) = k > 1 || periodic ? Real(r(-2, 2)) : Real(0);
+        ct(i, j, k) = k < nz || periodic ? Real(r(-2, 2)) : Real(0);
       }
   if (leak) cp(2, 3, 1) = -9, cb(2, 3, 1) = -1;
   la::Stencil7<Real, Host> op;
   op.cp = cp, op.cw = cw, op.ce = ce, op.cs = cs, op.cn = cn, op.cb = cb, op.ct = ct;
   op.grid = g;
+  if (periodic) la::set_neighbours(op, g, true, true, true);
   return op;
 }
 
@@ -189,9 +191,9 @@ int row_length(const Op& op, int i, int j, int k) {
     add(col(i, op.south(j), 1), c.s), add(col(i, op.north(j), 1), c.n);
   } else {
     const auto c = op.coeffs(i, j, k);
-    add(col(i, j, k), c.p), add(col(i - 1, j, k), c.w), add(col(i + 1, j, k), c.e);
-    add(col(i, j - 1, k), c.s), add(col(i, j + 1, k), c.n), add(col(i, j, k - 1), c.b);
-    add(col(i, j, k + 1), c.t);
+    add(col(i, j, k), c.p), add(col(op.west(i), j, k), c.w), add(col(op.east(i), j, k), c.e);
+    add(col(i, op.south(j), k), c.s), add(col(i, op.north(j), k), c.n);
+    add(col(i, j, op.bottom(k)), c.b), add(col(i, j, op.top(k)), c.t);
   }
   return n;
 }
@@ -289,6 +291,10 @@ void check_all_operators() {
   SECTION("Stencil7, variable coefficients, obstacle cells") {
     exact(stencil7<Real>(grid(11, 9, 7), 6), 17);
     exact(stencil7<Real>(grid(1, 5, 3), 7), 18);
+  }
+  SECTION("Stencil7, periodic in x, y and z (wrapped), also on 1 and 2 cells") {
+    exact(stencil7<Real>(grid(9, 6, 5), 20, false, true), 21);
+    exact(stencil7<Real>(grid(2, 1, 4), 22, false, true), 23);
   }
   SECTION("real-valued x: equal to rounding") {
     const auto [diff, ymax] =

@@ -117,7 +117,7 @@ template <class Space, class Real>
 auto op_to_space(const linalg::Stencil7<Real, Kokkos::HostSpace>& h) {
   linalg::Stencil7<Real, typename Space::memory_space> op;
   op.grid = h.grid;
-  op.px = h.px, op.py = h.py, op.pz = h.pz;
+  static_cast<linalg::Neighbours3&>(op) = h;
   op.cp = to_space<Space>(h.cp), op.cw = to_space<Space>(h.cw), op.ce = to_space<Space>(h.ce);
   op.cs = to_space<Space>(h.cs), op.cn = to_space<Space>(h.cn), op.cb = to_space<Space>(h.cb);
   op.ct = to_space<Space>(h.ct);

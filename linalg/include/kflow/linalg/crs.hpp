@@ -9,9 +9,8 @@
 // [+ nx ny (k - g)] for stored indices i, j[, k] and g ghost layers (x fastest,
 // as in dia.hpp).  Each row holds the operator's non-zero coefficients of that
 // cell, columns ascending, at the neighbour the matrix-free operator reads
-// (apply_at: wrapped in the periodic directions of a 5-point operator; the
-// 7-point operators do not wrap).  A neighbour reached twice (periodic sides
-// of 1 or 2 cells) is one entry with the coefficients summed.  Rows of cells
+// (apply_at: wrapped in periodic directions).  A neighbour reached twice
+// (periodic sides of 1 or 2 cells) is one entry with the coefficients summed.  Rows of cells
 // outside the system (c.p == 0) hold what the operator has there: masks and
 // obstacles give empty rows.  So spmv(A, gather(x)) is gather(apply(op, x))
 // up to the order of the sums (the test checks it exactly with integer data).
@@ -106,12 +105,12 @@ struct CrsRows {
       const int k = g + r / (nx * ny);
       const auto c = op.coeffs(i, j, k);
       add(row, i, j, k, c.p);
-      add(row, i - 1, j, k, c.w);
-      add(row, i + 1, j, k, c.e);
-      add(row, i, j - 1, k, c.s);
-      add(row, i, j + 1, k, c.n);
-      add(row, i, j, k - 1, c.b);
-      add(row, i, j, k + 1, c.t);
+      add(row, op.west(i), j, k, c.w);
+      add(row, op.east(i), j, k, c.e);
+      add(row, i, op.south(j), k, c.s);
+      add(row, i, op.north(j), k, c.n);
+      add(row, i, j, op.bottom(k), c.b);
+      add(row, i, j, op.top(k), c.t);
     }
     return row;
   }
@@ -143,6 +142,12 @@ CrsMatrix<typename Op::real_type, ExecSpace> make_crs(const ExecSpace& space, co
       throw std::invalid_argument("make_crs: the operator's neighbours (set_neighbours) are for " +
                                   std::to_string(op.nx) + "x" + std::to_string(op.ny) +
                                   " cells, its grid has " + g.cells_text());
+  } else {
+    if ((op.px || op.py || op.pz) &&
+        (g.cells[0] != op.nx || g.cells[1] != op.ny || g.cells[2] != op.nz))
+      throw std::invalid_argument("make_crs: the operator's neighbours (set_neighbours) are for " +
+                                  std::to_string(op.nx) + "x" + std::to_string(op.ny) + "x" +
+                                  std::to_string(op.nz) + " cells, its grid has " + g.cells_text());
   }
   const long nl = crs_rows(g);
   if (nl < 1 || nl > long(INT_MAX / 7))

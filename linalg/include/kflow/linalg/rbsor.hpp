@@ -125,8 +125,9 @@ KOKKOS_INLINE_FUNCTION void sor_update(const Op& op, const X& x, const B& b, Rea
   const auto c = op.coeffs(i, j, k);
   if (c.p == 0) return;
   const Real old = x(i, j, k);
-  const Real sigma = c.w * x(i - 1, j, k) + c.e * x(i + 1, j, k) + c.s * x(i, j - 1, k) +
-                     c.n * x(i, j + 1, k) + c.b * x(i, j, k - 1) + c.t * x(i, j, k + 1);
+  const Real sigma = c.w * x(op.west(i), j, k) + c.e * x(op.east(i), j, k) +
+                     c.s * x(i, op.south(j), k) + c.n * x(i, op.north(j), k) +
+                     c.b * x(i, j, op.bottom(k)) + c.t * x(i, j, op.top(k));
   x(i, j, k) = (Real(1) - omega) * old + omega * (Real(b(i, j, k)) - sigma) / c.p;
 }
 

@@ -438,6 +438,11 @@ template <class ExecSpace, class Op>
 CgOperatorInfo cg_operator_info3(const ExecSpace& space, const Op& op) {
   CgOperatorInfo info;
   const int nx = op.grid.cells[0], ny = op.grid.cells[1], nz = op.grid.cells[2];
+  if ((op.px || op.py || op.pz) && (op.nx != nx || op.ny != ny || op.nz != nz))
+    throw std::invalid_argument(
+        "a periodic 7-point operator's neighbours (set_neighbours) are for " +
+        std::to_string(op.nx) + "x" + std::to_string(op.ny) + "x" + std::to_string(op.nz) +
+        " cells, its grid has " + op.grid.cells_text());
   Kokkos::parallel_reduce(
       "kflow::linalg::cg::check_signs", interior_policy<3>(space, op.grid),
       KOKKOS_LAMBDA(int i, int j, int k, long& pos, long& neg) {
@@ -451,15 +456,17 @@ CgOperatorInfo cg_operator_info3(const ExecSpace& space, const Op& op) {
       KOKKOS_LAMBDA(int i, int j, int k, double& asym, double& rsum) {
         const auto c = op.coeffs(i, j, k);
         if (c.p == 0) return;
-        // Neighbours beyond the grid (ghosts) must have zero coefficients.
-        const double ee = i < nx ? double(op.coeffs(i + 1, j, k).w) : 0.0;
-        const double nn = j < ny ? double(op.coeffs(i, j + 1, k).s) : 0.0;
-        const double tt = k < nz ? double(op.coeffs(i, j, k + 1).b) : 0.0;
+        // Neighbours beyond the grid (ghosts; wrapped in periodic
+        // directions) must have zero coefficients.
+        const double ee = i < nx || op.px ? double(op.coeffs(op.east(i), j, k).w) : 0.0;
+        const double nn = j < ny || op.py ? double(op.coeffs(i, op.north(j), k).s) : 0.0;
+        const double tt = k < nz || op.pz ? double(op.coeffs(i, j, op.top(k)).b) : 0.0;
         double a = Kokkos::fmax(cg_rel(double(c.e), ee),
                                 Kokkos::fmax(cg_rel(double(c.n), nn), cg_rel(double(c.t), tt)));
-        const bool dangling = (c.w != 0 && (i == 1 || op.coeffs(i - 1, j, k).p == 0)) ||
-                              (c.s != 0 && (j == 1 || op.coeffs(i, j - 1, k).p == 0)) ||
-                              (c.b != 0 && (k == 1 || op.coeffs(i, j, k - 1).p == 0));
+        const bool dangling =
+            (c.w != 0 && ((i == 1 && !op.px) || op.coeffs(op.west(i), j, k).p == 0)) ||
+            (c.s != 0 && ((j == 1 && !op.py) || op.coeffs(i, op.south(j), k).p == 0)) ||
+            (c.b != 0 && ((k == 1 && !op.pz) || op.coeffs(i, j, op.bottom(k)).p == 0));
         const double all = double(c.p) + double(c.w) + double(c.e) + double(c.s) + double(c.n) +
                            double(c.b) + double(c.t);
         if (dangling) a = 1.0;
