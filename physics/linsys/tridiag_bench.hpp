@@ -20,6 +20,10 @@
 // chosen); the label shows how each level ran.
 // Every timed solve is checked afterwards: the row's note gives
 // max |A x - d| / max |d| over all systems.
+// kk_pttr (builds with Kokkos Kernels): KokkosBatched's SerialPttrf +
+// SerialPttrs (L D L^T, one system per thread; symmetric positive definite
+// only), on a symmetric copy of the shape's systems, beside kflow's auto
+// solver on the same copy; it runs after the shape's other methods.
 
 #include <Kokkos_Core.hpp>
 
@@ -32,6 +36,11 @@
 #include "kflow/core/error.hpp"
 #include "kflow/linalg/tridiag.hpp"
 #include "tridiag_variants.hpp"
+
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+#include <KokkosBatched_Pttrf.hpp>
+#include <KokkosBatched_Pttrs.hpp>
+#endif
 
 #if defined(KFLOW_HAVE_CUSPARSE) && defined(KOKKOS_ENABLE_CUDA)
 #include <cusparse.h>
@@ -73,6 +82,49 @@ void fill_systems(const ExecSpace& space, const la::TridiagShape& sh, const V& a
         d(i) = Real(10 * hash_unit(i, 5));
       });
 }
+
+// The symmetric positive definite systems for the kk_pttr rows, in place:
+// a_k = c_{k-1}, b_k = |b_k| + |c_{k-1}| + |c_k| (strictly dominant, positive),
+// c kept (c_{n-1} = 0).
+template <class ExecSpace, class V>
+void symmetrize(const ExecSpace& space, const la::TridiagShape& sh, const V& a, const V& b,
+                const V& c) {
+  const long n = sh.n;
+  Kokkos::parallel_for(
+      "kflow::linsys::tridiag::symmetrize", Kokkos::RangePolicy<ExecSpace>(space, 0, sh.systems()),
+      KOKKOS_LAMBDA(long m) {
+        const long f = sh.first(m);
+        for (long k = 0; k < n; ++k) {
+          const long i = f + k * sh.stride;
+          const typename V::value_type left = k > 0 ? c(i - sh.stride) : 0;
+          a(i) = left;
+          b(i) = Kokkos::fabs(b(i)) + Kokkos::fabs(left) + Kokkos::fabs(c(i));
+        }
+      });
+}
+
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+// One system a thread: pttrf (d, e overwritten by D and L's subdiagonal),
+// then pttrs on x (holding the right-hand side).  Strided unmanaged views of
+// the system's rows, so both layouts work.
+template <class V>
+struct KkPttr {
+  using Real = typename V::value_type;
+  using S = Kokkos::View<Real*, Kokkos::LayoutStride, typename V::memory_space,
+                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  la::TridiagShape sh;
+  V d, e, x;
+  KOKKOS_INLINE_FUNCTION void operator()(long m) const {
+    const long f = sh.first(m), n = sh.n, st = sh.stride;
+    const S dv(d.data() + f, Kokkos::LayoutStride(n, st));
+    const S ev(e.data() + f, Kokkos::LayoutStride(n - 1, st));
+    const S xv(x.data() + f, Kokkos::LayoutStride(n, st));
+    KokkosBatched::SerialPttrf<KokkosBatched::Algo::Pttrf::Unblocked>::invoke(dv, ev);
+    KokkosBatched::SerialPttrs<KokkosBatched::Uplo::Lower,
+                               KokkosBatched::Algo::Pttrs::Unblocked>::invoke(dv, ev, xv);
+  }
+};
+#endif
 
 // max |A x - d| / max |d| over every system.
 template <class ExecSpace, class V>
@@ -198,6 +250,9 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
 #ifdef KFLOW_TRIDIAG_CUSPARSE
   if (gpu) method_names.push_back("cusparse");
 #endif
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+  method_names.push_back("kk_pttr");
+#endif
   const auto methods = P.get_choices(
       "method",
       which == "single"
@@ -269,9 +324,14 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   auto run_shape = [&](const la::TridiagShape& sh, const std::string& what, const V& a, const V& b,
                        const V& c, const V& d, const V& x) {
     const double bytes = 5.0 * double(sh.n) * double(sh.systems()) * sizeof(Real);
+    bool kk_pttr = false;
     for (const auto& mname : methods) {
       KernelBenchRow row;
       row.bytes = bytes;
+      if (mname == "kk_pttr") {
+        kk_pttr = true;  // last: it makes a, b, c symmetric
+        continue;
+      }
       if (mname == "cusparse") {
 #ifdef KFLOW_TRIDIAG_CUSPARSE
         if constexpr (gpu) {
@@ -353,6 +413,46 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
       row.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
       rows_out.push_back(row);
     }
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+    if (kk_pttr && sh.n >= 2) {
+      if (gpu && sh.systems() < 1024) {
+        log << "tridiag: kk_pttr skipped for " << what << " on the GPU (one thread a system)\n";
+        return;
+      }
+      kernels::symmetrize(space, sh, a, b, c);
+      // kflow's solver on the symmetric copy (the rows' reference)
+      KernelBenchRow own;
+      own.bytes = bytes;
+      la::TridiagMethod used = la::TridiagMethod::automatic;
+      own.seconds = timed([&] { used = solver.solve(sh, a, b, c, d, x); });
+      own.label = what + ", symmetric copy, auto (" + std::string(la::name(used)) + ")";
+      own.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
+      rows_out.push_back(own);
+      // pttrf + pttrs: d, e and x overwritten, so fresh copies (untimed) each run
+      V dw("kk_pttr d", b.extent(0)), ew("kk_pttr e", c.extent(0));
+      double best = 1e300;
+      for (int r = 0; r < repeat + 1; ++r) {
+        Kokkos::deep_copy(space, dw, b);
+        Kokkos::deep_copy(space, ew, c);
+        Kokkos::deep_copy(space, x, d);
+        space.fence();
+        Kokkos::Timer t;
+        Kokkos::parallel_for("kflow::linsys::tridiag::kk_pttr",
+                             Kokkos::RangePolicy<Space>(space, 0, sh.systems()),
+                             kernels::KkPttr<V>{sh, dw, ew, x});
+        space.fence();
+        if (r > 0) best = std::min(best, t.seconds());
+      }
+      KernelBenchRow kk;
+      kk.bytes = bytes;
+      kk.seconds = best;
+      kk.label = what + ", symmetric copy, Kokkos Kernels SerialPttrf + SerialPttrs";
+      kk.note = "residual " + fmt(kernels::relative_residual(space, sh, a, b, c, d, x));
+      rows_out.push_back(kk);
+    }
+#else
+    (void)kk_pttr;
+#endif
   };
 
   for (long n : sizes) {
