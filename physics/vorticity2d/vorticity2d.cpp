@@ -244,8 +244,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                       : Convection::upwind;
 
   const auto ss = c.section("solver");
-  s->method = ss.get_choice("method", {"cg", "mg"}, "cg");
+  s->method = ss.get_choice("method", {"cg", "mg", "kk_cg", "kk_gmres"}, "cg");
+  const bool kk = s->method == "kk_cg" || s->method == "kk_gmres";
   s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
+  if (kk && s->preconditioner == "mg")
+    ss.fail("preconditioner", "\"" + s->method +
+                                  "\" (psi over Kokkos Kernels) takes \"jacobi\" or \"none\" "
+                                  "(multigrid is matrix-free: method = \"cg\" or \"mg\")");
+  s->restart = int(ss.get_int("restart", 50, 1, 10000));
   // The thesis gives no tolerance (digest 001, sec. 3.6: 1e-9 reproduces its
   // iteration counts, bench case); kflow's criterion max |b - A x| / max |b|
   // at 1e-6 moves a steady state by < 1e-8 (docs/models/vorticity2d.md).
@@ -267,12 +273,26 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
   s->extrapolate_psi =
       ss.get_choice("guess", {"extrapolated", "previous"}, "extrapolated") == "extrapolated";
+#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
+  // After the keys kk_ takes: a case's mistakes are named alike in every build.
+  if (kk)
+    ss.fail("method", "\"" + s->method +
+                          "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does "
+                          "not have ('kflow info'); use \"cg\"");
+#endif
   {
     const std::string jacobi = s->preconditioner == "none" ? "CG" : "CG + Jacobi";
-    const std::string psi = s->method == "mg" ? "multigrid " + linalg::describe(s->mg)
-                            : s->preconditioner == "mg"
-                                ? "CG + multigrid " + linalg::describe(s->mg)
-                                : jacobi;
+    const std::string over_kk =
+        s->method == "kk_cg" ? " over Kokkos Kernels (kk_cg)"
+        : s->method == "kk_gmres"
+            ? " over Kokkos Kernels (kk_gmres, restart " + std::to_string(s->restart) + ")"
+            : "";
+    const std::string psi =
+        s->method == "mg"           ? "multigrid " + linalg::describe(s->mg)
+        : s->preconditioner == "mg" ? "CG + multigrid " + linalg::describe(s->mg)
+        : s->method == "kk_gmres"
+            ? std::string(s->preconditioner == "none" ? "GMRES" : "GMRES + Jacobi") + over_kk
+            : jacobi + over_kk;
     s->notes.push_back("solves: psi by " + psi + ", omega" + (s->heat ? " and T" : "") + " by " +
                        jacobi);
   }
@@ -382,8 +402,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->notes.push_back(line);
 
   // psi, omega, T, three right-hand sides; CG's two r, s and w, p and the
-  // inverse diagonal per solve.
-  s->values_per_cell = 6 + 24;
+  // inverse diagonal per solve.  psi over Kokkos Kernels instead of CG:
+  // kk_cg 8 vectors of the rows and the CRS matrix (about 8 values' worth),
+  // kk_gmres 5 vectors, the matrix and restart + 5 Krylov vectors.
+  s->values_per_cell = 6 + 24 +
+                       (s->method == "kk_cg"      ? 16 - 8
+                        : s->method == "kk_gmres" ? 18 + s->restart - 8
+                                                  : 0);
   s->saved_values_per_cell = 3;
   // Stable explicit step (docs/models/vorticity2d.md): convection dt (|u|/hx +
   // |v|/hy) <= 1 with |u| <= the fastest boundary velocity at the start, and

@@ -85,6 +85,7 @@ struct Setup : ModelSetup {
   // halve their identity term, docs/linalg.md).
   std::string method = "cg";
   std::string preconditioner = "jacobi";
+  int restart = 50;  // kk_gmres: Krylov vectors before a restart
   linalg::MgOptions mg;
   linalg::SolveControl control;
   // psi's initial guess: extrapolated linearly in time from the last two

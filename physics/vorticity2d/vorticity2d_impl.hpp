@@ -23,6 +23,10 @@
 #include "kflow/core/error.hpp"
 #include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+#include "kflow/linalg/kk_cg.hpp"
+#include "kflow/linalg/kk_gmres.hpp"
+#endif
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/operator.hpp"
@@ -87,6 +91,18 @@ class Model final : public kflow::Model {
       auto mg = std::make_unique<Mg>(space_, op_psi_, s_.mg);
       mg_psi_ = mg.get();
       solver_psi_ = std::move(mg);
+    } else if (s_.method == "kk_cg" || s_.method == "kk_gmres") {
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+      if (s_.method == "kk_gmres")
+        solver_psi_ = std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
+            space_, op_psi_, linalg::KkGmresOptions{pre, s_.restart, -1});
+      else
+        solver_psi_ =
+            std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_psi_, pre);
+#else
+      throw Error("vorticity2d: solver.method = \"" + s_.method +
+                  "\" needs Kokkos Kernels, not in this build");
+#endif
     } else {
       solver_psi_ = std::make_unique<Cg>(space_, op_psi_, linalg::CgOptions(pre, s_.mg));
     }
@@ -102,8 +118,12 @@ class Model final : public kflow::Model {
     if (s_.heat) cg_t_ = std::make_unique<Cg>(space_, op_t_, o);
   }
 
-  const linalg::Grid& grid() const override { return s_.grid; }
-  void fence() override { space_.fence("kflow::vorticity2d::fence"); }
+  const linalg::Grid& grid() const override {
+    return s_.grid;
+  }
+  void fence() override {
+    space_.fence("kflow::vorticity2d::fence");
+  }
 
   // Per node and step, an ideal implementation reads omega and writes b_psi,
   // reads psi, omega, T and writes two right-hand sides, and per CG iteration

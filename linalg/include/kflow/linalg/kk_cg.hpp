@@ -19,8 +19,9 @@
 // max-norm, and when it is below the tolerance (or at the last iteration) the
 // true residual b - A x, which decides and replaces r (a restart from the
 // steepest-descent direction); change = |alpha| max |p|.  tolerance 0 runs
-// max_iterations.  Breakdown (p.Ap <= 0) or non-finite values end the solve
-// unconverged.
+// max_iterations.  Breakdown (p.Ap < 0, or 0 with a residual above the
+// tolerance) or non-finite values end the solve unconverged; p.Ap = 0 with r
+// = 0 (b = 0 from x = 0, an exact guess) is convergence.
 //
 // Each dot product returns its value to the host (Kokkos Kernels' scalar
 // interface): 2 synchronisations per iteration, unlike cg.hpp's none.
@@ -99,7 +100,12 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
       if (!(pq > 0) || !(pq < HUGE_VAL)) {
         s.iterations = k;
         s.criterion = HUGE_VAL;
-        break;  // breakdown
+        if (pq == 0 &&
+            checks) {  // p = 0 because r = 0 (b = 0, an exact guess): the residual decides
+          s.criterion = residual_rule ? sys_.residual(x_, b_, r_) / scale : 0.0;
+          s.converged = s.criterion <= c.tolerance;
+        }
+        break;  // else a breakdown
       }
       const double alpha = rz / pq;
       const bool check = checks && (k % every == 0 || k == c.max_iterations);
