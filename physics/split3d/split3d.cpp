@@ -235,6 +235,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto ss = c.section("solver");
   s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
+  s->projection_method = ss.get_choice("method", {"cg", "kk_cg", "kk_gmres"}, "cg");
+  s->projection_restart = int(ss.get_int("restart", 50, 1, 10000));
+#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
+  if (s->projection_method != "cg")
+    ss.fail("method", "\"" + s->projection_method +
+                          "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does "
+                          "not have ('kflow info'); use \"cg\"");
+#endif
 
   const auto is = c.section("initial");
   const auto u0 = is.get_numbers("velocity", 3, 3, {0, 0, 0});
@@ -342,10 +350,15 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   else
     s->notes.push_back(pe);
   if (s->projection)
-    s->notes.push_back("projection: after each step, lap phi = div u / dt by CG + Jacobi to " +
-                       num(s->projection_tolerance) +
-                       ", u -= dt grad phi (approximate: "
-                       "central differences on the nodes)");
+    s->notes.push_back(
+        "projection: after each step, lap phi = div u / dt by " +
+        std::string(s->projection_method == "kk_cg" ? "CG over Kokkos Kernels"
+                    : s->projection_method == "kk_gmres"
+                        ? "GMRES(" + std::to_string(s->projection_restart) + ") over Kokkos Kernels"
+                        : "CG") +
+        " + Jacobi to " + num(s->projection_tolerance) +
+        ", u -= dt grad phi (approximate: "
+        "central differences on the nodes)");
   s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
                      std::to_string(s->local_iterations) + " local x " +
                      std::to_string(s->global_iterations) + " global iterations, update " +

@@ -80,6 +80,10 @@ struct Setup : ModelSetup {
   bool projection = false;
   double projection_tolerance = 1e-8;
   int projection_max_iterations = 10000;
+  // The projection's solver: "cg" (kflow's, Jacobi), "kk_cg" or "kk_gmres"
+  // (over Kokkos Kernels, Jacobi; restart vectors for GMRES).
+  std::string projection_method = "cg";
+  int projection_restart = 50;
   std::vector<Obstacle> obstacles;
   // Per node (i fastest, (n+2)^3): a Solid value (the first obstacle holding
   // the node decides); empty without obstacles.  Periodic ghosts copy their

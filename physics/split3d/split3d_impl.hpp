@@ -31,6 +31,10 @@
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/stencil7.hpp"
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+#include "kflow/linalg/kk_cg.hpp"
+#include "kflow/linalg/kk_gmres.hpp"
+#endif
 #include "kflow/linalg/tridiag.hpp"
 #include "split3d.hpp"
 #include "split3d_kernels.hpp"
@@ -153,7 +157,7 @@ class Model final : public kflow::Model {
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
       control.check_every = 10;
-      proj_ = cg_->solve(phi_, rhs_, control);
+      proj_ = solver_->solve(phi_, rhs_, control);
       proj_iterations_ += proj_.iterations;
       if (!proj_.converged)
         throw Error(
@@ -256,7 +260,21 @@ class Model final : public kflow::Model {
     op_.ct = c[6];
     op_.grid = g;
     linalg::set_neighbours(op_, g, s_.periodic[0], s_.periodic[1], s_.periodic[2]);
-    cg_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(linalg::CgPreconditioner::jacobi));
+    const auto jacobi = linalg::CgPreconditioner::jacobi;
+    if (s_.projection_method == "cg") {
+      solver_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(jacobi));
+    } else {
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+      if (s_.projection_method == "kk_gmres")
+        solver_ = std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
+            space_, op_, linalg::KkGmresOptions{jacobi, s_.projection_restart, -1});
+      else
+        solver_ = std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_, jacobi);
+#else
+      throw Error("split3d: solver.method = \"" + s_.projection_method +
+                  "\" needs Kokkos Kernels, not in this build");
+#endif
+    }
   }
 
   static std::string num(double v) {
@@ -282,7 +300,7 @@ class Model final : public kflow::Model {
   Mask<Mem> solid_;  // empty without obstacles
   F3 phi_, rhs_;     // projection
   Op op_;
-  std::unique_ptr<Cg> cg_;
+  std::unique_ptr<linalg::Solver<ExecSpace, Real, 3>> solver_;  // the projection's
   linalg::SolveStats proj_;
   long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;
