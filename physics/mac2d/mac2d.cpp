@@ -322,13 +322,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     ss.fail("criterion",
             "\"kk_gmres\" stops on \"residual\" only (GMRES minimises the residual; the last "
             "step's change says nothing for it)");
-#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
-  // After the keys kk_ takes: a case's mistakes are named alike in every build.
-  if (kk)
-    ss.fail("method", "\"" + s->method +
-                          "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does "
-                          "not have ('kflow info'); use \"cg\"");
-#endif
+  require_kokkos_kernels(ss, "method", s->method);
   s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
   s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
   s->fixed_iterations = s->control.tolerance == 0;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "kflow/core/case_grid.hpp"
+#include "kflow/core/case_solver.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"
 
@@ -237,12 +238,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
   s->projection_method = ss.get_choice("method", {"cg", "kk_cg", "kk_gmres"}, "cg");
   s->projection_restart = int(ss.get_int("restart", 50, 1, 10000));
-#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
-  if (s->projection_method != "cg")
-    ss.fail("method", "\"" + s->projection_method +
-                          "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does "
-                          "not have ('kflow info'); use \"cg\"");
-#endif
+  require_kokkos_kernels(ss, "method", s->projection_method);
 
   const auto is = c.section("initial");
   const auto u0 = is.get_numbers("velocity", 3, 3, {0, 0, 0});

@@ -273,13 +273,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
   s->extrapolate_psi =
       ss.get_choice("guess", {"extrapolated", "previous"}, "extrapolated") == "extrapolated";
-#if !defined(KFLOW_HAVE_KOKKOSKERNELS)
-  // After the keys kk_ takes: a case's mistakes are named alike in every build.
-  if (kk)
-    ss.fail("method", "\"" + s->method +
-                          "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does "
-                          "not have ('kflow info'); use \"cg\"");
-#endif
+  require_kokkos_kernels(ss, "method", s->method);
   {
     const std::string jacobi = s->preconditioner == "none" ? "CG" : "CG + Jacobi";
     const std::string over_kk =

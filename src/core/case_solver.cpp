@@ -2,6 +2,18 @@
 
 namespace kflow {
 
+void require_kokkos_kernels(const Config::Section& s, const std::string& key,
+                            const std::string& method) {
+#if defined(KFLOW_HAVE_KOKKOSKERNELS)
+  (void)s, (void)key, (void)method;
+#else
+  if (method.rfind("kk_", 0) == 0)
+    s.fail(key, "\"" + method +
+                    "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does not "
+                    "have ('kflow info'); use \"cg\"");
+#endif
+}
+
 linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner,
                                    bool fixed_count) {
   linalg::MgOptions o;

@@ -24,7 +24,8 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "Kokkos Kernels disabled")
 endif()
 # --clean-first: a rerun with the objects up to date would print no warning.
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --clean-first --target kflow_bench_spmv
-                        kflow_bench_poisson kflow_model_mac2d
+                        kflow_bench_poisson kflow_bench_tridiag kflow_model_mac2d
+                        kflow_model_vorticity2d kflow_model_split3d kflow_core
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT rc EQUAL 0)

@@ -1,7 +1,10 @@
 #pragma once
 // Case plumbing every model with an elliptic solve shares: the multigrid
 // keys of a solver table (cycle, smoother, sweeps, smoother_omega, coarse, team_cells), read and
-// checked the same way in mac2d's [solver.pressure] and vorticity2d's [solver].
+// checked the same way in mac2d's [solver.pressure] and vorticity2d's [solver], and the
+// check that a method over Kokkos Kernels has it in this build (mac2d, vorticity2d, split3d).
+
+#include <string>
 
 #include "kflow/core/config.hpp"
 #include "kflow/linalg/mg_options.hpp"
@@ -21,5 +24,12 @@ namespace kflow {
 // rounding noise), while 10, or a tolerance of 1e-10, were fine.
 linalg::MgOptions parse_mg_options(const Config::Section& solver, bool preconditioner,
                                    bool fixed_count);
+
+// A solver over Kokkos Kernels ("kk_cg", "kk_gmres", ...) named by `key` in a
+// build without Kokkos Kernels: the configuration error (naming the file,
+// key and value, and 'kflow info').  Call it after the keys such a method
+// takes, so that a case's other mistakes are named alike in every build.
+void require_kokkos_kernels(const Config::Section& solver, const std::string& key,
+                            const std::string& method);
 
 }  // namespace kflow
