@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
@@ -56,6 +57,19 @@ std::vector<std::map<std::string, std::string>> table(const std::string& file, s
   }
   REQUIRE(r.size() == rows);
   return r;
+}
+
+// max |x_a - x_b| over field `name` of two runs, and max |x_a| (its scale).
+std::pair<double, double> field_difference(const kflow::RunResult& a, const kflow::RunResult& b,
+                                           const char* name) {
+  const auto x = field(a, name).values, y = field(b, name).values;
+  REQUIRE(x.size() == y.size());
+  double diff = 0, scale = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    scale = std::max(scale, std::fabs(x[k]));
+    diff = std::max(diff, std::fabs(x[k] - y[k]));
+  }
+  return {diff, scale};
 }
 
 // The output grid of nx x ny interior nodes on [0, lx] x [0, ly]: the nodes
@@ -285,13 +299,7 @@ TEST_CASE("vorticity2d with psi over Kokkos Kernels (kk_cg, kk_gmres) agrees wit
       o.push_back(std::string("solver.preconditioner=\"") + pre + "\"");
       const auto b = run_text(text, "", o, "", true);
       for (const char* name : {"stream_function", "vorticity"}) {
-        const auto x = field(a, name).values, y = field(b, name).values;
-        REQUIRE(x.size() == y.size());
-        double scale = 0, diff = 0;
-        for (std::size_t k = 0; k < x.size(); ++k) {
-          scale = std::max(scale, std::fabs(x[k]));
-          diff = std::max(diff, std::fabs(x[k] - y[k]));
-        }
+        const auto [diff, scale] = field_difference(a, b, name);
         INFO(method << " + " << pre << ", " << name << ": max difference " << diff << " of "
                     << scale << "; psi iterations in the last step " << diag(a, "psi_iterations")
                     << " (cg), " << diag(b, "psi_iterations"));
@@ -328,13 +336,7 @@ TEST_CASE("vorticity2d with multigrid for psi agrees with CG", "[unit][multigrid
       o.insert(o.end(), v.begin(), v.end());
       const auto b = run_text(text, "", o, "", true);
       for (const char* name : {"stream_function", "vorticity"}) {
-        const auto x = field(a, name).values, y = field(b, name).values;
-        REQUIRE(x.size() == y.size());
-        double scale = 0, diff = 0;
-        for (std::size_t k = 0; k < x.size(); ++k) {
-          scale = std::max(scale, std::fabs(x[k]));
-          diff = std::max(diff, std::fabs(x[k] - y[k]));
-        }
+        const auto [diff, scale] = field_difference(a, b, name);
         INFO(c.file << " " << v.back() << " " << name << ": max difference " << diff << " of "
                     << scale << "; psi iterations in the last step " << diag(a, "psi_iterations")
                     << " (cg), " << diag(b, "psi_iterations"));
