@@ -51,7 +51,8 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
   static constexpr int Dim = Op::dim;
   using Base = Solver<ExecSpace, Real, Dim>;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
+  using System = CrsSystem<ExecSpace, Op>;
+  using V = typename System::V;  // the rows' vectors
 
   KkConjugateGradient(const ExecSpace& space, const Op& op,
                       CgPreconditioner pre = CgPreconditioner::jacobi)
@@ -142,7 +143,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
 
   std::string name() const override { return std::string("kk_cg (") + linalg::name(pre_) + ")"; }
   // The assembled s A (s = sign()).
-  const CrsMatrix<Real, ExecSpace>& matrix() const { return sys_.matrix(); }
+  const typename System::Crs& matrix() const { return sys_.matrix(); }
   bool singular() const { return sys_.singular(); }
   double sign() const { return double(sys_.sign()); }
 
@@ -156,7 +157,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
 
   ExecSpace space_;
   CgPreconditioner pre_;
-  CrsSystem<ExecSpace, Op> sys_;
+  System sys_;
   V x_, b_, r_, z_, p_, q_;
 };
 

@@ -80,8 +80,9 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   static constexpr int Dim = Op::dim;
   using Base = Solver<ExecSpace, Real, Dim>;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
-  using Crs = CrsMatrix<Real, ExecSpace>;
+  using System = CrsSystem<ExecSpace, Op>;
+  using V = typename System::V;  // the rows' vectors
+  using Crs = typename System::Crs;
   using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, Real, ExecSpace,
                                                                   memory_space, memory_space>;
 
@@ -189,7 +190,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
 
   ExecSpace space_;
   KkGmresOptions options_;
-  CrsSystem<ExecSpace, Op> sys_;
+  System sys_;
   V x_, b_, r_;
   std::unique_ptr<detail::KkJacobi<Crs>> jacobi_;
   std::unique_ptr<detail::KkIlu<Crs>> ilu_;

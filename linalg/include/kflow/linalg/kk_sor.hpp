@@ -38,8 +38,9 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
   static constexpr int Dim = Op::dim;
   using Base = Solver<ExecSpace, Real, Dim>;
   using memory_space = typename ExecSpace::memory_space;
-  using V = Kokkos::View<Real*, Kokkos::Device<ExecSpace, memory_space>>;
-  using Crs = CrsMatrix<Real, ExecSpace>;
+  using System = CrsSystem<ExecSpace, Op>;
+  using V = typename System::V;  // the rows' vectors
+  using Crs = typename System::Crs;
   using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, Real, ExecSpace,
                                                                   memory_space, memory_space>;
 
@@ -128,7 +129,7 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
 
   ExecSpace space_;
   double omega_;
-  CrsSystem<ExecSpace, Op> sys_;
+  System sys_;
   Crs Au_;
   V x_, x0_, b_, r_, out_;
   Handle kh_;
