@@ -220,7 +220,8 @@ using Halo = linalg::dist::Halo<ExecSpace, Real, D>;
 template <class ExecSpace, class Real, int D>
 std::unique_ptr<Halo<ExecSpace, Real, D>> make_halo(const ExecSpace& space,
                                                     const linalg::dist::LocalGrid& g) {
-  return std::make_unique<Halo<ExecSpace, Real, D>>(space, g, parallel::comm());
+  return std::make_unique<Halo<ExecSpace, Real, D>>(
+      space, g, parallel::transport(linalg::dist::nccl_space<ExecSpace>));
 }
 #else
 template <class ExecSpace, class Real, int D>

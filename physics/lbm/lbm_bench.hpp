@@ -23,6 +23,12 @@
 
 namespace kflow::lbm {
 
+inline std::string list_text(const std::vector<long>& v) {
+  std::string t;
+  for (const long x : v) t += (t.empty() ? "" : ",") + std::to_string(x);
+  return t;
+}
+
 template <class Space, class Real>
 std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log) {
   const auto sizes = o.params.get_ints("sizes", {128, 256}, 8);
@@ -30,6 +36,7 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   const auto stencil = o.params.get_choice("stencil", "D3Q19", {"D3Q19", "D3Q27"});
   const auto collision = o.params.get_choice("collision", "bgk", {"bgk", "trt"});
   const long steps = o.params.get_int("steps", 100);
+  const auto blocks = o.params.get_ints("blocks", {}, 1);  // px,py,pz (default: balanced)
   o.params.check_unknown("lbm");
   const int ranks = parallel::size();
   std::vector<KernelBenchRow> rows;
@@ -48,6 +55,14 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
         dec.global_cells = setup->grid.cells;
         dec.rank = parallel::rank();
         dec.ranks = parallel::balanced_ranks(ranks, 3);
+        if (!blocks.empty()) {
+          if (blocks.size() != 3 || blocks[0] * blocks[1] * blocks[2] != ranks)
+            throw parallel::AgreedError(
+                "bench lbm: --set blocks=" + list_text(blocks) +
+                ": expected three block counts px,py,pz whose product is the " +
+                std::to_string(ranks) + " ranks");
+          for (int d = 0; d < 3; ++d) dec.ranks[d] = int(blocks[std::size_t(d)]);
+        }
         for (int d = 0; d < 3; ++d)
           if (dec.ranks[d] > n)
             throw parallel::AgreedError("bench lbm: " + std::to_string(ranks) + " ranks put " +
@@ -85,14 +100,14 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
         const double own = double(dec.cells(0)) * dec.cells(1) * dec.cells(2) * steps;
         const auto rates = parallel::gather(own / mine_best / 1e6);
         const double ex = parallel::max(exchange_best) / double(steps);
-        char more[160];
+        char more[256];
         std::snprintf(more, sizeof more,
                       " on %d ranks (blocks %dx%dx%d), per rank %.4g to %.4g MLUPS, halo "
-                      "exchange up to %.3g ms per step",
+                      "exchange up to %.3g ms per step (%s)",
                       ranks, dec.ranks[0], dec.ranks[1], dec.ranks[2],
                       rates.empty() ? 0.0 : *std::min_element(rates.begin(), rates.end()),
-                      rates.empty() ? 0.0 : *std::max_element(rates.begin(), rates.end()),
-                      ex * 1e3);
+                      rates.empty() ? 0.0 : *std::max_element(rates.begin(), rates.end()), ex * 1e3,
+                      parallel::transport_name().c_str());
         text_note += more;
       }
       row.label = label;

@@ -86,7 +86,8 @@ template <class ExecSpace, class T, int D>
 std::unique_ptr<Halo<ExecSpace, T, D>> make_halo(const ExecSpace& space,
                                                  const linalg::dist::LocalGrid& g,
                                                  const linalg::dist::HaloPattern& p) {
-  return std::make_unique<Halo<ExecSpace, T, D>>(space, g, parallel::comm(), p);
+  return std::make_unique<Halo<ExecSpace, T, D>>(
+      space, g, parallel::transport(linalg::dist::nccl_space<ExecSpace>), p);
 }
 #else
 template <class ExecSpace, class T, int D>

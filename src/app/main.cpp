@@ -366,8 +366,8 @@ int cmd_info(const Args& a) {
                                            : "no (.kff frames; see 'kflow convert')")
             << "\nMPI (distributed runs, mpirun -n N kflow run): "
             << (kflow::parallel::built_with_mpi()
-                    ? "yes, " + kflow::parallel::library() +
-                          " (halos staged through host memory; not used as CUDA-aware)"
+                    ? "yes, " + kflow::parallel::library() + " (" +
+                          kflow::parallel::transport_description() + ")"
                     : std::string("no (built without MPI)"))
             << "\nhypre (the multigrid peer in 'kflow bench poisson'): "
 #ifdef KFLOW_HAVE_HYPRE

@@ -498,6 +498,7 @@ RunResult Run::finish(const std::string& status) {
     s.rank_wall_total = rank_total;
     s.rank_wall_stepping = rank_stepping;
     s.rank_wall_exchange = rank_exchange;
+    s.halo = parallel::transport_name();
   }
   out_->write_summary(s);
   r.output_dir = status == "completed" ? out_->directory() : out_->directory() + ".interrupted";

@@ -7,12 +7,32 @@
 #ifdef KFLOW_HAVE_MPI
 #include "kflow/linalg/dist/global_reduce.hpp"
 #endif
+#ifdef KFLOW_HAVE_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <Kokkos_Core.hpp>
+#endif
 
 namespace kflow::parallel {
 
 namespace {
 bool g_active = false;
 int g_rank = 0, g_size = 1;
+std::string g_transport;
+#ifdef KFLOW_HAVE_NCCL
+ncclComm_t g_nccl = nullptr;
+#endif
+
+// KFLOW_HALO: "auto" (unset), "nccl" or "host".
+std::string halo_choice() {
+  const char* e = std::getenv("KFLOW_HALO");
+  const std::string v = e ? e : "";
+  if (v.empty()) return "auto";
+  if (v == "auto" || v == "nccl" || v == "host") return v;
+  throw AgreedError("environment variable KFLOW_HALO='" + v +
+                    "': expected auto, nccl or host (how the halo exchange of a distributed "
+                    "run on GPUs sends its buffers)");
+}
 
 #ifdef KFLOW_HAVE_MPI
 // Set by Open MPI, MPICH/Hydra, PMIx and Slurm launchers.
@@ -80,6 +100,98 @@ int local_rank() {
   }
 #endif
   return 0;
+}
+
+namespace {
+#ifdef KFLOW_HAVE_NCCL
+// The ranks on this rank's host.
+int local_size() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
+std::string nccl_version() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "NCCL";
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+
+// The communicator over every rank, on each rank's Kokkos device (collective).
+ncclComm_t nccl_comm() {
+  if (g_nccl) return g_nccl;
+  ncclUniqueId id{};
+  int ok = g_rank == 0 ? int(ncclGetUniqueId(&id) == ncclSuccess) : 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!ok)
+    throw AgreedError(
+        "NCCL: ncclGetUniqueId failed on rank 0; KFLOW_HALO=host stages the halo through host "
+        "memory instead");
+  MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, MPI_COMM_WORLD);
+  const ncclResult_t r = ncclCommInitRank(&g_nccl, g_size, id, g_rank);
+  if (r != ncclSuccess) {
+    g_nccl = nullptr;
+    throw Error(std::string("NCCL: ncclCommInitRank failed: ") + ncclGetErrorString(r));
+  }
+  Kokkos::push_finalize_hook([] {
+    if (g_nccl) ncclCommDestroy(g_nccl);
+    g_nccl = nullptr;
+  });
+  return g_nccl;
+}
+#endif
+}  // namespace
+
+#ifdef KFLOW_HAVE_MPI
+linalg::dist::Transport transport(bool device_buffers) {
+  linalg::dist::Transport t(MPI_COMM_WORLD);
+  const std::string choice = halo_choice();
+  std::string why_not;
+#ifdef KFLOW_HAVE_NCCL
+  if (!device_buffers) {
+    why_not = "the backend is not cuda";
+  } else if (choice != "host") {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+      (void)cudaGetLastError();
+      devices = 0;
+    }
+    const int here = local_size();
+    if (!any(here > devices)) {
+      t.nccl = nccl_comm();
+      g_transport = nccl_version() + " (device to device)";
+      return t;
+    }
+    why_not = "ranks share a GPU (" + std::to_string(here) + " ranks on a host with " +
+              std::to_string(devices) + " GPUs; NCCL needs one GPU per rank)";
+  }
+#else
+  (void)device_buffers;
+  why_not = "this kflow was built without NCCL";
+#endif
+  if (choice == "nccl")
+    throw AgreedError("KFLOW_HALO=nccl, but the halo cannot go device to device with NCCL: " +
+                      why_not + "; unset KFLOW_HALO or set it to host");
+  g_transport = "MPI through host memory";
+  return t;
+}
+#endif
+
+std::string transport_name() {
+  return g_transport;
+}
+
+std::string transport_description() {
+#ifdef KFLOW_HAVE_NCCL
+  return "GPU halos device to device with " + nccl_version() +
+         " where each rank has its own GPU, else through host memory (KFLOW_HALO=auto|nccl|host)";
+#else
+  return "halos through host memory (built without NCCL; MPI not used as CUDA-aware)";
+#endif
 }
 
 std::string library() {

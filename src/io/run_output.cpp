@@ -339,8 +339,9 @@ void RunOutput::write_summary(const RunSummary& r) {
       share.push_back(
           r.rank_wall_stepping[k] > 0 ? r.rank_wall_exchange[k] / r.rank_wall_stepping[k] : 0.0);
     s << "  \"ranks\": {\"count\": " << r.rank_wall_total.size() << ", \"blocks\": [" << r.ranks[0]
-      << ", " << r.ranks[1] << ", " << r.ranks[2]
-      << "], \"wall_seconds_total\": " << list(r.rank_wall_total)
+      << ", " << r.ranks[1] << ", " << r.ranks[2] << "], \"halo\": \"" << json_escape(r.halo)
+      << "\""
+      << ", \"wall_seconds_total\": " << list(r.rank_wall_total)
       << ", \"wall_seconds_stepping\": " << list(r.rank_wall_stepping)
       << ", \"wall_seconds_exchange\": " << list(r.rank_wall_exchange)
       << ", \"exchange_share_of_stepping\": " << list(share) << "},\n";

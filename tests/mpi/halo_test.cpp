@@ -8,7 +8,10 @@
 // crosses all those faces), every other ghost is untouched; and the reverse
 // exchange brings ghost values back into the owned layers next to those
 // faces, and nowhere else.
-// Run as: mpirun -n N kflow_halo_test PX PY [PZ] PERIODIC_MASK CELLS...
+// Both checks run on the host space and, where it differs, the default
+// (device) space; with KFLOW_HALO=nccl (CUDA builds with NCCL, a GPU per
+// rank) the device's buffers go through NCCL.
+// Run as: mpirun -n N kflow_halo_test DIM PX PY PZ PERIODIC_MASK NX NY NZ
 // Exit status 0 on success; the first mismatch is printed.
 
 #include <mpi.h>
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kflow/linalg/dist/halo.hpp"
@@ -31,9 +35,8 @@ KOKKOS_INLINE_FUNCTION double value(int i, int j, int k) {
   return 1.0 + i + 1000.0 * j + 1000000.0 * k;
 }
 
-template <int D>
-int check(const dist::LocalGrid& lg) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
+template <int D, class Space>
+int check(const dist::LocalGrid& lg, const dist::Transport& t) {
   Space space;
   auto f = make_field<double, D>(space, "kflow::test::halo_field", lg.local);
   const int g = lg.local.ghost, ox = lg.offset[0], oy = lg.offset[1], oz = lg.offset[2];
@@ -50,7 +53,7 @@ int check(const dist::LocalGrid& lg) {
           h(i, j, k) = v;
       }
   Kokkos::deep_copy(f, h);
-  dist::Halo<Space, double, D> halo(space, lg, MPI_COMM_WORLD);
+  dist::Halo<Space, double, D> halo(space, lg, t);
   halo.exchange(f);
   Kokkos::deep_copy(h, f);
   const auto& dec = lg.decomposition;
@@ -96,15 +99,17 @@ int check(const dist::LocalGrid& lg) {
 }
 
 // The components test (above).  Stored cells ghost-included, i fastest.
-template <int D>
-int check_components(const dist::LocalGrid& lg) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
+template <int D, class Space>
+int check_components(const dist::LocalGrid& lg, const dist::Transport& t) {
   Space space;
   const auto& L = lg.local;
   const auto& dec = lg.decomposition;
   const int g = L.ghost, e0 = L.extent(0), e1 = L.extent(1), e2 = L.extent(2);
   Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> v("kflow::test::halo_components",
                                                                   std::size_t(e0) * e1 * e2, 2);
+  // The exchanged copy in the space's memory.
+  Kokkos::View<double**, Kokkos::LayoutLeft, typename Space::memory_space> dv(
+      "kflow::test::halo_components_space", v.extent(0), 2);
   auto at = [&](int i, int j, int k, int c) -> double& {
     return v(i + e0 * (j + e1 * k), c);
   };
@@ -143,7 +148,7 @@ int check_components(const dist::LocalGrid& lg) {
     return side == 0 ? std::vector<int>{0, 1} : std::vector<int>{1};
   };
   p.edges_and_corners = true;
-  dist::Halo<Space, double, D> halo(space, lg, MPI_COMM_WORLD, p);
+  dist::Halo<Space, double, D> halo(space, lg, t, p);
   // Forward: owned cells hold the function, ghosts -1.
   each([&](int i, int j, int k) {
     int gi[3];
@@ -153,7 +158,9 @@ int check_components(const dist::LocalGrid& lg) {
     for (int d = 0; d < D; ++d) ghost = ghost || side_of(d, s[d]) >= 0;
     for (int c = 0; c < 2; ++c) at(i, j, k, c) = ghost ? -1.0 : cval(gi, c);
   });
-  halo.exchange(dist::components_on(lg, v));
+  Kokkos::deep_copy(dv, v);
+  halo.exchange(dist::components_on(lg, dv));
+  Kokkos::deep_copy(v, dv);
   each([&](int i, int j, int k) {
     int gi[3];
     global(i, j, k, gi);
@@ -174,7 +181,7 @@ int check_components(const dist::LocalGrid& lg) {
   // Reverse, every component crossing: ghosts hold the function, owned
   // cells 0; afterwards owned cells next to a face with a neighbour hold it.
   p.across = nullptr;
-  dist::Halo<Space, double, D> back(space, lg, MPI_COMM_WORLD, p);
+  dist::Halo<Space, double, D> back(space, lg, t, p);
   each([&](int i, int j, int k) {
     int gi[3];
     global(i, j, k, gi);
@@ -183,7 +190,9 @@ int check_components(const dist::LocalGrid& lg) {
     for (int d = 0; d < D; ++d) ghost = ghost || side_of(d, s[d]) >= 0;
     for (int c = 0; c < 2; ++c) at(i, j, k, c) = ghost ? cval(gi, c) : 0.0;
   });
-  back.reverse(dist::components_on(lg, v), dist::ReplaceAll{});
+  Kokkos::deep_copy(dv, v);
+  back.reverse(dist::components_on(lg, dv), dist::ReplaceAll{});
+  Kokkos::deep_copy(v, dv);
   const auto own = lg.owned();
   for (int k = own.begin[2]; k < own.end[2]; ++k)
     for (int j = own.begin[1]; j < own.end[1]; ++j)
@@ -199,6 +208,39 @@ int check_components(const dist::LocalGrid& lg) {
         for (int c = 0; c < 2; ++c) expect("owned (reverse)", i, j, k, c, near ? cval(gi, c) : 0.0);
       }
   return bad;
+}
+
+// Both checks on Space.
+template <class Space>
+int check_space(const Grid& grid, const dist::Decomposition& dec, const dist::Transport& t) {
+  const auto lg = dist::make_local_grid(grid, dec);
+  int bad = grid.dim == 2 ? check<2, Space>(lg, t) : check<3, Space>(lg, t);
+  // The same blocks with one ghost layer, components, edges and corners.
+  auto g1 = grid;
+  g1.ghost = 1;
+  const auto lg1 = dist::make_local_grid(g1, dec);
+  return std::max(
+      bad, grid.dim == 2 ? check_components<2, Space>(lg1, t) : check_components<3, Space>(lg1, t));
+}
+
+// The transport of the device space: NCCL with KFLOW_HALO=nccl.
+dist::Transport device_transport(int rank, int size, bool* nccl) {
+  dist::Transport t(MPI_COMM_WORLD);
+  *nccl = false;
+#ifdef KFLOW_HAVE_NCCL
+  const char* e = std::getenv("KFLOW_HALO");
+  if (e && std::string(e) == "nccl" && dist::nccl_space<Kokkos::DefaultExecutionSpace> &&
+      size > 1) {
+    ncclUniqueId id{};
+    if (rank == 0) dist::detail::nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, MPI_COMM_WORLD);
+    dist::detail::nccl_check(ncclCommInitRank(&t.nccl, size, id, rank), "ncclCommInitRank");
+    *nccl = true;
+  }
+#else
+  (void)rank, (void)size;
+#endif
+  return t;
 }
 
 }  // namespace
@@ -230,13 +272,20 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%d blocks for %d ranks\n", dec.size(), size);
         bad = 2;
       } else {
-        const auto lg = dist::make_local_grid(grid, dec);
-        bad = grid.dim == 2 ? check<2>(lg) : check<3>(lg);
-        // The same blocks with one ghost layer, components, edges and corners.
-        auto g1 = grid;
-        g1.ghost = 1;
-        const auto lg1 = dist::make_local_grid(g1, dec);
-        bad = std::max(bad, grid.dim == 2 ? check_components<2>(lg1) : check_components<3>(lg1));
+        using Host = Kokkos::DefaultHostExecutionSpace;
+        using Device = Kokkos::DefaultExecutionSpace;
+        bad = check_space<Host>(grid, dec, MPI_COMM_WORLD);
+        if constexpr (!std::is_same_v<Host, Device>) {
+          bool nccl = false;
+          auto t = device_transport(rank, size, &nccl);
+          bad = std::max(bad, check_space<Device>(grid, dec, t));
+          if (rank == 0)
+            std::printf("device space %s: %s\n", Device::name(),
+                        nccl ? "NCCL, device to device" : "staged through host memory");
+#ifdef KFLOW_HAVE_NCCL
+          if (t.nccl) ncclCommDestroy(t.nccl);
+#endif
+        }
       }
     }
   }

@@ -56,6 +56,8 @@ same)
       grep -q "\"ranks\": {\"count\": $n" "$out/summary.json" ||
         fail "$out/summary.json has no per-rank times"
       grep -q '"exchange_share_of_stepping"' "$out/summary.json" || fail "no exchange share"
+      grep -Eq '"halo": "(MPI through host memory|NCCL [0-9.]+ \(device to device\))"' "$out/summary.json" ||
+        fail "summary.json does not say how the halo travelled"
     fi
   done
   ;;
@@ -159,6 +161,12 @@ refuse)
   expect "balanced blocks beyond the cells" 1 "3 ranks in blocks 3x1 put more blocks along axis 0 than its 2 cells" \
     -- on 3 run "$d" --quiet --set 'grid.cells=[2,40]' --output "$work/x"
   expect "bench on 2 ranks" 1 "kflow bench runs on one rank" -- on 2 bench diffusion
+  expect "bench lbm blocks" 1 "blocks=3,1,1: expected three block counts px,py,pz whose product is the 2 ranks" \
+    -- on 2 bench lbm --set sizes=12 --set steps=1 --set blocks=3,1,1
+  expect "KFLOW_HALO" 1 "KFLOW_HALO='bogus': expected auto, nccl or host" \
+    -- env KFLOW_HALO=bogus "$mpiexec" --oversubscribe -n 2 "$kflow" run "$d" --quiet --output "$work/x"
+  expect "KFLOW_HALO=nccl on CPUs" 1 "KFLOW_HALO=nccl, but the halo cannot go device to device with NCCL" \
+    -- env KFLOW_HALO=nccl "$mpiexec" --oversubscribe -n 2 "$kflow" run "$d" --quiet --backend openmp --output "$work/x"
   ;;
 bench)
   # Both schemes on 2 ranks: the aggregate MLUPS, each rank's and the
@@ -166,9 +174,13 @@ bench)
   out=$(on 2 bench lbm --set sizes=12 --set steps=4 --repeat 2 2>&1) || fail "bench on 2 ranks: $out"
   [[ $(grep -c "^bench lbm:" <<<"$out") == 1 ]] || fail "the report is not printed once: $out"
   for scheme in in_place two_grid; do
-    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 2x1x1\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step\]" <<<"$out" ||
+    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 2x1x1\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step \((MPI through host memory|NCCL [0-9.]+ \(device to device\))\)\]" <<<"$out" ||
       fail "no $scheme row with per-rank MLUPS and the exchange time: $out"
   done
+  # Chosen blocks.
+  out=$(on 2 bench lbm --set sizes=12 --set steps=2 --set streaming=in_place --set blocks=1,2,1 2>&1) ||
+    fail "bench on 2 ranks in blocks 1x2x1: $out"
+  grep -q "MLUPS on 2 ranks (blocks 1x2x1)" <<<"$out" || fail "blocks=1,2,1 not used: $out"
   echo "$out"
   ;;
 *) fail "unknown mode $mode" ;;

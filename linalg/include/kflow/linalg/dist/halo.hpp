@@ -22,18 +22,25 @@
 // receiver keeps the values that it wrote itself (a predicate says which).
 //
 // Each face is packed into a contiguous buffer by a kernel on the field's
-// execution space, staged through host memory (the MPI libraries kflow
-// meets are not CUDA-aware), sent with MPI_Isend and received with
-// MPI_Irecv, then unpacked by a kernel.  Needs MPI (include only where
-// KFLOW_HAVE_MPI is defined).
+// execution space and unpacked by a kernel on the receiving side.  Between
+// them the buffer travels either device to device with NCCL on the space's
+// CUDA stream (a Transport with an NCCL communicator, CUDA spaces only), or
+// staged through pinned host memory with MPI_Isend/MPI_Irecv (the MPI
+// libraries kflow meets are not CUDA-aware).  Needs MPI (include only where
+// KFLOW_HAVE_MPI is defined); NCCL where KFLOW_HAVE_NCCL is.
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kflow/linalg/dist/local_grid.hpp"
+#include "kflow/linalg/dist/transport.hpp"
 #include "kflow/linalg/field.hpp"
 
 namespace kflow::linalg::dist {
@@ -47,6 +54,15 @@ struct HaloPattern {
   std::function<std::vector<int>(int d, int side)> across;
   bool edges_and_corners = false;  // axis by axis, earlier axes' ghosts included
 };
+
+// Whether a Halo on ExecSpace can send device buffers with NCCL.
+template <class ExecSpace>
+inline constexpr bool nccl_space =
+#if defined(KFLOW_HAVE_NCCL) && defined(KOKKOS_ENABLE_CUDA)
+    std::is_same_v<ExecSpace, Kokkos::Cuda>;
+#else
+    false;
+#endif
 
 // A keep predicate (Halo::reverse) under which every value received
 // replaces the one there (and exchange()'s).
@@ -99,10 +115,17 @@ void copy_box(const ExecSpace& space, const char* label, const Access& a, const 
               const IndexRange& r, const Comps& comps, const Buf& buf, bool pack) {
   const int bi = r.begin[0], bj = r.begin[1], bk = r.begin[2];
   const int ni = r.end[0] - bi, nj = r.end[1] - bj, cells = int(r.size());
-  Kokkos::parallel_for(label, RangePolicy<ExecSpace>(space, 0, cells * int(comps.extent(0))),
-                       CopyBox<Access, Keep, Comps, Buf>{a, keep, comps, buf, bi, bj, bk, ni, nj,
-                                                         cells, pack});
+  Kokkos::parallel_for(
+      label, RangePolicy<ExecSpace>(space, 0, cells * int(comps.extent(0))),
+      CopyBox<Access, Keep, Comps, Buf>{a, keep, comps, buf, bi, bj, bk, ni, nj, cells, pack});
 }
+
+#ifdef KFLOW_HAVE_NCCL
+inline void nccl_check(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess)
+    throw std::runtime_error(std::string("NCCL: ") + what + " failed: " + ncclGetErrorString(r));
+}
+#endif
 
 }  // namespace detail
 
@@ -110,7 +133,11 @@ template <class ExecSpace, class Real, int Dim>
 class Halo {
   using Mem = typename ExecSpace::memory_space;
   using Buffer = Kokkos::View<Real*, Mem>;
-  using HostBuffer = typename Buffer::host_mirror_type;
+  // The staging buffers: the device buffers themselves where the host can
+  // read them, pinned host memory otherwise (asynchronous copies).
+  using HostBuffer =
+      std::conditional_t<Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible, Buffer,
+                         Kokkos::View<Real*, Kokkos::SharedHostPinnedSpace>>;
   using Comps = Kokkos::View<int*, Mem>;
 
   struct Face {
@@ -124,8 +151,11 @@ class Halo {
  public:
   // The faces of `grid`'s block on every split axis.  comm holds the ranks of
   // grid.decomposition (rank r of the decomposition is rank r of comm).
-  Halo(const ExecSpace& space, const LocalGrid& grid, MPI_Comm comm, const HaloPattern& p = {})
-      : space_(space), comm_(comm), corners_(p.edges_and_corners) {
+  Halo(const ExecSpace& space, const LocalGrid& grid, const Transport& t, const HaloPattern& p = {})
+      : space_(space), comm_(t.mpi), corners_(p.edges_and_corners) {
+#ifdef KFLOW_HAVE_NCCL
+    if constexpr (nccl_space<ExecSpace>) nccl_ = t.nccl;
+#endif
     const auto& dec = grid.decomposition;
     auto comps = [&](int d, int side) {
       std::vector<int> c = p.across ? p.across(d, side) : std::vector<int>{};
@@ -164,8 +194,13 @@ class Halo {
                    nr = std::size_t(f.recv.size()) * f.recv_comps.extent(0);
         f.send_buf = Buffer(Kokkos::view_alloc(space, "kflow::linalg::dist::halo_send"), ns);
         f.recv_buf = Buffer(Kokkos::view_alloc(space, "kflow::linalg::dist::halo_recv"), nr);
-        f.send_host = Kokkos::create_mirror_view(f.send_buf);
-        f.recv_host = Kokkos::create_mirror_view(f.recv_buf);
+        if constexpr (std::is_same_v<HostBuffer, Buffer>) {
+          f.send_host = f.send_buf;
+          f.recv_host = f.recv_buf;
+        } else if (!device_messages()) {
+          f.send_host = HostBuffer("kflow::linalg::dist::halo_send_host", ns);
+          f.recv_host = HostBuffer("kflow::linalg::dist::halo_recv_host", nr);
+        }
         faces_.push_back(f);
       }
     }
@@ -190,15 +225,29 @@ class Halo {
     run(a, keep, true);
   }
 
-  // Wall time spent in exchanges so far.
-  double seconds() const { return seconds_; }
+  // Wall time spent in exchanges so far (each starts after the work queued
+  // on the space before it).
+  double seconds() const {
+    return seconds_;
+  }
+  // Whether the buffers go device to device (NCCL).
+  bool device_messages() const {
+#ifdef KFLOW_HAVE_NCCL
+    return nccl_ != nullptr;
+#else
+    return false;
+#endif
+  }
   // Number of faces this block exchanges.
-  int faces() const { return int(faces_.size()); }
+  int faces() const {
+    return int(faces_.size());
+  }
 
  private:
   template <class Access, class Keep>
   void run(const Access& a, const Keep& keep, bool back) {
     if (faces_.empty()) return;
+    space_.fence("kflow::linalg::dist::halo_start");
     const double t0 = MPI_Wtime();
     if (!corners_) {
       round(a, keep, back, -1);
@@ -218,6 +267,10 @@ class Halo {
     for (auto& x : faces_)
       if (axis < 0 || x.axis == axis) fs.push_back(&x);
     if (fs.empty()) return;
+    if (device_messages()) {
+      nccl_round(a, keep, back, fs);
+      return;
+    }
     std::vector<MPI_Request> recv(fs.size()), send(fs.size());
     for (std::size_t n = 0; n < fs.size(); ++n) {
       auto& x = *fs[n];
@@ -251,8 +304,51 @@ class Halo {
     space_.fence("kflow::linalg::dist::halo_unpacked");
   }
 
+  // The same round device to device: pack, the group of NCCL sends and
+  // receives, unpack, in order on the space's stream.  NCCL matches the
+  // messages between two ranks in the order they are posted (it has no
+  // tags), so each side posts them in the order of their tags.
+  template <class Access, class Keep>
+  void nccl_round(const Access& a, const Keep& keep, bool back, std::vector<Face*> fs) {
+#ifdef KFLOW_HAVE_NCCL
+    if constexpr (nccl_space<ExecSpace>) {
+      for (auto* x : fs)
+        detail::copy_box(space_, "kflow::linalg::dist::halo_pack", a, keep,
+                         back ? x->recv : x->send, back ? x->recv_comps : x->send_comps,
+                         back ? x->recv_buf : x->send_buf, true);
+      const cudaStream_t stream = space_.cuda_stream();
+      detail::nccl_check(ncclGroupStart(), "ncclGroupStart");
+      std::sort(fs.begin(), fs.end(), [](Face* p, Face* q) { return p->recv_tag < q->recv_tag; });
+      for (auto* x : fs) {
+        auto& in = back ? x->send_buf : x->recv_buf;
+        detail::nccl_check(
+            ncclRecv(in.data(), in.size() * sizeof(Real), ncclChar, x->peer, nccl_, stream),
+            "ncclRecv");
+      }
+      std::sort(fs.begin(), fs.end(), [](Face* p, Face* q) { return p->send_tag < q->send_tag; });
+      for (auto* x : fs) {
+        auto& out = back ? x->recv_buf : x->send_buf;
+        detail::nccl_check(
+            ncclSend(out.data(), out.size() * sizeof(Real), ncclChar, x->peer, nccl_, stream),
+            "ncclSend");
+      }
+      detail::nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+      for (auto* x : fs)
+        detail::copy_box(space_, "kflow::linalg::dist::halo_unpack", a, keep,
+                         back ? x->send : x->recv, back ? x->send_comps : x->recv_comps,
+                         back ? x->send_buf : x->recv_buf, false);
+      space_.fence("kflow::linalg::dist::halo_unpacked");
+      return;
+    }
+#endif
+    (void)a, (void)keep, (void)back, (void)fs;
+  }
+
   ExecSpace space_;
   MPI_Comm comm_;
+#ifdef KFLOW_HAVE_NCCL
+  ncclComm_t nccl_ = nullptr;
+#endif
   bool corners_;
   std::vector<Face> faces_;
   double seconds_ = 0;

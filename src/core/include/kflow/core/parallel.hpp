@@ -14,6 +14,8 @@
 
 #ifdef KFLOW_HAVE_MPI
 #include <mpi.h>
+
+#include "kflow/linalg/dist/transport.hpp"
 #endif
 
 namespace kflow::parallel {
@@ -66,7 +68,19 @@ void check_job(const std::string& command, bool distributed_bench);
 
 #ifdef KFLOW_HAVE_MPI
 MPI_Comm comm();
+// How a model's halo sends its buffers (collective: every rank calls it at
+// the same point).  device_buffers: the halo's space is CUDA
+// (linalg::dist::nccl_space).  NCCL when built with it, several ranks each
+// have their own GPU and KFLOW_HALO is not "host"; the NCCL communicator is
+// made on the first such call and kept until Kokkos finalizes.  KFLOW_HALO=nccl
+// refuses a job that cannot use it.
+linalg::dist::Transport transport(bool device_buffers);
 #endif
+// "nccl (device to device)" or "host-staged MPI" for the last transport
+// chosen, "" before any (the summary and the bench notes say which ran).
+std::string transport_name();
+// What KFLOW_HALO and the build allow, for `kflow info`.
+std::string transport_description();
 
 // Rank 0's message (empty: none) on every rank.
 std::string broadcast(const std::string& s);

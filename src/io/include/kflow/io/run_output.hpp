@@ -43,6 +43,7 @@ struct RunSummary {
   // stepping (output excluded) and halo exchange (part of stepping).
   std::array<int, 3> ranks{1, 1, 1};
   std::vector<double> rank_wall_total, rank_wall_stepping, rank_wall_exchange;
+  std::string halo;  // how the halo's buffers travelled (parallel::transport_name)
 };
 
 // The marker file of every directory kflow writes.
