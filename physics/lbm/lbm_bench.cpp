@@ -7,4 +7,4 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "bytes per cell update) for each size and streaming scheme",
     "sizes=128,256 (cells per side), streaming=all|in_place|two_grid, stencil=D3Q19|D3Q27, "
     "collision=bgk|trt, steps=100 (per timing; best of --repeat), blocks=px,py,pz (under mpirun; "
-    "default balanced)"}))
+    "default balanced), scaling=strong|weak (weak: each rank's block is the size)"}))

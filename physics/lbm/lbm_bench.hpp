@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <ostream>
@@ -37,16 +38,35 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   const auto collision = o.params.get_choice("collision", "bgk", {"bgk", "trt"});
   const long steps = o.params.get_int("steps", 100);
   const auto blocks = o.params.get_ints("blocks", {}, 1);  // px,py,pz (default: balanced)
+  // weak: each rank's block is the size (the cube grows with the ranks).
+  const auto scaling = o.params.get_choice("scaling", "strong", {"strong", "weak"});
   o.params.check_unknown("lbm");
   const int ranks = parallel::size();
+  std::array<int, 3> split{1, 1, 1};
+  if (ranks > 1) {
+    split = parallel::balanced_ranks(ranks, 3);
+    if (!blocks.empty()) {
+      if (blocks.size() != 3 || blocks[0] * blocks[1] * blocks[2] != ranks)
+        throw parallel::AgreedError("bench lbm: --set blocks=" + list_text(blocks) +
+                                    ": expected three block counts px,py,pz whose product is the " +
+                                    std::to_string(ranks) + " ranks");
+      for (int d = 0; d < 3; ++d) split[std::size_t(d)] = int(blocks[std::size_t(d)]);
+    }
+  }
   std::vector<KernelBenchRow> rows;
   for (const long n : sizes)
     for (const auto& scheme : schemes) {
-      const std::string text = "[grid]\ncells = [" + std::to_string(n) + ", " + std::to_string(n) +
-                               ", " + std::to_string(n) + "]\n[lattice]\nstencil = \"" + stencil +
-                               "\"\ncollision = \"" + collision + "\"\nstreaming = \"" + scheme +
-                               "\"\n[physics]\nreynolds = 100.0\n[boundary]\ntop = { type = "
-                               "\"moving_wall\", velocity = [1.0, 0.0, 0.0] }\n";
+      std::array<long, 3> cells{n, n, n};
+      if (scaling == "weak")
+        for (int d = 0; d < 3; ++d) cells[std::size_t(d)] = n * split[std::size_t(d)];
+      const std::string text =
+          "[grid]\ncells = [" + std::to_string(cells[0]) + ", " + std::to_string(cells[1]) + ", " +
+          std::to_string(cells[2]) + "]\nlength = [" + std::to_string(cells[0] / n) + ".0, " +
+          std::to_string(cells[1] / n) + ".0, " + std::to_string(cells[2] / n) +
+          ".0]\n[lattice]\nstencil = \"" + stencil + "\"\ncollision = \"" + collision +
+          "\"\nstreaming = \"" + scheme +
+          "\"\n[physics]\nreynolds = 100.0\n[boundary]\ntop = { type = "
+          "\"moving_wall\", velocity = [1.0, 0.0, 0.0] }\n";
       auto config = Config::parse(text, "<bench lbm>");
       const auto setup = parse_case(config);
       auto& dec = setup->decomposition;
@@ -54,23 +74,19 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
         dec.dim = 3;
         dec.global_cells = setup->grid.cells;
         dec.rank = parallel::rank();
-        dec.ranks = parallel::balanced_ranks(ranks, 3);
-        if (!blocks.empty()) {
-          if (blocks.size() != 3 || blocks[0] * blocks[1] * blocks[2] != ranks)
-            throw parallel::AgreedError(
-                "bench lbm: --set blocks=" + list_text(blocks) +
-                ": expected three block counts px,py,pz whose product is the " +
-                std::to_string(ranks) + " ranks");
-          for (int d = 0; d < 3; ++d) dec.ranks[d] = int(blocks[std::size_t(d)]);
-        }
+        dec.ranks = split;
         for (int d = 0; d < 3; ++d)
-          if (dec.ranks[d] > n)
+          if (dec.ranks[d] > cells[std::size_t(d)])
             throw parallel::AgreedError("bench lbm: " + std::to_string(ranks) + " ranks put " +
                                         std::to_string(dec.ranks[d]) + " blocks along axis " +
                                         std::to_string(d) + " of a " + std::to_string(n) +
                                         "^3 cube; larger sizes or fewer ranks");
       }
-      log << "kflow bench lbm: " << stencil << " cavity " << n << "^3, " << scheme << "\n";
+      const std::string shape = cells[0] == cells[1] && cells[1] == cells[2]
+                                    ? std::to_string(n) + "^3"
+                                    : std::to_string(cells[0]) + "x" + std::to_string(cells[1]) +
+                                          "x" + std::to_string(cells[2]);
+      log << "kflow bench lbm: " << stencil << " cavity " << shape << ", " << scheme << "\n";
       auto model = make_model<Space, Real>(*setup);
       for (int k = 0; k < 4; ++k) model->step(0, 0);  // warm-up (even: AA back in step)
       model->fence();
@@ -89,11 +105,11 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
       }
       for (const auto& [k, v] : model->diagnostics(0))
         if (!std::isfinite(v)) throw Error("bench lbm: " + k + " is not finite after the run");
-      const double cells = double(n) * n * n, updates = cells * steps;
+      const double updates = double(cells[0]) * cells[1] * cells[2] * steps;
       KernelBenchRow row;
       char label[160], note[64];
-      std::snprintf(label, sizeof label, "%s cavity %ld^3 %-8s %ld steps", stencil.c_str(), n,
-                    scheme.c_str(), steps);
+      std::snprintf(label, sizeof label, "%s cavity %s %-8s %ld steps", stencil.c_str(),
+                    shape.c_str(), scheme.c_str(), steps);
       std::snprintf(note, sizeof note, "%.6g MLUPS", updates / best / 1e6);
       std::string text_note = note;
       if (ranks > 1) {  // per rank: its block's updates over its own time

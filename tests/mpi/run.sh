@@ -177,10 +177,11 @@ bench)
     grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 2x1x1\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step \((MPI through host memory|NCCL [0-9.]+ \(device to device\))\)\]" <<<"$out" ||
       fail "no $scheme row with per-rank MLUPS and the exchange time: $out"
   done
-  # Chosen blocks.
-  out=$(on 2 bench lbm --set sizes=12 --set steps=2 --set streaming=in_place --set blocks=1,2,1 2>&1) ||
-    fail "bench on 2 ranks in blocks 1x2x1: $out"
-  grep -q "MLUPS on 2 ranks (blocks 1x2x1)" <<<"$out" || fail "blocks=1,2,1 not used: $out"
+  # Chosen blocks, weak scaling: a 12^3 block per rank.
+  out=$(on 2 bench lbm --set sizes=12 --set steps=2 --set streaming=in_place --set blocks=1,2,1 \
+    --set scaling=weak 2>&1) || fail "bench on 2 ranks in blocks 1x2x1: $out"
+  grep -q "cavity 12x24x12 in_place .*MLUPS on 2 ranks (blocks 1x2x1)" <<<"$out" ||
+    fail "blocks=1,2,1 scaling=weak not used: $out"
   echo "$out"
   ;;
 *) fail "unknown mode $mode" ;;
