@@ -425,7 +425,12 @@ int cmd_bench(const Args& a) {
     std::ostream quiet(nullptr);
     const auto r = kflow::bench_kernel(what, o, root ? std::cerr : quiet);
     if (!root) return 0;
-    const double ceiling = r.stream.ceiling.bytes_per_second;
+    // Several ranks: the aggregate against the sum of the ranks' ceilings
+    // (rank 0's, measured while every rank measured its own).
+    const int ranks = kflow::parallel::size();
+    const double ceiling = r.stream.ceiling.bytes_per_second * ranks;
+    const std::string of =
+        ranks > 1 ? "% of " + std::to_string(ranks) + " ranks' ceilings" : "% of the ceiling";
     std::cout << "bench " << r.name << ": backend " << r.backend << " ("
               << kflow::backend_description(r.backend) << "), " << r.precision << ", best of "
               << o.repeat << "\n";
@@ -437,11 +442,12 @@ int cmd_bench(const Args& a) {
         std::cout << "not timed";
       if (row.bytes > 0 && row.seconds > 0)
         std::cout << ", " << gbs(row.bytes / row.seconds) << " = "
-                  << 100 * row.bytes / row.seconds / ceiling << "% of the ceiling";
+                  << 100 * row.bytes / row.seconds / ceiling << of;
       if (!row.note.empty()) std::cout << "  [" << row.note << "]";
       std::cout << "\n";
     }
-    std::cout << "  " << describe_ceiling(r.stream) << ", measured in this run\n";
+    std::cout << "  " << describe_ceiling(r.stream) << (ranks > 1 ? " per rank" : "")
+              << ", measured in this run\n";
     return 0;
   }
   if (a.opts.count("--precision"))

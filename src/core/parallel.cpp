@@ -7,6 +7,9 @@
 #ifdef KFLOW_HAVE_MPI
 #include "kflow/linalg/dist/global_reduce.hpp"
 #endif
+#if defined(KFLOW_HAVE_MPI) && defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT
+#endif
 #ifdef KFLOW_HAVE_NCCL
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -186,11 +189,20 @@ std::string transport_name() {
 }
 
 std::string transport_description() {
+  // Whether the MPI library says it takes device pointers (kflow passes it
+  // none: GPU halos go through NCCL or host memory).
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  const std::string aware = MPIX_Query_cuda_support() ? "CUDA-aware" : "not CUDA-aware at run time";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  const std::string aware = "not CUDA-aware";
+#else
+  const std::string aware = "CUDA-awareness not reported";
+#endif
 #ifdef KFLOW_HAVE_NCCL
-  return "GPU halos device to device with " + nccl_version() +
+  return aware + "; GPU halos device to device with " + nccl_version() +
          " where each rank has its own GPU, else through host memory (KFLOW_HALO=auto|nccl|host)";
 #else
-  return "halos through host memory (built without NCCL; MPI not used as CUDA-aware)";
+  return aware + "; halos through host memory (built without NCCL)";
 #endif
 }
 
