@@ -44,7 +44,12 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   const int ranks = parallel::size();
   std::array<int, 3> split{1, 1, 1};
   if (ranks > 1) {
-    split = parallel::balanced_ranks(ranks, 3);
+    // The cube's blocks (weak scaling: the same split of the grown box).
+    split = linalg::dist::choose_blocks(ranks, 3, {int(sizes[0]), int(sizes[0]), int(sizes[0])});
+    if (split[0] == 0)
+      throw parallel::AgreedError("bench lbm: " + std::to_string(ranks) + " ranks cannot split a " +
+                                  std::to_string(sizes[0]) +
+                                  "^3 cube into blocks of a cell or more; larger sizes");
     if (!blocks.empty()) {
       if (blocks.size() != 3 || blocks[0] * blocks[1] * blocks[2] != ranks)
         throw parallel::AgreedError("bench lbm: --set blocks=" + list_text(blocks) +

@@ -508,6 +508,14 @@ RunResult Run::finish(const std::string& status) {
 
 }  // namespace
 
+namespace {
+std::string cells_text(const linalg::Grid& g) {
+  std::string t;
+  for (int d = 0; d < g.dim; ++d) t += (d ? "x" : "") + std::to_string(g.cells[d]);
+  return t;
+}
+}  // namespace
+
 void decompose(PreparedCase& pc) {
   const auto& g = pc.setup->grid;
   const int n = parallel::size();
@@ -539,10 +547,14 @@ void decompose(PreparedCase& pc) {
                 std::to_string(product) + ")");
   if (n == 1) return;
   std::array<int, 3> r{1, 1, 1};
-  if (pc.ranks.empty())
-    r = parallel::balanced_ranks(n, g.dim);
-  else
+  if (pc.ranks.empty()) {
+    r = linalg::dist::choose_blocks(n, g.dim, g.cells);
+    if (r[0] == 0)
+      throw Error(std::to_string(n) + " ranks cannot split a grid of " + cells_text(g) +
+                  " cells into blocks of at least one cell each; fewer ranks or a finer grid");
+  } else {
     for (int d = 0; d < g.dim; ++d) r[std::size_t(d)] = pc.ranks[std::size_t(d)];
+  }
   for (int d = 0; d < g.dim; ++d)
     if (r[std::size_t(d)] > g.cells[d])
       throw Error(std::to_string(n) + " ranks in blocks " + std::to_string(r[0]) + "x" +

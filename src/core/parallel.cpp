@@ -219,20 +219,6 @@ std::string library() {
 #endif
 }
 
-std::array<int, 3> balanced_ranks(int ranks, int dim) {
-  std::array<int, 3> d{1, 1, 1};
-#ifdef KFLOW_HAVE_MPI
-  if (g_active && ranks > 1) {
-    int dims[3] = {0, 0, 0};
-    MPI_Dims_create(ranks, dim, dims);
-    for (int k = 0; k < dim; ++k) d[k] = dims[k];
-  }
-#else
-  (void)ranks, (void)dim;
-#endif
-  return d;
-}
-
 double max(double v) {
 #ifdef KFLOW_HAVE_MPI
   if (g_size > 1) v = linalg::dist::global_max(v, MPI_COMM_WORLD);

@@ -34,7 +34,7 @@ same)
   fi
   sets=("$@")
   "$kflow" run "$case_file" --quiet "${sets[@]}" --output "$work/one" || fail "1 rank (no mpirun)"
-  # The blocks: balanced (MPI_Dims_create), and chosen ones that split
+  # The blocks: kflow's choice (dist::choose_blocks), and given ones that split
   # every axis, the periodic one among them, into 2, 3 and 4.
   dim=$(grep -c . <<<"$(grep -o '^cells = \[[^]]*' "$case_file" | tr ',' '\n')")
   if ((${#runs[@]})); then
@@ -158,8 +158,8 @@ refuse)
     -- on 2 run "$d" --quiet --set 'run.ranks=[2,1,1]' --output "$work/x"
   expect "run.ranks beyond the cells" 1 "run.ranks.*8 blocks along axis 0, which has 4 cells" \
     -- on 2 run "$d" --quiet --set 'grid.cells=[4,4]' --set 'run.ranks=[8,1]' --output "$work/x"
-  expect "balanced blocks beyond the cells" 1 "3 ranks in blocks 3x1 put more blocks along axis 0 than its 2 cells" \
-    -- on 3 run "$d" --quiet --set 'grid.cells=[2,40]' --output "$work/x"
+  expect "no blocks fit the cells" 1 "5 ranks cannot split a grid of 2x2 cells into blocks of at least one cell each" \
+    -- on 5 run "$d" --quiet --set 'grid.cells=[2,2]' --output "$work/x"
   expect "bench on 2 ranks" 1 "kflow bench runs on one rank" -- on 2 bench diffusion
   expect "bench lbm blocks" 1 "blocks=3,1,1: expected three block counts px,py,pz whose product is the 2 ranks" \
     -- on 2 bench lbm --set sizes=12 --set steps=1 --set blocks=3,1,1
@@ -174,7 +174,7 @@ bench)
   out=$(on 2 bench lbm --set sizes=12 --set steps=4 --repeat 2 2>&1) || fail "bench on 2 ranks: $out"
   [[ $(grep -c "^bench lbm:" <<<"$out") == 1 ]] || fail "the report is not printed once: $out"
   for scheme in in_place two_grid; do
-    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 2x1x1\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step \((MPI through host memory|NCCL [0-9.]+ \(device to device\))\)\]" <<<"$out" ||
+    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 1x1x2\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step \((MPI through host memory|NCCL [0-9.]+ \(device to device\))\)\]" <<<"$out" ||
       fail "no $scheme row with per-rank MLUPS and the exchange time: $out"
   done
   # Chosen blocks, weak scaling: a 12^3 block per rank.

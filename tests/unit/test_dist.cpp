@@ -104,3 +104,22 @@ TEST_CASE("a default decomposition is one block: the whole grid", "[unit]") {
   CHECK(l.decomposition.size() == 1);
   CHECK(l.decomposition.neighbour(0, 0) == -1);
 }
+
+TEST_CASE("blocks chosen for a rank count: fewest halo cells, slow axes split first", "[unit]") {
+  using A = std::array<int, 3>;
+  // A cube: halves along z, quarters as 1x2x2 (one face each on y and z,
+  // against two whole faces for 1x1x4), eighths as 2x2x2.
+  CHECK(dist::choose_blocks(1, 3, {64, 64, 64}) == A{1, 1, 1});
+  CHECK(dist::choose_blocks(2, 3, {64, 64, 64}) == A{1, 1, 2});
+  CHECK(dist::choose_blocks(3, 3, {64, 64, 64}) == A{1, 1, 3});
+  CHECK(dist::choose_blocks(4, 3, {64, 64, 64}) == A{1, 2, 2});
+  CHECK(dist::choose_blocks(8, 3, {64, 64, 64}) == A{2, 2, 2});
+  // A long box is cut across its length; a flat one across its short faces.
+  CHECK(dist::choose_blocks(4, 3, {1024, 64, 64}) == A{4, 1, 1});
+  CHECK(dist::choose_blocks(4, 2, {1024, 64, 1}) == A{4, 1, 1});
+  CHECK(dist::choose_blocks(2, 2, {64, 64, 1}) == A{1, 2, 1});
+  // At least one cell per block: 3 ranks on 2 x 40 cells go along y.
+  CHECK(dist::choose_blocks(3, 2, {2, 40, 1}) == A{1, 3, 1});
+  // Nothing fits: 5 ranks on 2 x 2 cells.
+  CHECK(dist::choose_blocks(5, 2, {2, 2, 1}) == A{0, 0, 0});
+}

@@ -54,4 +54,36 @@ struct Decomposition {
   }
 };
 
+// Blocks per axis for `ranks` ranks on a grid of `cells` (the first `dim`
+// axes): of the factorisations px py (pz) = ranks with at least one cell per
+// block, the one whose largest block sends the fewest cells across its faces
+// (a block has min(2, p - 1) faces on an axis split into p blocks: axes
+// counted as walled); ties split the slower axes first (z, then y): a face
+// across x is strided in memory, and blocks 1x1x2 and 1x2x2 of a cube ran
+// 4-14 % faster on GPUs than 2x1x1 and 2x2x1 (docs/distributed.md).
+// {0, 0, 0} when no factorisation fits.
+inline std::array<int, 3> choose_blocks(int ranks, int dim, const std::array<int, 3>& cells) {
+  std::array<int, 3> best{0, 0, 0};
+  double best_cells = 0;
+  for (int px = 1; px <= ranks; ++px)
+    for (int py = 1; px * py <= ranks; ++py) {
+      if (ranks % (px * py)) continue;
+      const std::array<int, 3> p{px, py, ranks / (px * py)};
+      bool fits = true;
+      std::array<double, 3> b{1, 1, 1};  // the largest block's cells per axis
+      for (int d = 0; d < 3; ++d) {
+        if (d >= dim && p[d] > 1) fits = false;
+        if (d < dim && p[d] > cells[d]) fits = false;
+        if (d < dim) b[d] = double((cells[d] + p[d] - 1) / p[d]);
+      }
+      if (!fits) continue;
+      double sent = 0;
+      for (int d = 0; d < dim; ++d)
+        if (p[d] > 1) sent += (p[d] > 2 ? 2 : 1) * b[0] * b[1] * b[2] / b[d];
+      // Equal: the first found (fewest blocks along x, then y) stays.
+      if (best[0] == 0 || sent < best_cells) best = p, best_cells = sent;
+    }
+  return best;
+}
+
 }  // namespace kflow::linalg::dist

@@ -45,8 +45,6 @@ inline bool root() {
 int local_rank();
 // "Open MPI v..." (the library's own words, first line), or why there is none.
 std::string library();
-// Balanced blocks per axis for `ranks` ranks in `dim` dimensions (MPI_Dims_create).
-std::array<int, 3> balanced_ranks(int ranks, int dim);
 
 // Collective over every rank (nothing to do with one rank).
 double max(double v);
