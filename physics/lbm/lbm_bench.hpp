@@ -4,9 +4,11 @@
 // schemes, against the bandwidth ceiling measured in the same run.  The
 // effective bandwidth counts 2 Q sizeof(Real) bytes per cell update (one read
 // and one write of every population; the kernels read no flag field).
-// Under mpirun (N ranks) the cube is split into balanced blocks, one per
-// rank: the time of a repetition is the slowest rank's, the note gives the
-// aggregate MLUPS, each rank's MLUPS and the halo exchange's time per step.
+// Under mpirun (N ranks) the cube is split into blocks, one per rank
+// (dist::choose_blocks, or --set blocks; --set scaling=weak makes each block
+// the size): the time of a repetition is the slowest rank's, the note gives
+// the aggregate MLUPS, each rank's MLUPS, the halo exchange's time per step
+// and how the halo travelled.
 
 #include <Kokkos_Core.hpp>
 

@@ -57,8 +57,8 @@ struct PreparedCase {
   // Memory estimate (bytes): the model's state on its device, and the host
   // copies of one frame's fields.
   double state_bytes = 0, frame_bytes = 0;
-  // [run] ranks: blocks per axis of a distributed run (empty: balanced,
-  // MPI_Dims_create); ranks_where: its place in the case file, for messages.
+  // [run] ranks: blocks per axis of a distributed run (empty: kflow's
+  // choice, dist::choose_blocks); ranks_where: its place in the case file, for messages.
   std::vector<int> ranks;
   std::string ranks_where;
 };
