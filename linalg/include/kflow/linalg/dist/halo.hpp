@@ -204,6 +204,15 @@ class Halo {
         faces_.push_back(f);
       }
     }
+    // NCCL connects two ranks on their first message, which takes far longer
+    // than a message: connect here (collective, like the constructor), so
+    // that seconds() times exchanges only.
+    if (device_messages() && !faces_.empty()) {
+      std::vector<Face*> fs;
+      for (auto& x : faces_) fs.push_back(&x);
+      nccl_messages(fs, false);
+      space_.fence("kflow::linalg::dist::halo_connected");
+    }
   }
 
   // Fills the ghost layers of f across every face that has a neighbour.
@@ -305,17 +314,34 @@ class Halo {
   }
 
   // The same round device to device: pack, the group of NCCL sends and
-  // receives, unpack, in order on the space's stream.  NCCL matches the
-  // messages between two ranks in the order they are posted (it has no
-  // tags), so each side posts them in the order of their tags.
+  // receives, unpack, in order on the space's stream.
   template <class Access, class Keep>
-  void nccl_round(const Access& a, const Keep& keep, bool back, std::vector<Face*> fs) {
+  void nccl_round(const Access& a, const Keep& keep, bool back, const std::vector<Face*>& fs) {
 #ifdef KFLOW_HAVE_NCCL
     if constexpr (nccl_space<ExecSpace>) {
       for (auto* x : fs)
         detail::copy_box(space_, "kflow::linalg::dist::halo_pack", a, keep,
                          back ? x->recv : x->send, back ? x->recv_comps : x->send_comps,
                          back ? x->recv_buf : x->send_buf, true);
+      nccl_messages(fs, back);
+      for (auto* x : fs)
+        detail::copy_box(space_, "kflow::linalg::dist::halo_unpack", a, keep,
+                         back ? x->send : x->recv, back ? x->send_comps : x->recv_comps,
+                         back ? x->send_buf : x->recv_buf, false);
+      space_.fence("kflow::linalg::dist::halo_unpacked");
+      return;
+    }
+#endif
+    (void)a, (void)keep, (void)back, (void)fs;
+  }
+
+  // One group of NCCL receives and sends of the faces' buffers on the
+  // space's stream.  NCCL matches the messages between two ranks in the
+  // order they are posted (it has no tags), so each side posts them in the
+  // order of their tags.
+  void nccl_messages(std::vector<Face*> fs, bool back) {
+#ifdef KFLOW_HAVE_NCCL
+    if constexpr (nccl_space<ExecSpace>) {
       const cudaStream_t stream = space_.cuda_stream();
       detail::nccl_check(ncclGroupStart(), "ncclGroupStart");
       std::sort(fs.begin(), fs.end(), [](Face* p, Face* q) { return p->recv_tag < q->recv_tag; });
@@ -333,15 +359,9 @@ class Halo {
             "ncclSend");
       }
       detail::nccl_check(ncclGroupEnd(), "ncclGroupEnd");
-      for (auto* x : fs)
-        detail::copy_box(space_, "kflow::linalg::dist::halo_unpack", a, keep,
-                         back ? x->send : x->recv, back ? x->send_comps : x->recv_comps,
-                         back ? x->send_buf : x->recv_buf, false);
-      space_.fence("kflow::linalg::dist::halo_unpacked");
-      return;
     }
 #endif
-    (void)a, (void)keep, (void)back, (void)fs;
+    (void)fs, (void)back;
   }
 
   ExecSpace space_;
