@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #ifdef KFLOW_HAVE_MPI
 #include "kflow/linalg/dist/global_reduce.hpp"
@@ -91,31 +92,30 @@ int size() {
   return g_size;
 }
 
-int local_rank() {
+namespace {
+// This rank's index among the ranks of its host, and their number.
+std::pair<int, int> on_host() {
 #ifdef KFLOW_HAVE_MPI
   if (g_active) {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
-    int r = 0;
+    int r = 0, n = 1;
     MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, &n);
     MPI_Comm_free(&node);
-    return r;
+    return {r, n};
   }
 #endif
-  return 0;
+  return {0, 1};
+}
+}  // namespace
+
+int local_rank() {
+  return on_host().first;
 }
 
 namespace {
 #ifdef KFLOW_HAVE_NCCL
-// The ranks on this rank's host.
-int local_size() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
-  return n;
-}
 
 std::string nccl_version() {
   int v = 0;
@@ -163,7 +163,7 @@ linalg::dist::Transport transport(bool device_buffers) {
       (void)cudaGetLastError();
       devices = 0;
     }
-    const int here = local_size();
+    const int here = on_host().second;
     if (!any(here > devices)) {
       t.nccl = nccl_comm();
       g_transport = nccl_version() + " (device to device)";
