@@ -79,7 +79,9 @@ struct CgReduceRows<2, Body, Value> {
   int nx;
   KOKKOS_INLINE_FUNCTION void operator()(int j, Value& acc) const {
     const auto s = body.scalar();
-    for (int i = 1; i <= nx; ++i) body(acc, s, i, j);
+    Value local = acc;  // a copy the fields cannot alias: kept in registers
+    for (int i = 1; i <= nx; ++i) body(local, s, i, j);
+    acc = local;
   }
 };
 template <class Body, class Value>
@@ -89,7 +91,9 @@ struct CgReduceRows<3, Body, Value> {
   KOKKOS_INLINE_FUNCTION void operator()(int line, Value& acc) const {
     const int j = 1 + line % ny, k = 1 + line / ny;
     const auto s = body.scalar();
-    for (int i = 1; i <= nx; ++i) body(acc, s, i, j, k);
+    Value local = acc;  // (as in 2D)
+    for (int i = 1; i <= nx; ++i) body(local, s, i, j, k);
+    acc = local;
   }
 };
 
