@@ -149,8 +149,9 @@ class Halo {
   };
 
  public:
-  // The faces of `grid`'s block on every split axis.  comm holds the ranks of
-  // grid.decomposition (rank r of the decomposition is rank r of comm).
+  // The faces of `grid`'s block on every split axis.  t.mpi (and t.nccl,
+  // where set) holds the ranks of grid.decomposition (rank r of the
+  // decomposition is rank r there).  Collective over those ranks.
   Halo(const ExecSpace& space, const LocalGrid& grid, const Transport& t, const HaloPattern& p = {})
       : space_(space), comm_(t.mpi), corners_(p.edges_and_corners) {
 #ifdef KFLOW_HAVE_NCCL
