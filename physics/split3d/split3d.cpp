@@ -236,8 +236,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto ss = c.section("solver");
   s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
-  s->projection_method = ss.get_choice("method", {"cg", "kk_cg", "kk_gmres"}, "cg");
+  s->projection_method = ss.get_choice("method", {"cg", "mg", "kk_cg", "kk_gmres"}, "cg");
+  s->projection_preconditioner = ss.get_choice("preconditioner", {"jacobi", "mg"}, "jacobi");
+  if (s->projection_method != "cg" && s->projection_preconditioner == "mg")
+    ss.fail("preconditioner", "\"mg\" preconditions method = \"cg\" only (method is \"" +
+                                  s->projection_method + "\")");
   s->projection_restart = int(ss.get_int("restart", 50, 1, 10000));
+  s->mg = parse_mg_options(ss, s->projection_preconditioner == "mg", false);
   require_kokkos_kernels(ss, "method", s->projection_method);
 
   const auto is = c.section("initial");
@@ -348,11 +353,15 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   if (s->projection)
     s->notes.push_back(
         "projection: after each step, lap phi = div u / dt by " +
-        std::string(s->projection_method == "kk_cg" ? "CG over Kokkos Kernels"
+        std::string(s->projection_method == "kk_cg" ? "CG over Kokkos Kernels + Jacobi"
                     : s->projection_method == "kk_gmres"
-                        ? "GMRES(" + std::to_string(s->projection_restart) + ") over Kokkos Kernels"
-                        : "CG") +
-        " + Jacobi to " + num(s->projection_tolerance) +
+                        ? "GMRES(" + std::to_string(s->projection_restart) +
+                              ") over Kokkos Kernels + Jacobi"
+                    : s->projection_method == "mg" ? "multigrid " + linalg::describe(s->mg)
+                    : s->projection_preconditioner == "mg"
+                        ? "CG + multigrid " + linalg::describe(s->mg)
+                        : "CG + Jacobi") +
+        " to " + num(s->projection_tolerance) +
         ", u -= dt grad phi (approximate: "
         "central differences on the nodes)");
   s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kflow/core/model.hpp"
+#include "kflow/linalg/mg_options.hpp"
 
 namespace kflow::split3d {
 
@@ -80,10 +81,13 @@ struct Setup : ModelSetup {
   bool projection = false;
   double projection_tolerance = 1e-8;
   int projection_max_iterations = 10000;
-  // The projection's solver: "cg" (kflow's, Jacobi), "kk_cg" or "kk_gmres"
-  // (over Kokkos Kernels, Jacobi; restart vectors for GMRES).
+  // The projection's solver: "cg" (kflow's, preconditioned by Jacobi or a
+  // multigrid cycle), "mg" (multigrid cycles), "kk_cg" or "kk_gmres" (over
+  // Kokkos Kernels, Jacobi; restart vectors for GMRES).
   std::string projection_method = "cg";
+  std::string projection_preconditioner = "jacobi";  // cg: "jacobi" | "mg"
   int projection_restart = 50;
+  linalg::MgOptions mg;  // the multigrid's, for "mg" or CG + multigrid
   std::vector<Obstacle> obstacles;
   // Per node (i fastest, (n+2)^3): a Solid value (the first obstacle holding
   // the node decides); empty without obstacles.  Periodic ghosts copy their

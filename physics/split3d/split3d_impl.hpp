@@ -30,6 +30,7 @@
 #include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
+#include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/stencil7.hpp"
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
 #include "kflow/linalg/kk_cg.hpp"
@@ -156,7 +157,7 @@ class Model final : public kflow::Model {
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
-      control.check_every = 10;
+      control.check_every = s_.projection_method == "mg" ? 1 : 10;  // a cycle is dear
       proj_ = solver_->solve(phi_, rhs_, control);
       proj_iterations_ += proj_.iterations;
       if (!proj_.converged)
@@ -262,7 +263,10 @@ class Model final : public kflow::Model {
     linalg::set_neighbours(op_, g, s_.periodic[0], s_.periodic[1], s_.periodic[2]);
     const auto jacobi = linalg::CgPreconditioner::jacobi;
     if (s_.projection_method == "cg") {
-      solver_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(jacobi));
+      const auto pre = s_.projection_preconditioner == "mg" ? linalg::CgPreconditioner::mg : jacobi;
+      solver_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(pre, s_.mg));
+    } else if (s_.projection_method == "mg") {
+      solver_ = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
     } else {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
       if (s_.projection_method == "kk_gmres")

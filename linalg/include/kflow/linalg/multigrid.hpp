@@ -92,12 +92,8 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     if (!(o_.jacobi_weight > 0 && o_.jacobi_weight <= 1))
       throw std::invalid_argument("multigrid: jacobi_weight = " + std::to_string(o_.jacobi_weight) +
                                   " is outside (0, 1]");
-    bool per[3] = {false, false, false};
-    if constexpr (Dim == 2) {
-      per[0] = op.px, per[1] = op.py;
-    } else if (op.px || op.py || op.pz) {
-      throw std::invalid_argument("multigrid: periodic sides in 3D are not supported");
-    }
+    bool per[3] = {op.px, op.py, false};
+    if constexpr (Dim == 3) per[2] = op.pz;
     for (int d = 0; d < Dim; ++d)
       if (per[d] && g.cells[d] % 2)
         throw std::invalid_argument(
@@ -264,6 +260,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     } else {
       L.op.cp = L.c[0], L.op.cw = L.c[1], L.op.ce = L.c[2], L.op.cs = L.c[3], L.op.cn = L.c[4];
       L.op.cb = L.c[5], L.op.ct = L.c[6];
+      set_neighbours(L.op, c, per[0], per[1], per[2]);
     }
     auto build = [&](const auto& fine) {
       using FOp = std::decay_t<decltype(fine)>;
