@@ -234,10 +234,16 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     auto precondition = [&](int k) {
       if constexpr (J == detail::CgZ::stored) {
         mg_->precondition(dinv_, r_[0]);
-        detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::rz", g,
-                               detail::CgStoredDot<F>{r_[0], dinv_, sign_},
-                               Kokkos::Sum<double, memory_space>(
-                                   Kokkos::View<double, memory_space>(&sums_.data()[k].dot)));
+        if (singular_)
+          detail::cg_reduce<Dim>(space_, "kflow::linalg::cg::z_sum", g,
+                                 detail::CgSystemSum<Op, F>{op_, dinv_},
+                                 Kokkos::Sum<double, memory_space>(
+                                     Kokkos::View<double, memory_space>(&sums_.data()[k].delta)));
+        detail::cg_reduce<Dim>(
+            space_, "kflow::linalg::cg::rz", g,
+            detail::CgStoredDot<Op, F, Sums>{op_, r_[0], dinv_, sums_, k, inv_cells, sign_},
+            Kokkos::Sum<double, memory_space>(
+                Kokkos::View<double, memory_space>(&sums_.data()[k].dot)));
       }
     };
     // One fused pass from slot `cur` (gamma_{i-1} in `prev`) into `next`.

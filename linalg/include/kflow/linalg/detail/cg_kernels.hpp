@@ -332,18 +332,38 @@ struct CgResidual {
 };
 
 // After a stored-z preconditioner (multigrid on A, not on s A) wrote z:
-// z *= s, and r.z reduced.
-template <class F>
+// z = s (z - mean), and r.z reduced.  mean: sums(slot).delta (z's sum over
+// the system, CgSystemSum) times inv_cells, 0 for a regular system.  A
+// singular system's cycle may return a large constant part, which CG's
+// direction carries at no use until rounding in A p leaves p.Ap <= 0.
+template <class Op, class F, class S>
 struct CgStoredDot {
   using Real = typename F::value_type;
+  Op op;
   F r, z;
+  S sums;
+  int slot;
+  double inv_cells;
   Real sign;
+  KOKKOS_INLINE_FUNCTION Real scalar() const { return Real(sums(slot).delta * inv_cells); }
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()(double& acc, Real mean, I... idx) const {
+    if (op.coeffs(idx...).p == 0) return;  // (z is 0 there)
+    const Real zc = sign * (z(idx...) - mean);
+    z(idx...) = zc;
+    acc += double(r(idx...)) * double(zc);
+  }
+};
+
+// z's sum over the system, for CgStoredDot's mean.
+template <class Op, class F>
+struct CgSystemSum {
+  Op op;
+  F z;
   KOKKOS_INLINE_FUNCTION int scalar() const { return 0; }
   template <class... I>
   KOKKOS_INLINE_FUNCTION void operator()(double& acc, int, I... idx) const {
-    const Real zc = sign * z(idx...);
-    z(idx...) = zc;
-    acc += double(r(idx...)) * double(zc);
+    if (op.coeffs(idx...).p != 0) acc += double(z(idx...));
   }
 };
 
