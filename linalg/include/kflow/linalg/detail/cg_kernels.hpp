@@ -333,9 +333,9 @@ struct CgResidual {
 
 // After a stored-z preconditioner (multigrid on A, not on s A) wrote z:
 // z = s (z - mean), and r.z reduced.  mean: sums(slot).delta (z's sum over
-// the system, CgSystemSum) times inv_cells, 0 for a regular system.  A
-// singular system's cycle may return a large constant part, which CG's
-// direction carries at no use until rounding in A p leaves p.Ap <= 0.
+// the system, CgSystemSum) times inv_cells, 0 for a regular system.  Without
+// it CG + multigrid broke down (p.Ap <= 0) on a singular 3D system
+// (docs/linalg.md): a constant part of z, the likely cause, adds nothing.
 template <class Op, class F, class S>
 struct CgStoredDot {
   using Real = typename F::value_type;
