@@ -15,6 +15,11 @@
 //                10 values' worth (the edges a little less).  Only where Kokkos
 //                Kernels is in the build (KFLOW_HAVE_KOKKOSKERNELS); elsewhere
 //                the row says so and is not timed.
+//   cuSPARSE     cusparseSpMV (CSR, 32-bit indices, its default algorithm) on
+//                the same CRS arrays, in CUDA builds with Kokkos Kernels, on
+//                the cuda backend: NVIDIA's library beside Kokkos Kernels' own
+//                kernel (whether Kokkos Kernels dispatches to cuSPARSE itself
+//                depends on its build).
 // Each timed row carries those ideal bytes, so the bench prints the effective
 // bandwidth against the ceiling measured in the same run, and GFlop/s
 // at 9 flops per row (5 multiplies, 4 adds; the thesis counts 5 x 2 = 10).
@@ -27,6 +32,7 @@
 #include <cstdio>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kflow/core/bench.hpp"
@@ -39,6 +45,7 @@
 
 #include "kflow/linalg/crs.hpp"
 #endif
+#include "cusparse_handle.hpp"
 
 namespace kflow::linsys {
 
@@ -125,6 +132,90 @@ KernelBenchRow kokkos_kernels_row(const Space& space, const Op& op, const F& x, 
 #endif
   return row;
 }
+
+#if defined(KFLOW_HAVE_KOKKOSKERNELS) && defined(KFLOW_BENCH_CUSPARSE)
+// CRS row offsets as int, for cuSPARSE's 32-bit index type (a named functor, as above).
+template <class From, class To>
+struct OffsetsToInt {
+  From from;
+  To to;
+  KOKKOS_INLINE_FUNCTION void operator()(int r) const { to(r) = int(from(r)); }
+};
+
+// The cuSPARSE row: cusparseSpMV on the CRS form of `op` (row offsets copied to
+// int), compared with the matrix-free product `ym` like the CRS row.
+template <class Real, class Op, class F, class BestOf>
+KernelBenchRow cusparse_row(const Kokkos::Cuda& space, const Op& op, const F& x, const F& ym,
+                            const std::string& size, BestOf&& best_of) {
+  KernelBenchRow row;
+  row.label = size + ", cuSPARSE CRS (cusparseSpMV)";
+  const la::Grid& g = op.grid;
+  const auto A = la::make_crs(space, op);
+  using Mem = Kokkos::CudaSpace;
+  using V = Kokkos::View<Real*, Kokkos::Device<Kokkos::Cuda, Mem>>;
+  const int n = int(la::crs_rows(g));
+  const auto nnz = std::int64_t(A.nnz());
+  Kokkos::View<int*, Mem> offsets(Kokkos::view_alloc(space, "kflow::linsys::spmv::offsets"), n + 1);
+  Kokkos::parallel_for(
+      "kflow::linsys::spmv::offsets", Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, n + 1),
+      OffsetsToInt<decltype(A.graph.row_map), decltype(offsets)>{A.graph.row_map, offsets});
+  V xv(Kokkos::view_alloc(space, "kflow::linsys::spmv::x_rows"), n);
+  V yv(Kokkos::view_alloc(space, "kflow::linsys::spmv::y_cusparse"), n);
+  V mv(Kokkos::view_alloc(space, "kflow::linsys::spmv::y_matrix_free_rows"), n);
+  la::gather_rows(space, g, x, xv);
+  la::gather_rows(space, g, ym, mv);
+  space.fence("kflow::linsys::spmv::cusparse_setup");
+  constexpr cudaDataType type = sizeof(Real) == 8 ? CUDA_R_64F : CUDA_R_32F;
+  cusp::Handle H(space.cuda_stream());
+  cusparseSpMatDescr_t mat = nullptr;
+  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
+  cusp::check(
+      cusparseCreateCsr(&mat, n, n, nnz, offsets.data(), A.graph.entries.data(), A.values.data(),
+                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type),
+      "createCsr");
+  cusp::check(cusparseCreateDnVec(&vx, n, xv.data(), type), "createDnVec");
+  cusp::check(cusparseCreateDnVec(&vy, n, yv.data(), type), "createDnVec");
+  const Real one = 1, zero = 0;
+  std::size_t bytes = 0;
+  cusp::check(cusparseSpMV_bufferSize(H.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero,
+                                      vy, type, CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
+              "SpMV_bufferSize");
+  Kokkos::View<char*, Mem> buffer(Kokkos::view_alloc(space, "kflow::linsys::spmv::cusparse_buffer"),
+                                  std::max<std::size_t>(bytes, 1));
+  space.fence("kflow::linsys::spmv::cusparse_buffer");
+  try {
+    row.seconds = best_of([&] {
+      cusp::check(cusparseSpMV(H.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy,
+                               type, CUSPARSE_SPMV_ALG_DEFAULT, buffer.data()),
+                  "SpMV");
+    });
+    cusp::check(cudaGetLastError(), "SpMV launch");
+  } catch (...) {
+    cusparseDestroyDnVec(vy);
+    cusparseDestroyDnVec(vx);
+    cusparseDestroySpMat(mat);
+    throw;
+  }
+  cusp::check(cusparseDestroyDnVec(vy), "destroyDnVec");
+  cusp::check(cusparseDestroyDnVec(vx), "destroyDnVec");
+  cusp::check(cusparseDestroySpMat(mat), "destroySpMat");
+  const double cells = double(n);
+  row.bytes = 2 * cells * sizeof(Real) + double(nnz) * (sizeof(Real) + sizeof(int)) +
+              (cells + 1) * sizeof(int);
+  double diff = 0, ymax = 0;
+  Kokkos::parallel_reduce("kflow::linsys::spmv::compare_cusparse",
+                          Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, n), RowsCompare<V>{yv, mv},
+                          Kokkos::Max<double>(diff), Kokkos::Max<double>(ymax));
+  space.fence("kflow::linsys::spmv::compare_cusparse");
+  char buf[160];
+  std::snprintf(
+      buf, sizeof buf,
+      "%.3g GFlop/s at 9 flop/row, %.0f entries, max|y_cuSPARSE - y_matrix-free| = %.2g max|y|",
+      9 * cells / row.seconds / 1e9, double(nnz), ymax > 0 ? diff / ymax : diff);
+  row.note = buf;
+  return row;
+}
+#endif
 }  // namespace spmv_detail
 
 template <class Space, class Real>
@@ -203,6 +294,10 @@ std::vector<KernelBenchRow> run_spmv(const KernelBenchOptions& o, std::ostream& 
         << fmt("%.4g", dr.seconds * 1e3) << " ms\n";
 
     rows.push_back(spmv_detail::kokkos_kernels_row<Space, Real>(space, op, x, ym, size, best_of));
+#if defined(KFLOW_HAVE_KOKKOSKERNELS) && defined(KFLOW_BENCH_CUSPARSE)
+    if constexpr (std::is_same_v<Space, Kokkos::Cuda>)
+      rows.push_back(spmv_detail::cusparse_row<Real>(space, op, x, ym, size, best_of));
+#endif
   }
   return rows;
 }

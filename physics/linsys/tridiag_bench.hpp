@@ -42,8 +42,8 @@
 #include <KokkosBatched_Pttrs.hpp>
 #endif
 
-#if defined(KFLOW_HAVE_CUSPARSE) && defined(KOKKOS_ENABLE_CUDA)
-#include <cusparse.h>
+#include "cusparse_handle.hpp"
+#ifdef KFLOW_BENCH_CUSPARSE
 #define KFLOW_TRIDIAG_CUSPARSE 1
 #endif
 
@@ -168,24 +168,6 @@ void transpose(const ExecSpace& space, long n, long ns, const V& src, const V& d
 
 #ifdef KFLOW_TRIDIAG_CUSPARSE
 namespace cusp {
-inline void check(cusparseStatus_t s, const char* what) {
-  if (s != CUSPARSE_STATUS_SUCCESS)
-    throw kflow::Error(std::string("cuSPARSE ") + what + " failed: " + cusparseGetErrorString(s));
-}
-inline void check(cudaError_t s, const char* what) {
-  if (s != cudaSuccess)
-    throw kflow::Error(std::string("CUDA ") + what + " failed: " + cudaGetErrorString(s));
-}
-struct Handle {
-  cusparseHandle_t h = nullptr;
-  explicit Handle(cudaStream_t stream) {
-    check(cusparseCreate(&h), "create");
-    check(cusparseSetStream(h, stream), "set stream");
-  }
-  ~Handle() { cusparseDestroy(h); }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-};
 // kind: 0 gtsv2StridedBatch (contiguous), 1 gtsvInterleavedBatch algorithm 0
 // (interleaved), 2 gtsv2_nopivot (one system).  B is the right-hand side in,
 // the solution out.
