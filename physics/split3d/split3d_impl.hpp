@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/state_view.hpp"
@@ -66,7 +67,7 @@ Params<Real> make_params(const Setup& s) {
 }
 
 template <class ExecSpace, class Real>
-class Model final : public kflow::Model {
+class Model final : public kflow::Model, public kflow::PhaseTimes {
   using Mem = typename ExecSpace::memory_space;
   using F3 = linalg::Field3<Real, Mem>;
   using V = Vars<Real, Mem>;
@@ -113,9 +114,10 @@ class Model final : public kflow::Model {
 
   // Per node, variable and solve, an ideal fused implementation reads the
   // input and the nonlinear layer it needs (about 6 values) and writes the
-  // output once; the layer update reads and writes 4 values twice.
+  // output once; the layer update reads the layer and the output (4 values
+  // each) and writes the layer.
   double bytes_per_cell_step() const override {
-    const double per_dir = s_.local_iterations * (4 * 7.0 + 16);
+    const double per_dir = s_.local_iterations * (4 * 7.0 + 12);
     return sizeof(Real) * s_.global_iterations * 3 * per_dir;
   }
 
@@ -127,15 +129,21 @@ class Model final : public kflow::Model {
     // Decision 4: tau = dt per direction (classical LOD); "third": dt / 3 as
     // the authors' code.
     p_.tau = Real(s_.third ? dt / 3 : dt);
+    constexpr double R = sizeof(Real);
+    phase_begin();
     for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, nl_.q[q], state_.q[q]);
+    phase_end(kCopies, 8 * R);
     const bool picard = s_.update == Update::picard;
     const V* out = nullptr;
     for (int g = 0; g < s_.global_iterations; ++g) {
       const V* in = &state_;
       for (int dir = 0; dir < 3; ++dir) {  // decision 8: X, Y, Z
         const V& o = work_[dir % 2];
+        phase_begin();
         for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, o.q[q], in->q[q]);
+        phase_end(kCopies, 8 * R);
         for (int l = 0; l < s_.local_iterations; ++l) {
+          phase_begin();
           for (int q = 0; q < 4; ++q) {
             assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             const auto x = flat(o.q[q]);
@@ -144,15 +152,21 @@ class Model final : public kflow::Model {
             else
               tri_.solve(shape_[dir], a_, b_, c_, x, x);
           }
+          phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
+          phase_begin();
           wrap(space_, p_, o);  // periodic ghosts of what this sweep solved
           update(space_, p_, dir, picard, nl_, o, change_);
           wrap(space_, p_, nl_);
+          phase_end(kUpdate, 12 * R);  // as bytes_per_cell_step
         }
         in = out = &o;
       }
     }
+    phase_begin();
     for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, state_.q[q], out->q[q]);
+    phase_end(kCopies, 8 * R);
     if (s_.projection) {
+      phase_begin();
       projection_rhs(space_, p_, state_, solid_, Real(dt), rhs_);
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
@@ -168,11 +182,14 @@ class Model final : public kflow::Model {
             " iterations (raise solver.max_iterations)");
       project(space_, p_, state_, solid_, phi_, Real(dt));
       wrap(space_, p_, state_);  // periodic ghosts of the projected velocity
+      phase_end(kProjection, 0);
     }
     ++steps_;
     // Decision 7: the divergence error after every step; a run above the
     // limit stops (the authors' code: 0.01).  One scalar read back per step.
+    phase_begin();
     div_ = divergence(space_, p_, state_, flux_);
+    phase_end(kDivergence, 4 * R);
     if (!(div_ <= s_.divergence_limit))
       throw Error("split3d: the divergence error " + num(div_) + " after step " +
                   std::to_string(steps_) +
@@ -180,6 +197,21 @@ class Model final : public kflow::Model {
                   " (the scheme does not enforce continuity; a smaller time.dt, more "
                   "numerics.global_iterations or a finer grid lower it)");
   }
+
+  PhaseTimes* phase_times() override { return this; }
+  void time_phases(bool on) override {
+    timing_ = on;
+    phases_.assign(kPhases, Phase{});
+    const char* names[kPhases] = {"X sweep (assembly + solve of u, v, w, T)",
+                                  "Y sweep",
+                                  "Z sweep",
+                                  "layer update and periodic ghosts",
+                                  "copies of the fields",
+                                  "projection",
+                                  "divergence error"};
+    for (int k = 0; k < kPhases; ++k) phases_[k].name = names[k];
+  }
+  std::vector<Phase> phases() const override { return phases_; }
 
   Diagnostics diagnostics(double) override;
   HostField field(const std::string& name, double) override;
@@ -212,6 +244,21 @@ class Model final : public kflow::Model {
   }
 
  private:
+  // Phases of a step timed for kflow bench (PhaseTimes): 0, 1, 2 the sweeps.
+  enum { kUpdate = 3, kCopies, kProjection, kDivergence, kPhases };
+  void phase_begin() {
+    if (!timing_) return;
+    space_.fence("kflow::split3d::phase");
+    phase_clock_.reset();
+  }
+  void phase_end(int k, double bytes_per_cell) {
+    if (!timing_) return;
+    space_.fence("kflow::split3d::phase");
+    phases_[k].seconds += phase_clock_.seconds();
+    phases_[k].bytes_per_cell += bytes_per_cell;
+    ++phases_[k].calls;
+  }
+
   // The projection's operator on the interior nodes: the 7-point Laplacian,
   // zero normal gradient of phi at walls, inflows and obstacles (the
   // neighbour's coefficient folded into the diagonal), phi = 0 at outflows,
@@ -311,6 +358,9 @@ class Model final : public kflow::Model {
   linalg::TridiagShape shape_[3];
   long steps_ = 0;
   double div_ = 0;
+  bool timing_ = false;
+  std::vector<Phase> phases_;
+  Kokkos::Timer phase_clock_;
 };
 
 // Host copies on every node, as (n+2)^3 output cells centred on the nodes.

@@ -172,6 +172,18 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
       r.per_step.emplace_back(k, total ? (v - v0) / double(r.steps) : v);
     }
   }
+  if (PhaseTimes* pt = m->phase_times()) {
+    pt->time_phases(true);
+    for (long k = 0; k < r.steps; ++k, t += dt) m->step(t, dt);
+    m->fence();
+    r.phases = pt->phases();
+    pt->time_phases(false);
+    for (auto& ph : r.phases) {
+      ph.seconds /= double(r.steps);
+      ph.bytes_per_cell /= double(r.steps);
+      ph.calls /= r.steps;
+    }
+  }
   m.reset();
   log << "kflow bench: measuring the " << pc.backend << " bandwidth ceiling (STREAM kernels)\n";
   r.stream = bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend), 5);

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "kflow/core/model.hpp"
+
 namespace kflow {
 
 // One STREAM kernel's best bandwidth (bytes it moves / best time) and the
@@ -46,6 +48,9 @@ struct ModelBenchResult {
   // (diagnostics "*_total", e.g. solver iterations), and the last step's
   // per-solve counts ("*_iterations").
   std::vector<std::pair<std::string, double>> per_step;
+  // Where the model offers PhaseTimes: a second run of `steps` steps with the
+  // phases timed, per step (seconds, bytes an ideal phase moves, calls).
+  std::vector<PhaseTimes::Phase> phases;
   StreamResult stream;
 };
 

@@ -86,6 +86,24 @@ class DeviceDt {
   virtual std::vector<double> device_dts(long n) = 0;
 };
 
+// Optional capability: the time of each phase of a step (kflow bench).  While
+// timing is on, the model waits for the device around each phase and adds its
+// wall time; the waits cost time, so the bench times the whole step without
+// them first.  bytes_per_cell: what an ideal implementation of the phase moves
+// per cell, summed over its calls (0: not counted).
+class PhaseTimes {
+ public:
+  struct Phase {
+    std::string name;
+    double seconds = 0, bytes_per_cell = 0;
+    long calls = 0;
+  };
+  virtual ~PhaseTimes() = default;
+  // on = true clears the totals.
+  virtual void time_phases(bool on) = 0;
+  virtual std::vector<Phase> phases() const = 0;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -101,6 +119,7 @@ class Model {
   virtual void step(double t, double dt) = 0;
   // Optional capabilities (nullptr: not offered).
   virtual DeviceDt* device_dt() { return nullptr; }
+  virtual PhaseTimes* phase_times() { return nullptr; }
   // Scalar diagnostics at time t (device reductions; the log's columns).
   virtual Diagnostics diagnostics(double t) = 0;
   // A field at time t, copied to the host (output steps only).
