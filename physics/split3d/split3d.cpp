@@ -316,6 +316,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                   : Update::relaxed;
   s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
   s->global_iterations = int(ns.get_int("global_iterations", 2, 1, 1000));
+  s->change_tolerance = ns.get("change_tolerance", 0.0, 0.0);
   const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
   s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
   if (!c.section("time").has("dt"))

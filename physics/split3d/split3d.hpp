@@ -73,6 +73,10 @@ struct Setup : ModelSetup {
   bool third = false;  // tau = dt / 3 per direction (the authors' code) instead of dt
   Update update = Update::relaxed;
   int local_iterations = 4, global_iterations = 2;
+  // numerics.change_tolerance: the local iterations of a direction end once
+  // max |u_new - u~| <= this; the global ones once every direction met it at
+  // its first local iteration (0: always the full counts).
+  double change_tolerance = 0;
   double divergence_limit = 0.01;
   double peclet = 0;  // cell Peclet number at the start (largest speed, largest spacing)
   // Beside the paper's scheme: a pressure projection after each step

@@ -1143,3 +1143,48 @@ TEMPLATE_LIST_TEST_CASE(
   CHECK(worst < 1e-15);
   CHECK(std::fabs(total) < 1e-14);
 }
+
+TEST_CASE("split3d numerics.change_tolerance ends the nonlinear iterations early",
+          "[unit][split3d]") {
+  // The transient lid cavity (Re 30, Picard, 8 local x 4 global at most): the
+  // change of u~ falls by about two orders of magnitude per local iteration
+  // (docs/models/split3d.md), so a tolerance ends the iterations early.
+  const auto text = kflow::test::case_text("split3d/cavity-re100.toml");
+  const std::vector<std::string> common = {"grid.cells=[19,19,19]",
+                                           "physics.reynolds=30.0",
+                                           "numerics.update=\"picard\"",
+                                           "numerics.local_iterations=8",
+                                           "numerics.global_iterations=4",
+                                           "time.dt=0.05",
+                                           "time.steps=6",
+                                           "output.lines=[]"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto s = common;
+    s.insert(s.end(), extra.begin(), extra.end());
+    return run_text(text, "", s, "", true);
+  };
+  const auto full = with({});
+  CHECK(diag(full, "solves_per_step") == 4 * 3 * 8 * 4);
+  // A tolerance no change meets runs the full counts: the same bits.
+  const auto zero = with({"numerics.change_tolerance=1e-300"});
+  CHECK(diag(zero, "solves_per_step") == 4 * 3 * 8 * 4);
+  CHECK(field(zero, "u").values == field(full, "u").values);
+  // A tolerance every change meets: one local iteration a direction and one
+  // global iteration, exactly the run with those counts.
+  const auto huge = with({"numerics.change_tolerance=1e30"});
+  const auto one = with({"numerics.local_iterations=1", "numerics.global_iterations=1"});
+  CHECK(diag(huge, "solves_per_step") == 4 * 3);
+  CHECK(diag(huge, "local_iterations_total") == 3 * 6);
+  for (const char* name : {"u", "v", "w", "temperature"})
+    CHECK(field(huge, name).values == field(one, name).values);
+  // In between: fewer solves, the last change within the tolerance, and the
+  // kinetic energy of the full iterations to well within the tolerance's effect.
+  const auto mid = with({"numerics.change_tolerance=1e-3"});
+  const double solves = diag(mid, "solves_per_step");
+  INFO("solves per step " << solves << ", last change " << diag(mid, "last_update_change"));
+  CHECK(solves < 4 * 3 * 8 * 4);
+  CHECK(solves >= 4 * 3 * 2);
+  CHECK(diag(mid, "last_update_change") <= 1e-3);
+  const double ke = diag(full, "kinetic_energy");
+  CHECK(std::fabs(diag(mid, "kinetic_energy") - ke) <= 1e-3 * ke);
+}
