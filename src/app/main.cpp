@@ -470,7 +470,8 @@ int cmd_bench(const Args& a) {
   const double cells = r.cell_updates_per_second * r.seconds / double(r.steps);
   for (const auto& ph : r.phases) {
     if (ph.calls == 0) continue;
-    std::cout << "    " << ph.name << ": " << ph.seconds * 1e3 << " ms (" << ph.calls << " calls)";
+    std::cout << "    " << ph.name << ": " << ph.seconds * 1e3 << " ms ("
+              << double(ph.calls) / double(r.steps) << " calls)";
     if (ph.bytes_per_cell > 0 && ph.seconds > 0) {
       const double bps = ph.bytes_per_cell * cells / ph.seconds;
       std::cout << ", " << gbs(bps) << " = " << 100 * bps / r.stream.ceiling.bytes_per_second

@@ -181,7 +181,6 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
     for (auto& ph : r.phases) {
       ph.seconds /= double(r.steps);
       ph.bytes_per_cell /= double(r.steps);
-      ph.calls /= r.steps;
     }
   }
   m.reset();

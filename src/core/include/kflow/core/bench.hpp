@@ -49,7 +49,7 @@ struct ModelBenchResult {
   // per-solve counts ("*_iterations").
   std::vector<std::pair<std::string, double>> per_step;
   // Where the model offers PhaseTimes: a second run of `steps` steps with the
-  // phases timed, per step (seconds, bytes an ideal phase moves, calls).
+  // phases timed: seconds and ideal bytes per cell per step, calls in all.
   std::vector<PhaseTimes::Phase> phases;
   StreamResult stream;
 };
