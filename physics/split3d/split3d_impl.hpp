@@ -141,12 +141,14 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     last_sweeps_ = 0;
     for (int g = 0; g < s_.global_iterations; ++g) {
       const V* in = &state_;
-      bool settled = tol > 0;              // every direction met tol at its first local iteration
+      bool settled = true;                 // every direction met tol at its first local iteration
       for (int dir = 0; dir < 3; ++dir) {  // decision 8: X, Y, Z
         const V& o = work_[dir % 2];
         phase_begin();
         for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, o.q[q], in->q[q]);
         phase_end(kCopies, 8 * R);
+        int used = 0;  // local iterations of this direction
+        bool met = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
           for (int q = 0; q < 4; ++q) {
@@ -163,17 +165,16 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           update(space_, p_, dir, picard, nl_, o, change_);
           wrap(space_, p_, nl_);
           phase_end(kUpdate, 12 * R);  // as bytes_per_cell_step
-          ++last_sweeps_;
+          ++used;
           if (tol > 0) {  // one scalar read back: the stopping rule's
             Kokkos::deep_copy(space_, change_host_, change_);
             space_.fence("kflow::split3d::change");
-            if (double(change_host_()) <= tol) {
-              settled = settled && l == 0;
-              break;
-            }
+            met = double(change_host_()) <= tol;
+            if (met) break;
           }
-          if (l == s_.local_iterations - 1) settled = false;
         }
+        last_sweeps_ += used;
+        settled = settled && met && used == 1;
         in = out = &o;
       }
       if (settled) break;
