@@ -22,6 +22,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -85,9 +86,22 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       work_[1].q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_y", s_.nodes);
     }
     const std::size_t n = state_.q[0].span();
-    a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
-    b_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::b"), n);
-    c_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::c"), n);
+    if (n > std::size_t(INT_MAX))  // LineRows' flat indices are ints
+      throw Error("split3d: " + std::to_string(n) + " nodes are more than one run indexes (2^31)");
+    bool stored = false;
+    for (int d = 0; d < 3; ++d) {
+      // Decision: the automatic choice per direction and backend, from the
+      // measured phases (docs/models/split3d.md, "Assembly").
+      const bool fast_fused = !linalg::on_gpu<ExecSpace> || d > 0;
+      fused_[d] = !p_.periodic[d] && (s_.assembly == Assembly::fused ||
+                                      (s_.assembly == Assembly::automatic && fast_fused));
+      stored = stored || !fused_[d];
+    }
+    if (stored) {
+      a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
+      b_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::b"), n);
+      c_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::c"), n);
+    }
     flux_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::divergence", s_.nodes);
     change_ = Kokkos::View<Real, Mem>("kflow::split3d::change");
     for (int d = 0; d < 3; ++d) shape_[d] = line_systems(p_, d);
@@ -152,8 +166,13 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
           for (int q = 0; q < 4; ++q) {
-            assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             const auto x = flat(o.q[q]);
+            if (fused_[dir]) {
+              tri_.solve_rows(shape_[dir], LineRows<Real, Mem>(p_, dir, q, nl_, in->q[q], solid_),
+                              x);
+              continue;
+            }
+            assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
               tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
             else
@@ -374,6 +393,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;
   linalg::TridiagShape shape_[3];
+  bool fused_[3] = {false, false, false};  // per direction: rows assembled in the solve
   long steps_ = 0;
   double div_ = 0;
   long sweeps_ = 0;      // local iterations (over directions) since the start
@@ -432,17 +452,17 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
   const int e0 = p_.e[0], e1 = p_.e[1], e2 = p_.e[2];
   const V s = state_;
   double ke = 0, umax = 0;
-  Kokkos::parallel_reduce(
-      "kflow::split3d::kinetic_energy",
-      linalg::GridPolicy<ExecSpace, 3>(space_, {1, 1, 1}, {e0 - 1, e1 - 1, e2 - 1}),
+  const int in_lo[3] = {1, 1, 1}, in_hi[3] = {e0 - 1, e1 - 1, e2 - 1};
+  const int all_lo[3] = {0, 0, 0}, all_hi[3] = {e0, e1, e2};
+  linalg::box_reduce(
+      space_, "kflow::split3d::kinetic_energy", in_lo, in_hi,
       KOKKOS_LAMBDA(int i, int j, int k, double& acc) {
         const double u = s.q[0](i, j, k), v = s.q[1](i, j, k), w = s.q[2](i, j, k);
         acc += 0.5 * (u * u + v * v + w * w);
       },
-      ke);
-  Kokkos::parallel_reduce(
-      "kflow::split3d::speed_max",
-      linalg::GridPolicy<ExecSpace, 3>(space_, {0, 0, 0}, {e0, e1, e2}),
+      Kokkos::Sum<double>(ke));
+  linalg::box_reduce(
+      space_, "kflow::split3d::speed_max", all_lo, all_hi,
       KOKKOS_LAMBDA(int i, int j, int k, double& mx) {
         const double u = s.q[0](i, j, k), v = s.q[1](i, j, k), w = s.q[2](i, j, k);
         mx = Kokkos::fmax(mx, Kokkos::sqrt(u * u + v * v + w * w));
@@ -450,15 +470,13 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
       Kokkos::Max<double>(umax));
   double tmin = 0, tmax = 0;
   const F3 t = state_.q[3];
-  const auto nodes = linalg::GridPolicy<ExecSpace, 3>(space_, {0, 0, 0}, {e0, e1, e2});
-  Kokkos::parallel_reduce(
-      "kflow::split3d::temperature_min", nodes,
-      KOKKOS_LAMBDA(int i, int j, int k, double& lo) { lo = Kokkos::fmin(lo, double(t(i, j, k))); },
-      Kokkos::Min<double>(tmin));
-  Kokkos::parallel_reduce(
-      "kflow::split3d::temperature_max", nodes,
-      KOKKOS_LAMBDA(int i, int j, int k, double& hi) { hi = Kokkos::fmax(hi, double(t(i, j, k))); },
-      Kokkos::Max<double>(tmax));
+  linalg::box_reduce(
+      space_, "kflow::split3d::temperature_range", all_lo, all_hi,
+      KOKKOS_LAMBDA(int i, int j, int k, double& lo, double& hi) {
+        lo = Kokkos::fmin(lo, double(t(i, j, k)));
+        hi = Kokkos::fmax(hi, double(t(i, j, k)));
+      },
+      Kokkos::Min<double>(tmin), Kokkos::Max<double>(tmax));
   const auto change = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), change_);
   const double cell = s_.nodes.spacing(0) * s_.nodes.spacing(1) * s_.nodes.spacing(2);
   d.emplace_back("divergence_error", div_);

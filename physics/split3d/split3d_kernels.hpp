@@ -24,7 +24,8 @@
 #include <Kokkos_Core.hpp>
 
 #include "kflow/linalg/field.hpp"
-#include "kflow/linalg/tridiag_shape.hpp"
+#include "kflow/linalg/reduce.hpp"
+#include "kflow/linalg/tridiag.hpp"
 
 namespace kflow::split3d {
 
@@ -87,13 +88,26 @@ linalg::TridiagShape line_systems(const Params<Real>& p, int dir) {
   return s;
 }
 
-// The nodes direction dir solves for, as an MDRange.
+// The box of nodes direction dir solves for: lo <= (i, j, k) < hi.
+template <class Real>
+void line_box(const Params<Real>& p, int dir, int (&lo)[3], int (&hi)[3]) {
+  for (int d = 0; d < 3; ++d) lo[d] = 1, hi[d] = p.e[d] - 1;
+  if (!p.periodic[dir]) lo[dir] = 0, hi[dir] = p.e[dir];
+}
+
+// The same as an MDRange.
 template <class ExecSpace, class Real>
 linalg::GridPolicy<ExecSpace, 3> line_nodes(const ExecSpace& space, const Params<Real>& p,
                                             int dir) {
-  int lo[3] = {1, 1, 1}, hi[3] = {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1};
-  if (!p.periodic[dir]) lo[dir] = 0, hi[dir] = p.e[dir];
+  int lo[3], hi[3];
+  line_box(p, dir, lo, hi);
   return linalg::GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]});
+}
+
+// The interior nodes.
+template <class Real>
+void interior_box(const Params<Real>& p, int (&lo)[3], int (&hi)[3]) {
+  for (int d = 0; d < 3; ++d) lo[d] = 1, hi[d] = p.e[d] - 1;
 }
 
 // Central difference of f along axis ax at node (i, j, k).
@@ -122,63 +136,94 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 }
 
 // Rows of variable var (0..2 velocity, 3 temperature) in direction dir, from
-// the nonlinear layer nl and the step's input in: a, b, c into their arrays,
-// d into x (the solve's right-hand side and solution, in place).  A node
-// inside an obstacle is an identity row keeping its value: the fluid rows
-// beside it see a Dirichlet wall, so a line through obstacles is its fluid
-// segments, each with Dirichlet ends, in one system of the batch (a cyclic
-// one along a periodic axis: the identity rows cut the loop into segments,
-// the one across the seam included).  T on an adiabatic obstacle's node
-// beside fluid along dir is the zero-gradient row f_s - f_fluid = 0 (at most
-// one fluid neighbour per line: parsing refuses thinner obstacles).
+// the nonlinear layer nl and the step's input in.  A node inside an obstacle
+// is an identity row keeping its value: the fluid rows beside it see a
+// Dirichlet wall, so a line through obstacles is its fluid segments, each
+// with Dirichlet ends, in one system of the batch (a cyclic one along a
+// periodic axis: the identity rows cut the loop into segments, the one
+// across the seam included).  T on an adiabatic obstacle's node beside fluid
+// along dir is the zero-gradient row f_s - f_fluid = 0 (at most one fluid
+// neighbour per line: parsing refuses thinner obstacles).
+//
+// at(i, j, k) is the row of node (i, j, k); operator()(m) the row of the
+// node at flat index m (Tridiag::solve_rows' row source: the assembly fused
+// into the solve).  Flat indices are ints: the model refuses grids of 2^31
+// nodes or more.
+template <class Real, class Mem>
+struct LineRows {
+  using Row = linalg::TridiagRow<Real>;
+  Params<Real> p;
+  int dir, var;
+  Vars<Real, Mem> nl;
+  linalg::Field3<Real, Mem> in;
+  Mask<Mem> solid;  // empty without obstacles
+  int lo_row, hi_row, last;
+  Real cd, cu, bb, rt, src;
+  bool masked, wraps;
+
+  LineRows(const Params<Real>& p_, int dir_, int var_, const Vars<Real, Mem>& nl_,
+           const linalg::Field3<Real, Mem>& in_, const Mask<Mem>& solid_)
+      : p(p_), dir(dir_), var(var_), nl(nl_), in(in_), solid(solid_) {
+    lo_row = p.row[2 * dir][var], hi_row = p.row[2 * dir + 1][var];
+    last = p.e[dir] - 1;
+    const Real h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
+    cd = nu / (h * h), cu = 1 / (2 * h), bb = 1 / p.tau + 2 * cd, rt = 1 / p.tau;
+    src = var == dir ? p.force[dir] : Real(0);
+    masked = solid.data() != nullptr, wraps = p.periodic[dir] != 0;
+  }
+
+  KOKKOS_INLINE_FUNCTION Row at(int i, int j, int k) const {
+    if (masked && solid(i, j, k)) {
+      Row r{0, 1, 0, in(i, j, k)};
+      if (var == 3 && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
+        const int di = dir == 0, dj = dir == 1, dk = dir == 2;
+        const int at = dir == 0 ? i : dir == 1 ? j : k;
+        // a neighbour is fluid when not solid and not a boundary node
+        // (a periodic axis has none: its ghosts stand for nodes n and 1)
+        const bool lo = (wraps || at - 1 > 0) && !solid(i - di, j - dj, k - dk);
+        const bool hi = (wraps || at + 1 < last) && !solid(i + di, j + dj, k + dk);
+        if (lo)
+          r.a = -1, r.d = 0;
+        else if (hi)
+          r.c = -1, r.d = 0;
+      }
+      return r;
+    }
+    const int at = dir == 0 ? i : dir == 1 ? j : k;
+    if (at == 0 || at == last) {
+      const int row = at == 0 ? lo_row : hi_row;
+      return Row{at == last && row == zero_gradient ? Real(-1) : Real(0), Real(1),
+                 at == 0 && row == zero_gradient ? Real(-1) : Real(0),
+                 row == dirichlet ? in(i, j, k) : Real(0)};
+    }
+    const Real u = nl.q[dir](i, j, k);
+    Real s = src;
+    if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.h[dir], i, j, k);
+    if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
+    return Row{-u * cu - cd, bb, u * cu - cd, in(i, j, k) * rt + s};
+  }
+
+  KOKKOS_INLINE_FUNCTION Row operator()(long m) const {
+    const int f = int(m), r = f / p.e[0];
+    return at(f - r * p.e[0], r % p.e[1], r / p.e[1]);
+  }
+};
+
+// The rows of every line of direction dir stored: a, b, c into their arrays,
+// d into x (the solve's right-hand side and solution, in place).
 template <class ExecSpace, class Real, class Mem>
 void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
               const Vars<Real, Mem>& nl, const linalg::Field3<Real, Mem>& in,
               const Mask<Mem>& solid, const Flat<Real, Mem>& a, const Flat<Real, Mem>& b,
               const Flat<Real, Mem>& c, const linalg::Field3<Real, Mem>& x) {
-  const int lo_row = p.row[2 * dir][var], hi_row = p.row[2 * dir + 1][var];
-  const int last = p.e[dir] - 1, e0 = p.e[0], e1 = p.e[1];
-  const Real h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
-  const Real cd = nu / (h * h), cu = 1 / (2 * h), bb = 1 / p.tau + 2 * cd, rt = 1 / p.tau;
-  const Real src = var == dir ? p.force[dir] : Real(0);
-  const bool masked = solid.data() != nullptr, wraps = p.periodic[dir] != 0;
+  const LineRows<Real, Mem> rows(p, dir, var, nl, in, solid);
+  const int e0 = p.e[0], e1 = p.e[1];
   Kokkos::parallel_for(
       "kflow::split3d::assemble", line_nodes(space, p, dir), KOKKOS_LAMBDA(int i, int j, int k) {
         const long m = i + long(e0) * (j + long(e1) * k);
-        if (masked && solid(i, j, k)) {
-          a(m) = 0, b(m) = 1, c(m) = 0;
-          x(i, j, k) = in(i, j, k);
-          if (var == 3 && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
-            const int di = dir == 0, dj = dir == 1, dk = dir == 2;
-            const int at = dir == 0 ? i : dir == 1 ? j : k;
-            // a neighbour is fluid when not solid and not a boundary node
-            // (a periodic axis has none: its ghosts stand for nodes n and 1)
-            const bool lo = (wraps || at - 1 > 0) && !solid(i - di, j - dj, k - dk);
-            const bool hi = (wraps || at + 1 < last) && !solid(i + di, j + dj, k + dk);
-            if (lo)
-              a(m) = -1, x(i, j, k) = 0;
-            else if (hi)
-              c(m) = -1, x(i, j, k) = 0;
-          }
-          return;
-        }
-        const int at = dir == 0 ? i : dir == 1 ? j : k;
-        if (at == 0 || at == last) {
-          const int row = at == 0 ? lo_row : hi_row;
-          a(m) = at == last && row == zero_gradient ? Real(-1) : Real(0);
-          b(m) = 1;
-          c(m) = at == 0 && row == zero_gradient ? Real(-1) : Real(0);
-          x(i, j, k) = row == dirichlet ? in(i, j, k) : Real(0);
-          return;
-        }
-        const Real u = nl.q[dir](i, j, k);
-        a(m) = -u * cu - cd;
-        b(m) = bb;
-        c(m) = u * cu - cd;
-        Real s = src;
-        if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, h, i, j, k);
-        if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
-        x(i, j, k) = in(i, j, k) * rt + s;
+        const auto r = rows.at(i, j, k);
+        a(m) = r.a, b(m) = r.b, c(m) = r.c;
+        x(i, j, k) = r.d;
       });
 }
 
@@ -206,12 +251,16 @@ void wrap(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& 
 // The nonlinear layer after a local iteration, on the nodes direction dir
 // solved for: relaxed u~ <- (u~ + out)/2 or Picard u~ <- out.  Returns (in
 // `change`, asynchronously) max |out - u~| over the velocity components.
+// A flat reduction on GPUs (linalg::box_reduce; an MDRange reduction ran at
+// a seventh of the bandwidth: docs/models/split3d.md).
 template <class ExecSpace, class Real, class Mem>
 void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
             const Vars<Real, Mem>& nl, const Vars<Real, Mem>& out,
             const Kokkos::View<Real, Mem>& change) {
-  Kokkos::parallel_reduce(
-      "kflow::split3d::update", line_nodes(space, p, dir),
+  int lo[3], hi[3];
+  line_box(p, dir, lo, hi);
+  linalg::box_reduce(
+      space, "kflow::split3d::update", lo, hi,
       KOKKOS_LAMBDA(int i, int j, int k, Real& mx) {
         for (int q = 0; q < 4; ++q) {
           const Real o = nl.q[q](i, j, k), n = out.q[q](i, j, k);
@@ -255,10 +304,11 @@ double divergence(const ExecSpace& space, const Params<Real>& p, const Vars<Real
   const Real ax = p.h[1] * p.h[2] / 4, ay = p.h[0] * p.h[2] / 4, az = p.h[0] * p.h[1] / 4;
   Kokkos::deep_copy(space, flux, Real(0));
   double sum = 0;
-  Kokkos::parallel_reduce(
-      "kflow::split3d::divergence",
-      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {e0 - 1, e1 - 1, e2 - 1}),
-      DivergenceFlux<Real, Mem>{s.q[0], s.q[1], s.q[2], flux, ax, ay, az}, sum);
+  int lo[3], hi[3];
+  interior_box(p, lo, hi);
+  linalg::box_reduce(space, "kflow::split3d::divergence", lo, hi,
+                     DivergenceFlux<Real, Mem>{s.q[0], s.q[1], s.q[2], flux, ax, ay, az},
+                     Kokkos::Sum<double>(sum));
   return sum / (double(e0 - 2) * (e1 - 2) * (e2 - 2));
 }
 

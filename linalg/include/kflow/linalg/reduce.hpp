@@ -47,13 +47,13 @@ struct StridedIndex2 {
 template <class F, class... V>
 struct StridedIndex3 {
   F f;
-  int nx, ny, i0, total, stride;
+  int nx, ny, i0, j0, k0, total, stride;
   KOKKOS_INLINE_FUNCTION void operator()(int w, V&... acc) const {
     const int si = stride % nx, sr = stride / nx;
     const int sj = sr % ny, sk = sr / ny;
     int i = w % nx, j = (w / nx) % ny, k = (w / nx) / ny;
     for (int n = w; n < total; n += stride) {
-      f(i0 + i, i0 + j, i0 + k, acc...);
+      f(i0 + i, j0 + j, k0 + k, acc...);
       i += si;
       j += sj;
       k += sk;
@@ -81,40 +81,68 @@ int reduce_threads(const ExecSpace& space, long total, int blocks) {
 }
 }  // namespace detail
 
-// parallel_reduce of f(i, j[, k], acc...) over the points of `grid`: the
-// interior, or every stored point (ghosts = true).  On GPUs the points are
-// one flat index range, i fastest (coalesced), swept by a fixed number of
-// threads: `blocks` blocks of 256 a multiprocessor (4 unless a kernel's
-// registers allow fewer: docs/performance.md).  Kokkos' MDRange reductions
-// launch few blocks, its range reductions a partial second wave.  Host
-// backends keep the MDRange (no integer division per point).  Results
-// through reducers (Kokkos::Max<double>(x), a View, ...).
+// parallel_reduce of f(i, j, k, acc...) over the box lo <= (i, j, k) < hi.
+// On GPUs the points are one flat index range, i fastest (coalesced), swept
+// by a fixed number of threads: `blocks` blocks of 256 a multiprocessor (4
+// unless a kernel's registers allow fewer: docs/performance.md).  Kokkos'
+// MDRange reductions launch few blocks, its range reductions a partial
+// second wave.  Host backends keep the MDRange (no integer division per
+// point).  Results through reducers (Kokkos::Max<double>(x), a View, ...).
+template <class ExecSpace, class F, class... Reducers>
+void box_reduce_blocks(int blocks, const ExecSpace& space, const std::string& label,
+                       const int (&lo)[3], const int (&hi)[3], const F& f,
+                       const Reducers&... reducers) {
+  if constexpr (on_gpu<ExecSpace>) {
+    const int nx = std::max(0, hi[0] - lo[0]), ny = std::max(0, hi[1] - lo[1]);
+    const int nz = std::max(0, hi[2] - lo[2]);
+    const long total = long(nx) * ny * nz;
+    const int threads = detail::reduce_threads(space, std::max(1L, total), blocks);
+    if (total + threads > std::numeric_limits<int>::max())
+      throw std::invalid_argument(label + ": " + std::to_string(total) +
+                                  " points are more than one GPU reduction indexes");
+    Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, threads),
+                            detail::StridedIndex3<F, typename Reducers::value_type...>{
+                                f, std::max(nx, 1), std::max(ny, 1), lo[0], lo[1], lo[2],
+                                int(total), threads},
+                            reducers...);
+  } else {
+    (void)blocks;
+    Kokkos::parallel_reduce(
+        label, GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}), f,
+        reducers...);
+  }
+}
+
+template <class ExecSpace, class F, class... Reducers>
+void box_reduce(const ExecSpace& space, const std::string& label, const int (&lo)[3],
+                const int (&hi)[3], const F& f, const Reducers&... reducers) {
+  box_reduce_blocks(4, space, label, lo, hi, f, reducers...);
+}
+
+// The same over the points of `grid`: the interior, or every stored point
+// (ghosts = true).  2D grids sweep (i, j) in the same way.
 template <int Dim, class ExecSpace, class F, class... Reducers>
 void grid_reduce_blocks(int blocks, const ExecSpace& space, const std::string& label,
                         const Grid& grid, bool ghosts, const F& f, const Reducers&... reducers) {
   static_assert(Dim == 2 || Dim == 3);
-  if constexpr (on_gpu<ExecSpace>) {
+  if constexpr (Dim == 3 && on_gpu<ExecSpace>) {
+    const int g = ghosts ? 0 : grid.ghost;
+    int lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) lo[d] = g, hi[d] = g + (ghosts ? grid.extent(d) : grid.cells[d]);
+    box_reduce_blocks(blocks, space, label, lo, hi, f, reducers...);
+  } else if constexpr (on_gpu<ExecSpace>) {
     const int g = ghosts ? 0 : grid.ghost;
     const int nx = ghosts ? grid.extent(0) : grid.cells[0];
     const int ny = ghosts ? grid.extent(1) : grid.cells[1];
-    const int nz = Dim == 3 ? (ghosts ? grid.extent(2) : grid.cells[2]) : 1;
-    const long total = long(nx) * ny * nz;
+    const long total = long(nx) * ny;
     const int threads = detail::reduce_threads(space, total, blocks);
     if (total + threads > std::numeric_limits<int>::max())
       throw std::invalid_argument(label + ": " + std::to_string(total) +
                                   " points are more than one GPU reduction indexes");
-    const RangePolicy<ExecSpace> policy(space, 0, threads);
-    if constexpr (Dim == 2) {
-      Kokkos::parallel_reduce(label, policy,
-                              detail::StridedIndex2<F, typename Reducers::value_type...>{
-                                  f, nx, g, g, int(total), threads},
-                              reducers...);
-    } else {
-      Kokkos::parallel_reduce(label, policy,
-                              detail::StridedIndex3<F, typename Reducers::value_type...>{
-                                  f, nx, ny, g, int(total), threads},
-                              reducers...);
-    }
+    Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, threads),
+                            detail::StridedIndex2<F, typename Reducers::value_type...>{
+                                f, nx, g, g, int(total), threads},
+                            reducers...);
   } else {
     (void)blocks;
     Kokkos::parallel_reduce(

@@ -56,6 +56,10 @@
 
 namespace kflow::linalg {
 
+// One row {a, b, c, d} of a system (Tridiag::solve_rows' row sources return it).
+template <class Real>
+using TridiagRow = detail::Row<Real>;
+
 // `register_` is the method named "register" (a C++ keyword).
 enum class TridiagMethod { automatic, thomas, register_ };
 
@@ -155,11 +159,28 @@ class Tridiag {
     return method;
   }
 
+  // Solves every system of `sh` whose rows are assembled on the fly: rows(i)
+  // returns the detail::Row<Real> {a, b, c, d} of the unknown at index i of
+  // x (a device-callable functor, called once per row as the elimination
+  // reaches it, again only to name a failing system).  Nothing but x and the
+  // Thomas workspace is written: the assembly fused into the solve, so that
+  // a, b, c and d never travel through memory.  Thomas (one thread per
+  // system, CPUs 8 side by side), whatever the backend.
+  template <class Rows>
+  void solve_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
+    detail::validate(sh, x);
+    if (sh.systems() == 0) return;
+    if (opt_.check_pivots) flag_.reset();
+    detail::run_thomas<ExecSpace, Real>(space_, sh, rows, x, ws_, flag_.view());
+    if (opt_.check_pivots) flag_.check("thomas, rows assembled in the solve", sh.n);
+  }
+
  private:
   void run(const TridiagShape& sh, const ConstArray& a, const ConstArray& b, const ConstArray& c,
            const ConstArray& d, const Array& x, TridiagMethod method, int depth) {
     if (method == TridiagMethod::thomas) {
-      detail::run_thomas<ExecSpace, Real>(space_, sh, a, b, c, d, x, ws_, flag_.view());
+      detail::run_thomas<ExecSpace, Real>(space_, sh, detail::ArrayRows<Real, ConstArray>{a, b, c, d},
+                                          x, ws_, flag_.view());
       return;
     }
     if (depth == 0) {

@@ -1,6 +1,9 @@
 #pragma once
 // The Thomas algorithm (Gaussian elimination without pivoting), one thread
 // per system; on CPUs a thread takes 8 neighbouring systems side by side.
+// The rows come from a row source: rows(i) is the Row of the unknown at
+// index i, read from four arrays (ArrayRows) or assembled as the
+// elimination reaches it (Tridiag::solve_rows).
 
 #include <Kokkos_Core.hpp>
 
@@ -9,11 +12,18 @@
 
 namespace kflow::linalg::detail {
 
+// Rows read from the arrays a, b, c, d.
+template <class Real, class A>
+struct ArrayRows {
+  A a, b, c, d;
+  KOKKOS_INLINE_FUNCTION Row<Real> operator()(long i) const { return {a(i), b(i), c(i), d(i)}; }
+};
+
 // ---- Thomas: one thread per system ----------------------------------------
 
-template <class ExecSpace, class Real, class A, class X, class W, class Flag>
-void thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b, const A& c,
-            const A& d, const X& x, const W& ws, bool interleaved_ws, const Flag& flag) {
+template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
+            const W& ws, bool interleaved_ws, const Flag& flag) {
   const long n = sh.n, ns = sh.systems(), st = sh.stride;
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace>(space, 0, ns),
@@ -22,20 +32,22 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A&
         // workspace index of row k
         const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
         bool bad = false;
-        Real p = b(f);
+        const Row<Real> r0 = rows(f);
+        Real p = r0.b;
         bad |= bad_pivot(p);
-        Real cp = n > 1 ? c(f) / p : Real(0);
-        Real dp = d(f) / p;
+        Real cp = n > 1 ? r0.c / p : Real(0);
+        Real dp = r0.d / p;
         ws(w0) = cp;
         x(f) = dp;
         for (long k = 1; k < n; ++k) {
           const long i = f + k * st;
-          const Real ak = a(i);
-          p = b(i) - ak * cp;
+          const Row<Real> rk = rows(i);
+          const Real ak = rk.a;
+          p = rk.b - ak * cp;
           bad |= bad_pivot(p);
           const Real r = Real(1) / p;
-          cp = k + 1 < n ? c(i) * r : Real(0);
-          dp = (d(i) - ak * dp) * r;
+          cp = k + 1 < n ? rk.c * r : Real(0);
+          dp = (rk.d - ak * dp) * r;
           ws(w0 + k * ws_st) = cp;
           x(i) = dp;
         }
@@ -52,9 +64,9 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A&
 // of one m1) and runs their eliminations side by side: 8 independent division
 // chains instead of one, and in the interleaved layout every row touches
 // whole cache lines.  Same arithmetic per system as `thomas`.
-template <class ExecSpace, class Real, class A, class X, class W, class Flag>
-void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
-                    const A& c, const A& d, const X& x, const W& ws, const Flag& flag) {
+template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
+                    const W& ws, const Flag& flag) {
   constexpr int B = 8;
   const long n = sh.n, st = sh.stride, c0 = sh.count[0];
   const long blocks0 = (c0 + B - 1) / B;
@@ -70,10 +82,11 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, 
         Real cp[B], dp[B];
         bool bad = false;
         for (int l = 0; l < w; ++l) {
-          const Real p = b(f[l]);
+          const Row<Real> r0 = rows(f[l]);
+          const Real p = r0.b;
           bad |= bad_pivot(p);
-          cp[l] = n > 1 ? c(f[l]) / p : Real(0);
-          dp[l] = d(f[l]) / p;
+          cp[l] = n > 1 ? r0.c / p : Real(0);
+          dp[l] = r0.d / p;
           ws(w0 + l) = cp[l];
           x(f[l]) = dp[l];
         }
@@ -81,11 +94,12 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, 
           const bool last = k + 1 == n;
           for (int l = 0; l < w; ++l) {
             const long i = f[l] + k * st;
-            const Real ak = a(i), p = b(i) - ak * cp[l];
+            const Row<Real> rk = rows(i);
+            const Real ak = rk.a, p = rk.b - ak * cp[l];
             bad |= bad_pivot(p);
             const Real r = Real(1) / p;
-            cp[l] = last ? Real(0) : c(i) * r;
-            dp[l] = (d(i) - ak * dp[l]) * r;
+            cp[l] = last ? Real(0) : rk.c * r;
+            dp[l] = (rk.d - ak * dp[l]) * r;
             ws(w0 + k * B + l) = cp[l];
             x(i) = dp[l];
           }
@@ -98,13 +112,14 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, 
           }
         if (bad)  // the first system of the block that failed
           for (int l = 0; l < w; ++l) {
-            bool bl = bad_pivot(b(f[l]));
-            Real q = n > 1 ? c(f[l]) / b(f[l]) : Real(0);
+            const Row<Real> r0 = rows(f[l]);
+            bool bl = bad_pivot(r0.b);
+            Real q = n > 1 ? r0.c / r0.b : Real(0);
             for (long k = 1; k < n && !bl; ++k) {
-              const long i = f[l] + k * st;
-              const Real p = b(i) - a(i) * q;
+              const Row<Real> rk = rows(f[l] + k * st);
+              const Real p = rk.b - rk.a * q;
               bl = bad_pivot(p);
-              q = k + 1 < n ? c(i) / p : Real(0);
+              q = k + 1 < n ? rk.c / p : Real(0);
             }
             if (bl) {
               flag_system(flag, m0 + l + c0 * m1);
@@ -117,16 +132,16 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const A& a, 
 // Thomas on any batch: CPUs take 8 systems per thread once there are enough
 // to keep every thread busy, one per thread otherwise (and for one system:
 // the plain Thomas loop, the paper's CPU baseline).  ws grows as needed.
-template <class ExecSpace, class Real, class A, class X, class W, class Flag>
-void run_thomas(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b, const A& c,
-                const A& d, const X& x, W& ws, const Flag& flag) {
+template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
+                W& ws, const Flag& flag) {
   const long n = sh.n, ns = sh.systems();
   if (!on_gpu<ExecSpace> && ns >= 8L * space.concurrency()) {
     grow(space, ws, n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1]);
-    thomas_blocked<ExecSpace, Real>(space, sh, a, b, c, d, x, ws, flag);
+    thomas_blocked<ExecSpace, Real>(space, sh, rows, x, ws, flag);
   } else {
     grow(space, ws, n * ns);
-    thomas<ExecSpace, Real>(space, sh, a, b, c, d, x, ws, on_gpu<ExecSpace>, flag);
+    thomas<ExecSpace, Real>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
   }
 }
 
