@@ -145,10 +145,10 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 // along dir is the zero-gradient row f_s - f_fluid = 0 (at most one fluid
 // neighbour per line: parsing refuses thinner obstacles).
 //
-// at(i, j, k) is the row of node (i, j, k); operator()(m) the row of the
-// node at flat index m (Tridiag::solve_rows' row source: the assembly fused
-// into the solve).  Flat indices are ints: the model refuses grids of 2^31
-// nodes or more.
+// at(i, j, k) is the row of node (i, j, k); line(f, st) the rows of the
+// line from the node at flat index f along dir (Tridiag::solve_rows' row
+// source: the assembly fused into the solve; f is decomposed once a line).
+// Flat indices are ints: the model refuses grids of 2^31 nodes or more.
 template <class Real, class Mem>
 struct LineRows {
   using Row = linalg::TridiagRow<Real>;
@@ -203,9 +203,17 @@ struct LineRows {
     return Row{-u * cu - cd, bb, u * cu - cd, in(i, j, k) * rt + s};
   }
 
-  KOKKOS_INLINE_FUNCTION Row operator()(long m) const {
-    const int f = int(m), r = f / p.e[0];
-    return at(f - r * p.e[0], r % p.e[1], r / p.e[1]);
+  struct Line {
+    const LineRows* r = nullptr;
+    int i = 0, j = 0, k = 0;
+    KOKKOS_INLINE_FUNCTION Row operator()(long n) const {
+      const int d = int(n);
+      return r->at(i + (r->dir == 0) * d, j + (r->dir == 1) * d, k + (r->dir == 2) * d);
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Line line(long f, long) const {
+    const int m = int(f), q = m / p.e[0];
+    return {this, m - q * p.e[0], q % p.e[1], q / p.e[1]};
   }
 };
 

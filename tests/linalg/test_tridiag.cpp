@@ -245,9 +245,15 @@ namespace {
 template <class Real, class A>
 struct DoubledRows {
   A a, b, c, d;
-  KOKKOS_INLINE_FUNCTION la::TridiagRow<Real> operator()(long i) const {
-    return {2 * a(i), 2 * b(i), 2 * c(i), 2 * d(i)};
-  }
+  struct Line {
+    const DoubledRows* r = nullptr;
+    long f = 0, st = 0;
+    KOKKOS_INLINE_FUNCTION la::TridiagRow<Real> operator()(long k) const {
+      const long i = f + k * st;
+      return {2 * r->a(i), 2 * r->b(i), 2 * r->c(i), 2 * r->d(i)};
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
 };
 
 template <class Space, class Real>

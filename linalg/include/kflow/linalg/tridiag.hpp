@@ -159,10 +159,12 @@ class Tridiag {
     return method;
   }
 
-  // Solves every system of `sh` whose rows are assembled on the fly: rows(i)
-  // returns the detail::Row<Real> {a, b, c, d} of the unknown at index i of
-  // x (a device-callable functor, called once per row as the elimination
-  // reaches it, again only to name a failing system).  Nothing but x and the
+  // Solves every system of `sh` whose rows are assembled on the fly: the row
+  // source's rows.line(f, st) is a system's cursor (first unknown at index f
+  // of x, the next ones st apart; a default-constructible value type Line)
+  // and line(k) returns row k as a TridiagRow<Real> {a, b, c, d}, called
+  // once per row as the elimination reaches it (again only to name a failing
+  // system).  Nothing but x and the
   // Thomas workspace is written: the assembly fused into the solve, so that
   // a, b, c and d never travel through memory.  Thomas (one thread per
   // system, CPUs 8 side by side), whatever the backend.

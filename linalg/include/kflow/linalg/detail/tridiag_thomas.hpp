@@ -1,9 +1,10 @@
 #pragma once
 // The Thomas algorithm (Gaussian elimination without pivoting), one thread
 // per system; on CPUs a thread takes 8 neighbouring systems side by side.
-// The rows come from a row source: rows(i) is the Row of the unknown at
-// index i, read from four arrays (ArrayRows) or assembled as the
-// elimination reaches it (Tridiag::solve_rows).
+// The rows come from a row source: rows.line(f, st) is a system's rows, its
+// first unknown at index f and the next ones st apart; line(k) is row k.
+// They are read from four arrays (ArrayRows) or assembled as the elimination
+// reaches them (Tridiag::solve_rows).
 
 #include <Kokkos_Core.hpp>
 
@@ -16,7 +17,15 @@ namespace kflow::linalg::detail {
 template <class Real, class A>
 struct ArrayRows {
   A a, b, c, d;
-  KOKKOS_INLINE_FUNCTION Row<Real> operator()(long i) const { return {a(i), b(i), c(i), d(i)}; }
+  struct Line {
+    const ArrayRows* r = nullptr;
+    long f = 0, st = 0;
+    KOKKOS_INLINE_FUNCTION Row<Real> operator()(long k) const {
+      const long i = f + k * st;
+      return {r->a(i), r->b(i), r->c(i), r->d(i)};
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
 };
 
 // ---- Thomas: one thread per system ----------------------------------------
@@ -32,7 +41,8 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         // workspace index of row k
         const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
         bool bad = false;
-        const Row<Real> r0 = rows(f);
+        const auto line = rows.line(f, st);
+        const Row<Real> r0 = line(0);
         Real p = r0.b;
         bad |= bad_pivot(p);
         Real cp = n > 1 ? r0.c / p : Real(0);
@@ -41,7 +51,7 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         x(f) = dp;
         for (long k = 1; k < n; ++k) {
           const long i = f + k * st;
-          const Row<Real> rk = rows(i);
+          const Row<Real> rk = line(k);
           const Real ak = rk.a;
           p = rk.b - ak * cp;
           bad |= bad_pivot(p);
@@ -80,9 +90,11 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& 
           f[l] = sh.offset + (m0 + l) * sh.system_stride[0] + m1 * sh.system_stride[1];
         const long w0 = item * B * n;
         Real cp[B], dp[B];
+        typename Rows::Line line[B];
+        for (int l = 0; l < w; ++l) line[l] = rows.line(f[l], st);
         bool bad = false;
         for (int l = 0; l < w; ++l) {
-          const Row<Real> r0 = rows(f[l]);
+          const Row<Real> r0 = line[l](0);
           const Real p = r0.b;
           bad |= bad_pivot(p);
           cp[l] = n > 1 ? r0.c / p : Real(0);
@@ -94,7 +106,7 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& 
           const bool last = k + 1 == n;
           for (int l = 0; l < w; ++l) {
             const long i = f[l] + k * st;
-            const Row<Real> rk = rows(i);
+            const Row<Real> rk = line[l](k);
             const Real ak = rk.a, p = rk.b - ak * cp[l];
             bad |= bad_pivot(p);
             const Real r = Real(1) / p;
@@ -112,11 +124,11 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& 
           }
         if (bad)  // the first system of the block that failed
           for (int l = 0; l < w; ++l) {
-            const Row<Real> r0 = rows(f[l]);
+            const Row<Real> r0 = line[l](0);
             bool bl = bad_pivot(r0.b);
             Real q = n > 1 ? r0.c / r0.b : Real(0);
             for (long k = 1; k < n && !bl; ++k) {
-              const Row<Real> rk = rows(f[l] + k * st);
+              const Row<Real> rk = line[l](k);
               const Real p = rk.b - rk.a * q;
               bl = bad_pivot(p);
               q = k + 1 < n ? rk.c / p : Real(0);
