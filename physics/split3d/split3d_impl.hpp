@@ -77,17 +77,14 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
 
  public:
   explicit Model(const Setup& s) : s_(s), p_(make_params<Real>(s)), tri_(space_) {
-    const char* names[4] = {"u", "v", "w", "temperature"};
-    for (int q = 0; q < 4; ++q) {
-      const std::string n = names[q];
-      state_.q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n, s_.nodes);
-      nl_.q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_layer", s_.nodes);
-      work_[0].q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_x", s_.nodes);
-      work_[1].q[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::" + n + "_y", s_.nodes);
-    }
+    state_ = make_vars<Real>(space_, "kflow::split3d::state", s_.nodes);
+    nl_ = make_vars<Real>(space_, "kflow::split3d::layer", s_.nodes);
+    work_[0] = make_vars<Real>(space_, "kflow::split3d::work_x", s_.nodes);
+    work_[1] = make_vars<Real>(space_, "kflow::split3d::work_y", s_.nodes);
     const std::size_t n = state_.q[0].span();
-    if (n > std::size_t(INT_MAX))  // LineRows' flat indices are ints
-      throw Error("split3d: " + std::to_string(n) + " nodes are more than one run indexes (2^31)");
+    if (4 * n >= std::size_t(INT_MAX))  // LineRows' flat indices are ints
+      throw Error("split3d: 4 x " + std::to_string(n) +
+                  " nodes are more than one run indexes (2^31)");
     bool stored = false;
     for (int d = 0; d < 3; ++d) {
       // Decision: the automatic choice per direction and backend, from the
@@ -104,7 +101,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     }
     flux_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::divergence", s_.nodes);
     change_ = Kokkos::View<Real, Mem>("kflow::split3d::change");
-    for (int d = 0; d < 3; ++d) shape_[d] = line_systems(p_, d);
+    for (int d = 0; d < 3; ++d) {
+      shape_[d] = line_systems(p_, d);
+      shape4_[d] = shape_[d];  // the four variables' lines, one after the other in Vars::all
+      shape4_[d].count[2] = 4;
+      shape4_[d].system_stride[2] = long(n);
+    }
     if (!s_.solid.empty()) {
       solid_ =
           Mask<Mem>(Kokkos::view_alloc(space_, "kflow::split3d::solid"), p_.e[0], p_.e[1], p_.e[2]);
@@ -165,13 +167,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         bool met = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
-          for (int q = 0; q < 4; ++q) {
+          if (fused_[dir])  // u, v, w and T in one batch
+            tri_.solve_rows(shape4_[dir], LineRows<Real, Mem>(p_, dir, nl_, *in, solid_), o.all);
+          for (int q = 0; q < 4 && !fused_[dir]; ++q) {
             const auto x = flat(o.q[q]);
-            if (fused_[dir]) {
-              tri_.solve_rows(shape_[dir], LineRows<Real, Mem>(p_, dir, q, nl_, in->q[q], solid_),
-                              x);
-              continue;
-            }
             assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
             if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
               tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
@@ -255,7 +254,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
 
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
-    for (int q = 0; q < 4; ++q) r.push_back(to_state(state_.q[q]));
+    for (int q = 0; q < 4; ++q) r.push_back(to_state(state_.q[q], state_name(q)));
     if (s_.projection) r.push_back(to_state(phi_));  // the next solve's initial guess
     StateArray counters;
     counters.name = "counters";
@@ -269,7 +268,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
-    for (int q = 0; q < 4; ++q) from_state(space_, state, state_.q[q]);
+    for (int q = 0; q < 4; ++q) from_state(space_, state, state_.q[q], state_name(q));
     if (s_.projection) from_state(space_, state, phi_);
     for (const auto& a : state)
       if (a.name == "counters" && a.bytes.size() == sizeof(double)) {
@@ -281,6 +280,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   }
 
  private:
+  // A variable's name in checkpoints (its fields are views into one array).
+  static std::string state_name(int q) {
+    const char* names[4] = {"u", "v", "w", "temperature"};
+    return std::string("kflow::split3d::") + names[q];
+  }
+
   // Phases of a step timed for kflow bench (PhaseTimes): 0, 1, 2 the sweeps.
   enum { kUpdate = 3, kCopies, kProjection, kDivergence, kPhases };
   void phase_begin() {
@@ -392,7 +397,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   linalg::SolveStats proj_;
   long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;
-  linalg::TridiagShape shape_[3];
+  linalg::TridiagShape shape_[3], shape4_[3];
   bool fused_[3] = {false, false, false};  // per direction: rows assembled in the solve
   long steps_ = 0;
   double div_ = 0;

@@ -23,6 +23,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <string>
+
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/tridiag.hpp"
@@ -47,11 +49,29 @@ struct Params {
 };
 
 // The four variables u, v, w, T (the state, the nonlinear layer, a fractional
-// step's input or output).
+// step's input or output).  make_vars puts them one after the other in one
+// array, `all` (the fused sweep solves the four in one batch); elsewhere
+// `all` may be empty.
 template <class Real, class Mem>
 struct Vars {
   linalg::Field3<Real, Mem> q[4];
+  Kokkos::View<Real*, Mem> all;
 };
+
+template <class Real, class ExecSpace>
+Vars<Real, typename ExecSpace::memory_space> make_vars(const ExecSpace& space,
+                                                       const std::string& label,
+                                                       const linalg::Grid& g) {
+  using Mem = typename ExecSpace::memory_space;
+  Vars<Real, Mem> v;
+  const std::size_t e[3] = {std::size_t(g.extent(0)), std::size_t(g.extent(1)),
+                            std::size_t(g.extent(2))};
+  const std::size_t span = e[0] * e[1] * e[2];
+  v.all = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, label), 4 * span);
+  for (int q = 0; q < 4; ++q)  // unmanaged views into `all` (which owns the memory)
+    v.q[q] = linalg::Field3<Real, Mem>(v.all.data() + q * span, e[0], e[1], e[2]);
+  return v;
+}
 
 template <class Real, class Mem>
 using Flat = Kokkos::View<Real*, Mem>;
@@ -135,7 +155,7 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
   return r;
 }
 
-// Rows of variable var (0..2 velocity, 3 temperature) in direction dir, from
+// Rows of variable q (0..2 velocity, 3 temperature) in direction dir, from
 // the nonlinear layer nl and the step's input in.  A node inside an obstacle
 // is an identity row keeping its value: the fluid rows beside it see a
 // Dirichlet wall, so a line through obstacles is its fluid segments, each
@@ -145,36 +165,45 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 // along dir is the zero-gradient row f_s - f_fluid = 0 (at most one fluid
 // neighbour per line: parsing refuses thinner obstacles).
 //
-// at(i, j, k) is the row of node (i, j, k); line(f, st) the rows of the
-// line from the node at flat index f along dir (Tridiag::solve_rows' row
-// source: the assembly fused into the solve; f is decomposed once a line).
-// Flat indices are ints: the model refuses grids of 2^31 nodes or more.
+// at(q, i, j, k) is the row of variable q at node (i, j, k); line(f, st) the
+// rows of the line from flat index f along dir, variable q's nodes at q span
+// + node (Tridiag::solve_rows' row source: the assembly fused into the solve
+// of the four variables in one batch, Vars::all; f is decomposed once a
+// line).  Flat indices are ints: the model refuses 4 (n+2)^3 >= 2^31.
 template <class Real, class Mem>
 struct LineRows {
   using Row = linalg::TridiagRow<Real>;
   Params<Real> p;
-  int dir, var;
-  Vars<Real, Mem> nl;
-  linalg::Field3<Real, Mem> in;
+  int dir;
+  Vars<Real, Mem> nl, in;
   Mask<Mem> solid;  // empty without obstacles
-  int lo_row, hi_row, last;
-  Real cd, cu, bb, rt, src;
+  int span;         // nodes per variable (line(): variable q's lines start at q span)
+  int lo_row[4], hi_row[4], last;
+  Real cd[2], cu, bb[2], rt, src[4];  // [0] velocity, [1] temperature
   bool masked, wraps;
 
-  LineRows(const Params<Real>& p_, int dir_, int var_, const Vars<Real, Mem>& nl_,
-           const linalg::Field3<Real, Mem>& in_, const Mask<Mem>& solid_)
-      : p(p_), dir(dir_), var(var_), nl(nl_), in(in_), solid(solid_) {
-    lo_row = p.row[2 * dir][var], hi_row = p.row[2 * dir + 1][var];
+  LineRows(const Params<Real>& p_, int dir_, const Vars<Real, Mem>& nl_,
+           const Vars<Real, Mem>& in_, const Mask<Mem>& solid_)
+      : p(p_), dir(dir_), nl(nl_), in(in_), solid(solid_) {
+    span = p.e[0] * p.e[1] * p.e[2];
+    for (int q = 0; q < 4; ++q) {
+      lo_row[q] = p.row[2 * dir][q], hi_row[q] = p.row[2 * dir + 1][q];
+      src[q] = 0;
+    }
+    src[dir] = p.force[dir];  // the body force acts on the velocity along dir
     last = p.e[dir] - 1;
-    const Real h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
-    cd = nu / (h * h), cu = 1 / (2 * h), bb = 1 / p.tau + 2 * cd, rt = 1 / p.tau;
-    src = var == dir ? p.force[dir] : Real(0);
+    const Real h = p.h[dir];
+    for (int t = 0; t < 2; ++t) {
+      cd[t] = (t ? p.kappa : p.nu) / (h * h);
+      bb[t] = 1 / p.tau + 2 * cd[t];
+    }
+    cu = 1 / (2 * h), rt = 1 / p.tau;
     masked = solid.data() != nullptr, wraps = p.periodic[dir] != 0;
   }
 
-  KOKKOS_INLINE_FUNCTION Row at(int i, int j, int k) const {
+  KOKKOS_INLINE_FUNCTION Row at(int var, int i, int j, int k) const {
     if (masked && solid(i, j, k)) {
-      Row r{0, 1, 0, in(i, j, k)};
+      Row r{0, 1, 0, in.q[var](i, j, k)};
       if (var == 3 && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
         const int di = dir == 0, dj = dir == 1, dk = dir == 2;
         const int at = dir == 0 ? i : dir == 1 ? j : k;
@@ -191,29 +220,30 @@ struct LineRows {
     }
     const int at = dir == 0 ? i : dir == 1 ? j : k;
     if (at == 0 || at == last) {
-      const int row = at == 0 ? lo_row : hi_row;
+      const int row = at == 0 ? lo_row[var] : hi_row[var];
       return Row{at == last && row == zero_gradient ? Real(-1) : Real(0), Real(1),
                  at == 0 && row == zero_gradient ? Real(-1) : Real(0),
-                 row == dirichlet ? in(i, j, k) : Real(0)};
+                 row == dirichlet ? in.q[var](i, j, k) : Real(0)};
     }
+    const int t = var == 3;
     const Real u = nl.q[dir](i, j, k);
-    Real s = src;
+    Real s = src[var];
     if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.h[dir], i, j, k);
     if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
-    return Row{-u * cu - cd, bb, u * cu - cd, in(i, j, k) * rt + s};
+    return Row{-u * cu - cd[t], bb[t], u * cu - cd[t], in.q[var](i, j, k) * rt + s};
   }
 
   struct Line {
     const LineRows* r = nullptr;
-    int i = 0, j = 0, k = 0;
+    int var = 0, i = 0, j = 0, k = 0;
     KOKKOS_INLINE_FUNCTION Row operator()(long n) const {
       const int d = int(n);
-      return r->at(i + (r->dir == 0) * d, j + (r->dir == 1) * d, k + (r->dir == 2) * d);
+      return r->at(var, i + (r->dir == 0) * d, j + (r->dir == 1) * d, k + (r->dir == 2) * d);
     }
   };
   KOKKOS_INLINE_FUNCTION Line line(long f, long) const {
-    const int m = int(f), q = m / p.e[0];
-    return {this, m - q * p.e[0], q % p.e[1], q / p.e[1]};
+    const int var = int(f / span), m = int(f - long(var) * span), q = m / p.e[0];
+    return {this, var, m - q * p.e[0], q % p.e[1], q / p.e[1]};
   }
 };
 
@@ -224,12 +254,14 @@ void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
               const Vars<Real, Mem>& nl, const linalg::Field3<Real, Mem>& in,
               const Mask<Mem>& solid, const Flat<Real, Mem>& a, const Flat<Real, Mem>& b,
               const Flat<Real, Mem>& c, const linalg::Field3<Real, Mem>& x) {
-  const LineRows<Real, Mem> rows(p, dir, var, nl, in, solid);
+  Vars<Real, Mem> ins;
+  ins.q[var] = in;
+  const LineRows<Real, Mem> rows(p, dir, nl, ins, solid);
   const int e0 = p.e[0], e1 = p.e[1];
   Kokkos::parallel_for(
       "kflow::split3d::assemble", line_nodes(space, p, dir), KOKKOS_LAMBDA(int i, int j, int k) {
         const long m = i + long(e0) * (j + long(e1) * k);
-        const auto r = rows.at(i, j, k);
+        const auto r = rows.at(var, i, j, k);
         a(m) = r.a, b(m) = r.b, c(m) = r.c;
         x(i, j, k) = r.d;
       });

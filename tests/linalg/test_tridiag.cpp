@@ -279,6 +279,18 @@ TEMPLATE_LIST_TEST_CASE("tridiag: rows assembled in the solve (solve_rows) give 
     const auto p = random_problem(field_lines(13, 6, 9, dir), 9100 + unsigned(dir));
     CHECK(run_rows<TestType, double>(p, true) ==
           run<TestType, double>(p, la::TridiagMethod::thomas, true));
+    // three fields one after the other: the third count batches their lines
+    auto sh = field_lines(13, 6, 9, dir);
+    const long field = 15 * 8 * 11;
+    sh.count[2] = 3;
+    sh.system_stride[2] = field;
+    REQUIRE(sh.span() == 2 * field + field_lines(13, 6, 9, dir).span());
+    const auto p3 = random_problem(sh, 9200 + unsigned(dir));
+    const auto x3 = run_rows<TestType, double>(p3, true);
+    CHECK(max_rel_error(p3, x3) < 1e-13);
+    CHECK(x3 == run<TestType, double>(p3, la::TridiagMethod::thomas, true));
+    for (auto method : all_methods)  // the array methods take such batches too
+      CHECK(max_rel_error(p3, run<TestType, double>(p3, method, true)) < 1e-13);
   }
   // A bad pivot is reported, naming the first system that met it (system 12
   // in the second block of 8 on CPUs; system 4 before it).

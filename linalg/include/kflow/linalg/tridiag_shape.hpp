@@ -5,14 +5,16 @@
 //
 // Unknown k of system m lives at the 1-D index
 //
-//   offset + k * stride + m0 * system_stride[0] + m1 * system_stride[1],
-//   m = m0 + count[0] * m1,
+//   offset + k * stride + m0 * system_stride[0] + m1 * system_stride[1]
+//          + m2 * system_stride[2],
+//   m = m0 + count[0] * (m1 + count[1] * m2),
 //
 // in all five arrays a, b, c, d and x (1-D Views over the same index space;
 // for a grid field, an unmanaged 1-D View of its data).  Two system strides
 // let the lines of a LayoutLeft 3D field with ghost layers be solved in place
 // in any direction: lines in x are contiguous (stride 1), lines in y and z
-// interleaved (unknown k of neighbouring systems consecutive).
+// interleaved (unknown k of neighbouring systems consecutive); the third
+// batches such sets of lines (the fields of several variables in one array).
 
 #include <Kokkos_Core.hpp>
 
@@ -24,19 +26,21 @@ namespace kflow::linalg {
 struct TridiagShape {
   long n = 1;       // unknowns per system
   long stride = 1;  // index distance between unknowns k and k + 1 of a system
-  long count[2] = {1, 1};
-  long system_stride[2] = {0, 0};
+  long count[3] = {1, 1, 1};
+  long system_stride[3] = {0, 0, 0};
   long offset = 0;
 
-  long systems() const { return count[0] * count[1]; }
+  long systems() const { return count[0] * count[1] * count[2]; }
   KOKKOS_INLINE_FUNCTION long first(long m) const {
-    return offset + (m % count[0]) * system_stride[0] + (m / count[0]) * system_stride[1];
+    const long q = m / count[0];
+    return offset + (m - q * count[0]) * system_stride[0] + (q % count[1]) * system_stride[1] +
+           (q / count[1]) * system_stride[2];
   }
   // Largest index used + 1 (the arrays must be at least this long).
   long span() const {
     if (n < 1 || systems() < 1) return 0;
     return offset + (n - 1) * stride + (count[0] - 1) * system_stride[0] +
-           (count[1] - 1) * system_stride[1] + 1;
+           (count[1] - 1) * system_stride[1] + (count[2] - 1) * system_stride[2] + 1;
   }
   // "interleaved": unknown k of consecutive systems is adjacent in memory.
   bool interleaved() const { return n > 1 && stride > 1 && system_stride[0] == 1; }

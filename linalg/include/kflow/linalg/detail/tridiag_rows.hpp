@@ -178,8 +178,9 @@ class PivotFlag {
 // Throws std::invalid_argument unless the shape is valid and every array spans it.
 template <class... V>
 void validate(const TridiagShape& sh, const V&... arrays) {
-  if (sh.n < 1 || sh.count[0] < 0 || sh.count[1] < 0 || sh.stride < 0 || sh.system_stride[0] < 0 ||
-      sh.system_stride[1] < 0 || sh.offset < 0)
+  if (sh.n < 1 || sh.count[0] < 0 || sh.count[1] < 0 || sh.count[2] < 0 || sh.stride < 0 ||
+      sh.system_stride[0] < 0 || sh.system_stride[1] < 0 || sh.system_stride[2] < 0 ||
+      sh.offset < 0)
     throw std::invalid_argument(
         "tridiag: n must be >= 1 and counts and strides >= 0 (n = " + std::to_string(sh.n) + ")");
   const long span = sh.span();

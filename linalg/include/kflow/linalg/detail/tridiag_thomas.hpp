@@ -82,12 +82,14 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& 
   const long blocks0 = (c0 + B - 1) / B;
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::thomas_blocked",
-      Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1]), KOKKOS_LAMBDA(long item) {
-        const long m1 = item / blocks0, m0 = (item % blocks0) * B;
+      Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1] * sh.count[2]),
+      KOKKOS_LAMBDA(long item) {
+        const long m1 = item / blocks0, m0 = (item % blocks0) * B;  // m1 over count[1] count[2]
         const int w = int(c0 - m0 < B ? c0 - m0 : B);
+        const long base = sh.offset + (m1 % sh.count[1]) * sh.system_stride[1] +
+                          (m1 / sh.count[1]) * sh.system_stride[2];
         long f[B];
-        for (int l = 0; l < B; ++l)
-          f[l] = sh.offset + (m0 + l) * sh.system_stride[0] + m1 * sh.system_stride[1];
+        for (int l = 0; l < B; ++l) f[l] = base + (m0 + l) * sh.system_stride[0];
         const long w0 = item * B * n;
         Real cp[B], dp[B];
         typename Rows::Line line[B];
@@ -149,7 +151,7 @@ void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows
                 W& ws, const Flag& flag) {
   const long n = sh.n, ns = sh.systems();
   if (!on_gpu<ExecSpace> && ns >= 8L * space.concurrency()) {
-    grow(space, ws, n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1]);
+    grow(space, ws, n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1] * sh.count[2]);
     thomas_blocked<ExecSpace, Real>(space, sh, rows, x, ws, flag);
   } else {
     grow(space, ws, n * ns);
