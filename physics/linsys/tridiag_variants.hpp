@@ -129,8 +129,9 @@ class TridiagVariants {
     const long n = sh.n, ns = sh.systems();
     switch (method) {
       case TridiagVariant::thomas:
-        la::detail::run_thomas<ExecSpace, Real>(
-            space_, sh, la::detail::ArrayRows<Real, ConstArray>{a, b, c, d}, x, ws_[0], flag_.view());
+        la::detail::run_thomas<ExecSpace, Real>(space_, sh,
+                                                la::detail::ArrayRows<Real, ConstArray>{a, b, c, d},
+                                                x, ws_[0], flag_.view());
         break;
       case TridiagVariant::cr: {
         const long half = (n / 2) * ns;

@@ -38,8 +38,9 @@ enum class Update { relaxed, picard };
 // How a direction's rows reach the tridiagonal solver (numerics.assembly):
 // stored (a, b, c, d assembled into arrays, then linalg's batched solve:
 // the register method on GPUs), or fused (assembled as the Thomas
-// elimination reaches each row, never stored); automatic picks per
-// direction and backend (docs/models/split3d.md, "Assembly").  Periodic
+// elimination reaches each row, never stored; the four variables in one
+// batch); automatic: fused for Y and Z on GPUs, stored elsewhere
+// (docs/models/split3d.md, "Assembly").  Periodic
 // directions are always stored (their cyclic solve needs the rows twice).
 enum class Assembly { automatic, stored, fused };
 

@@ -182,8 +182,8 @@ struct LineRows {
   Real cd[2], cu, bb[2], rt, src[4];  // [0] velocity, [1] temperature
   bool masked, wraps;
 
-  LineRows(const Params<Real>& p_, int dir_, const Vars<Real, Mem>& nl_,
-           const Vars<Real, Mem>& in_, const Mask<Mem>& solid_)
+  LineRows(const Params<Real>& p_, int dir_, const Vars<Real, Mem>& nl_, const Vars<Real, Mem>& in_,
+           const Mask<Mem>& solid_)
       : p(p_), dir(dir_), nl(nl_), in(in_), solid(solid_) {
     span = p.e[0] * p.e[1] * p.e[2];
     for (int q = 0; q < 4; ++q) {

@@ -258,11 +258,11 @@ struct DoubledRows {
 
 template <class Space, class Real>
 std::vector<double> run_rows(const Problem& p, bool in_place) {
-  return solve_on<Space, Real>(p, in_place, [&](const auto& sh, auto a, auto b, auto c, auto d,
-                                                auto x) {
-    la::Tridiag<Space, Real> solver(Space{});
-    solver.solve_rows(sh, DoubledRows<Real, decltype(a)>{a, b, c, d}, x);
-  });
+  return solve_on<Space, Real>(
+      p, in_place, [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
+        la::Tridiag<Space, Real> solver(Space{});
+        solver.solve_rows(sh, DoubledRows<Real, decltype(a)>{a, b, c, d}, x);
+      });
 }
 }  // namespace
 

@@ -100,11 +100,11 @@ void box_reduce_blocks(int blocks, const ExecSpace& space, const std::string& la
     if (total + threads > std::numeric_limits<int>::max())
       throw std::invalid_argument(label + ": " + std::to_string(total) +
                                   " points are more than one GPU reduction indexes");
-    Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, threads),
-                            detail::StridedIndex3<F, typename Reducers::value_type...>{
-                                f, std::max(nx, 1), std::max(ny, 1), lo[0], lo[1], lo[2],
-                                int(total), threads},
-                            reducers...);
+    Kokkos::parallel_reduce(
+        label, RangePolicy<ExecSpace>(space, 0, threads),
+        detail::StridedIndex3<F, typename Reducers::value_type...>{
+            f, std::max(nx, 1), std::max(ny, 1), lo[0], lo[1], lo[2], int(total), threads},
+        reducers...);
   } else {
     (void)blocks;
     Kokkos::parallel_reduce(

@@ -181,8 +181,8 @@ class Tridiag {
   void run(const TridiagShape& sh, const ConstArray& a, const ConstArray& b, const ConstArray& c,
            const ConstArray& d, const Array& x, TridiagMethod method, int depth) {
     if (method == TridiagMethod::thomas) {
-      detail::run_thomas<ExecSpace, Real>(space_, sh, detail::ArrayRows<Real, ConstArray>{a, b, c, d},
-                                          x, ws_, flag_.view());
+      detail::run_thomas<ExecSpace, Real>(
+          space_, sh, detail::ArrayRows<Real, ConstArray>{a, b, c, d}, x, ws_, flag_.view());
       return;
     }
     if (depth == 0) {

@@ -147,8 +147,8 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& 
 // to keep every thread busy, one per thread otherwise (and for one system:
 // the plain Thomas loop, the paper's CPU baseline).  ws grows as needed.
 template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
-void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
-                W& ws, const Flag& flag) {
+void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x, W& ws,
+                const Flag& flag) {
   const long n = sh.n, ns = sh.systems();
   if (!on_gpu<ExecSpace> && ns >= 8L * space.concurrency()) {
     grow(space, ws, n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1] * sh.count[2]);
