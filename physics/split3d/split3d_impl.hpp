@@ -167,15 +167,17 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         bool met = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
-          if (fused_[dir])  // u, v, w and T in one batch
+          if (fused_[dir]) {  // u, v, w and T in one batch
             tri_.solve_rows(shape4_[dir], LineRows<Real, Mem>(p_, dir, nl_, *in, solid_), o.all);
-          for (int q = 0; q < 4 && !fused_[dir]; ++q) {
-            const auto x = flat(o.q[q]);
-            assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
-            if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
-              tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
-            else
-              tri_.solve(shape_[dir], a_, b_, c_, x, x);
+          } else {
+            for (int q = 0; q < 4; ++q) {
+              const auto x = flat(o.q[q]);
+              assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
+              if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
+                tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
+              else
+                tri_.solve(shape_[dir], a_, b_, c_, x, x);
+            }
           }
           phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
           phase_begin();
@@ -457,7 +459,8 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
   const int e0 = p_.e[0], e1 = p_.e[1], e2 = p_.e[2];
   const V s = state_;
   double ke = 0, umax = 0;
-  const int in_lo[3] = {1, 1, 1}, in_hi[3] = {e0 - 1, e1 - 1, e2 - 1};
+  int in_lo[3], in_hi[3];
+  interior_box(p_, in_lo, in_hi);
   const int all_lo[3] = {0, 0, 0}, all_hi[3] = {e0, e1, e2};
   linalg::box_reduce(
       space_, "kflow::split3d::kinetic_energy", in_lo, in_hi,
