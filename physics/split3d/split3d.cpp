@@ -317,10 +317,12 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
   s->global_iterations = int(ns.get_int("global_iterations", 2, 1, 1000));
   s->change_tolerance = ns.get("change_tolerance", 0.0, 0.0);
-  const std::string assembly = ns.get_choice("assembly", {"auto", "stored", "fused"}, "auto");
-  s->assembly = assembly == "stored"  ? Assembly::stored
-                : assembly == "fused" ? Assembly::fused
-                                      : Assembly::automatic;
+  const std::string assembly =
+      ns.get_choice("assembly", {"auto", "stored", "fused", "transposed"}, "auto");
+  s->assembly = assembly == "stored"       ? Assembly::stored
+                : assembly == "fused"      ? Assembly::fused
+                : assembly == "transposed" ? Assembly::transposed
+                                           : Assembly::automatic;
   const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
   s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
   if (!c.section("time").has("dt"))

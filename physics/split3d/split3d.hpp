@@ -39,10 +39,12 @@ enum class Update { relaxed, picard };
 // stored (a, b, c, d assembled into arrays, then linalg's batched solve:
 // the register method on GPUs), or fused (assembled as the Thomas
 // elimination reaches each row, never stored; the four variables in one
-// batch); automatic: fused for Y and Z on GPUs, stored elsewhere
-// (docs/models/split3d.md, "Assembly").  Periodic
+// batch); transposed: fused, X solved with the x and y axes exchanged
+// (its lines coalesced on GPUs; the fields transposed there and back);
+// automatic: transposed on GPUs, stored on CPUs (docs/models/split3d.md,
+// "Assembly").  Periodic
 // directions are always stored (their cyclic solve needs the rows twice).
-enum class Assembly { automatic, stored, fused };
+enum class Assembly { automatic, stored, fused, transposed };
 
 struct Side {
   Kind kind = Kind::wall;

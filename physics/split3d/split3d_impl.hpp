@@ -87,12 +87,26 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                   " nodes are more than one run indexes (2^31)");
     bool stored = false;
     for (int d = 0; d < 3; ++d) {
-      // Decision: automatic = fused for Y and Z on GPUs, stored elsewhere
-      // (the measured phases: docs/models/split3d.md, "Assembly").
-      const bool fast_fused = linalg::on_gpu<ExecSpace> && d > 0;
-      fused_[d] = !p_.periodic[d] && (s_.assembly == Assembly::fused ||
-                                      (s_.assembly == Assembly::automatic && fast_fused));
+      // Decision: automatic = fused on GPUs, stored on CPUs (the measured
+      // phases: docs/models/split3d.md, "Assembly").
+      const bool fast_fused = linalg::on_gpu<ExecSpace>;
+      fused_[d] = !p_.periodic[d] &&
+                  (s_.assembly == Assembly::fused || s_.assembly == Assembly::transposed ||
+                   (s_.assembly == Assembly::automatic && fast_fused));
       stored = stored || !fused_[d];
+    }
+    // Decision: automatic solves X transposed on GPUs (the measured phases:
+    // docs/models/split3d.md, "Assembly").
+    transposed_ = fused_[0] && (s_.assembly == Assembly::transposed ||
+                                (s_.assembly == Assembly::automatic && linalg::on_gpu<ExecSpace>));
+    if (transposed_) {  // X in the frame with x and y exchanged (swap_xy)
+      const std::size_t et[3] = {std::size_t(p_.e[1]), std::size_t(p_.e[0]), std::size_t(p_.e[2])};
+      in_t_ = make_vars<Real>(space_, "kflow::split3d::input_xy", et);
+      nl_t_ = make_vars<Real>(space_, "kflow::split3d::layer_xy", et);
+      out_t_ = make_vars<Real>(space_, "kflow::split3d::work_xy", et);
+      shape_t_ = line_systems(swap_xy(p_), 1);
+      shape_t_.count[2] = 4;
+      shape_t_.system_stride[2] = long(n);
     }
     if (stored) {
       a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
@@ -113,6 +127,11 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), solid_);
       for (std::size_t m = 0; m < s_.solid.size(); ++m) h.data()[m] = s_.solid[m];
       Kokkos::deep_copy(space_, solid_, h);
+      if (transposed_) {
+        solid_t_ = Mask<Mem>(Kokkos::view_alloc(space_, "kflow::split3d::solid_xy"), p_.e[1],
+                             p_.e[0], p_.e[2]);
+        linalg::transpose_xy(space_, solid_, solid_t_);
+      }
     }
     if (s_.projection) make_projection();
     std::vector<double> init[4];
@@ -147,6 +166,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     // Decision 4: tau = dt per direction (classical LOD); "third": dt / 3 as
     // the authors' code.
     p_.tau = Real(s_.third ? dt / 3 : dt);
+    const Params<Real> p_t = swap_xy(p_);
     constexpr double R = sizeof(Real);
     phase_begin();
     for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, nl_.q[q], state_.q[q]);
@@ -160,15 +180,31 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       bool settled = true;                 // every direction met tol at its first local iteration
       for (int dir = 0; dir < 3; ++dir) {  // decision 8: X, Y, Z
         const V& o = work_[dir % 2];
+        // The frame of this direction's sweeps: X transposed solves in the
+        // frame with x and y exchanged, as its direction Y (swap_xy).
+        const bool xy = dir == 0 && transposed_;
+        const Params<Real>& pf = xy ? p_t : p_;
+        const int df = xy ? 1 : dir;
+        const V& inf = xy ? in_t_ : *in;
+        const V& of = xy ? out_t_ : o;
+        const V& nlf = xy ? nl_t_ : nl_;
+        const Mask<Mem>& sf = xy ? solid_t_ : solid_;
+        if (xy) {
+          phase_begin();
+          if (g == 0) swap_xy(space_, *in, in_t_);  // X's input is U^n in every global iteration
+          swap_xy(space_, nl_, nl_t_);
+          phase_end(kTranspose, (g == 0 ? 16 : 8) * R);
+        }
         phase_begin();
-        for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, o.q[q], in->q[q]);
+        Kokkos::deep_copy(space_, of.all, inf.all);
         phase_end(kCopies, 8 * R);
         int used = 0;  // local iterations of this direction
         bool met = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
           if (fused_[dir]) {  // u, v, w and T in one batch
-            tri_.solve_rows(shape4_[dir], LineRows<Real, Mem>(p_, dir, nl_, *in, solid_), o.all);
+            tri_.solve_rows(xy ? shape_t_ : shape4_[dir], LineRows<Real, Mem>(pf, df, nlf, inf, sf),
+                            of.all);
           } else {
             for (int q = 0; q < 4; ++q) {
               const auto x = flat(o.q[q]);
@@ -181,9 +217,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           }
           phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
           phase_begin();
-          wrap(space_, p_, o);  // periodic ghosts of what this sweep solved
-          update(space_, p_, dir, picard, nl_, o, change_);
-          wrap(space_, p_, nl_);
+          wrap(space_, pf, of);  // periodic ghosts of what this sweep solved
+          update(space_, pf, df, picard, nlf, of, change_);
+          wrap(space_, pf, nlf);
           phase_end(kUpdate, 12 * R);  // as bytes_per_cell_step
           ++used;
           if (tol > 0) {  // one scalar read back: the stopping rule's
@@ -192,6 +228,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             met = double(change_host_()) <= tol;
             if (met) break;
           }
+        }
+        if (xy) {  // back to the model's frame
+          phase_begin();
+          swap_xy(space_, out_t_, o);
+          swap_xy(space_, nl_t_, nl_);
+          phase_end(kTranspose, 16 * R);
         }
         last_sweeps_ += used;
         settled = settled && met && used == 1;
@@ -246,7 +288,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                                   "layer update and periodic ghosts",
                                   "copies of the fields",
                                   "projection",
-                                  "divergence error"};
+                                  "divergence error",
+                                  "transpositions (X with x and y exchanged)"};
     for (int k = 0; k < kPhases; ++k) phases_[k].name = names[k];
   }
   std::vector<Phase> phases() const override { return phases_; }
@@ -289,7 +332,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   }
 
   // Phases of a step timed for kflow bench (PhaseTimes): 0, 1, 2 the sweeps.
-  enum { kUpdate = 3, kCopies, kProjection, kDivergence, kPhases };
+  enum { kUpdate = 3, kCopies, kProjection, kDivergence, kTranspose, kPhases };
   void phase_begin() {
     if (!timing_) return;
     space_.fence("kflow::split3d::phase");
@@ -401,6 +444,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   Kokkos::View<Real, Mem> change_;
   linalg::TridiagShape shape_[3], shape4_[3];
   bool fused_[3] = {false, false, false};  // per direction: rows assembled in the solve
+  bool transposed_ = false;                // X solved with x and y exchanged
+  V in_t_, nl_t_, out_t_;                  // its fields (swap_xy)
+  Mask<Mem> solid_t_;
+  linalg::TridiagShape shape_t_;
   long steps_ = 0;
   double div_ = 0;
   long sweeps_ = 0;      // local iterations (over directions) since the start

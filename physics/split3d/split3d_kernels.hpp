@@ -27,6 +27,7 @@
 
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "kflow/linalg/transpose.hpp"
 #include "kflow/linalg/tridiag.hpp"
 
 namespace kflow::split3d {
@@ -61,16 +62,49 @@ struct Vars {
 template <class Real, class ExecSpace>
 Vars<Real, typename ExecSpace::memory_space> make_vars(const ExecSpace& space,
                                                        const std::string& label,
-                                                       const linalg::Grid& g) {
+                                                       const std::size_t (&e)[3]) {
   using Mem = typename ExecSpace::memory_space;
   Vars<Real, Mem> v;
-  const std::size_t e[3] = {std::size_t(g.extent(0)), std::size_t(g.extent(1)),
-                            std::size_t(g.extent(2))};
   const std::size_t span = e[0] * e[1] * e[2];
   v.all = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, label), 4 * span);
   for (int q = 0; q < 4; ++q)  // unmanaged views into `all` (which owns the memory)
     v.q[q] = linalg::Field3<Real, Mem>(v.all.data() + q * span, e[0], e[1], e[2]);
   return v;
+}
+
+template <class Real, class ExecSpace>
+Vars<Real, typename ExecSpace::memory_space> make_vars(const ExecSpace& space,
+                                                       const std::string& label,
+                                                       const linalg::Grid& g) {
+  const std::size_t e[3] = {std::size_t(g.extent(0)), std::size_t(g.extent(1)),
+                            std::size_t(g.extent(2))};
+  return make_vars<Real>(space, label, e);
+}
+
+// The same problem with the x and y axes exchanged, u and v with them:
+// direction X of p is direction Y of swap_xy(p).  X's lines, contiguous in
+// memory and so uncoalesced for one GPU thread a line, become strided lines
+// that consecutive threads read coalesced (the transposed mapping,
+// docs/models/split3d.md, "Assembly").
+template <class Real>
+Params<Real> swap_xy(const Params<Real>& p) {
+  Params<Real> t = p;
+  const int ax[3] = {1, 0, 2}, var[4] = {1, 0, 2, 3};
+  for (int d = 0; d < 3; ++d) {
+    t.e[d] = p.e[ax[d]], t.h[d] = p.h[ax[d]];
+    t.force[d] = p.force[ax[d]], t.periodic[d] = p.periodic[ax[d]];
+  }
+  for (int side = 0; side < 6; ++side)
+    for (int q = 0; q < 4; ++q) t.row[side][q] = p.row[2 * ax[side / 2] + side % 2][var[q]];
+  return t;
+}
+
+// dst = src in the exchanged frame (dst's u is src's v transposed, and so
+// on); the same call maps back.
+template <class ExecSpace, class Real, class Mem>
+void swap_xy(const ExecSpace& space, const Vars<Real, Mem>& src, const Vars<Real, Mem>& dst) {
+  const int var[4] = {1, 0, 2, 3};
+  for (int q = 0; q < 4; ++q) linalg::transpose_xy(space, src.q[var[q]], dst.q[q]);
 }
 
 template <class Real, class Mem>

@@ -450,8 +450,9 @@ TEST_CASE("split3d on cuda and openmp agrees to 1e-9 after 20 steps", "[gpu]") {
     o.push_back("run.backend=openmp");
     const auto cpu = run_text(text, "", o, "", true);
     // every assembly: rows stored for the register method, or assembled in
-    // the Thomas solve (numerics.assembly, docs/models/split3d.md)
-    for (const char* assembly : {"auto", "stored", "fused"}) {
+    // the Thomas solve, X also with x and y exchanged (numerics.assembly,
+    // docs/models/split3d.md)
+    for (const char* assembly : {"auto", "stored", "fused", "transposed"}) {
       auto g = s;
       g.push_back("run.backend=cuda");
       g.push_back(std::string("numerics.assembly=\"") + assembly + "\"");
