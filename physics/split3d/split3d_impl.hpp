@@ -10,7 +10,10 @@
 //       out <- in                      (boundary nodes the sweep does not solve)
 //       repeat local_iterations:
 //         for q in u, v, w, T: assemble the rows of every line, solve in place
-//                                       (cyclic along a periodic axis)
+//                                       (cyclic along a periodic axis; or the
+//                                        four in one batch, rows assembled in
+//                                        the solve: numerics.assembly; X may
+//                                        run with x and y exchanged, swap_xy)
 //         periodic ghosts of out
 //         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard); its ghosts
 //       in <- out
@@ -50,7 +53,7 @@ Params<Real> make_params(const Setup& s) {
   Params<Real> p;
   for (int d = 0; d < 3; ++d) {
     p.e[d] = s.nodes.cells[d] + 2;
-    p.h[d] = Real(s.nodes.spacing(d));
+    p.spacing(d, s.nodes.spacing(d));
     p.force[d] = Real(s.body_force[d]);
   }
   p.nu = Real(1 / s.reynolds);

@@ -40,13 +40,16 @@ template <class Real>
 struct Params {
   int e[3] = {3, 3, 3};  // nodes per axis, boundary nodes included
   Real h[3] = {1, 1, 1};
-  Real tau = 1;            // fractional step
-  Real nu = 1, kappa = 1;  // 1/Re, 1/(Re Pr)
-  Real diss = 0;           // (gamma - 1)/(gamma Re)
-  Real grad_t = 1;         // coefficient of -grad T (the code's v_T = 1)
+  Real rh[3] = {Real(0.5), Real(0.5), Real(0.5)};  // 1/(2h): central differences multiply
+  Real tau = 1;                                    // fractional step
+  Real nu = 1, kappa = 1;                          // 1/Re, 1/(Re Pr)
+  Real diss = 0;                                   // (gamma - 1)/(gamma Re)
+  Real grad_t = 1;                                 // coefficient of -grad T (the code's v_T = 1)
   Real force[3] = {0, 0, 0};
   int row[6][4] = {};           // Row per side (2 axis + high) and variable (u, v, w, T)
   int periodic[3] = {0, 0, 0};  // 1: the axis is periodic (cyclic lines, ghost copies)
+  // Node spacing along axis d (h and rh together).
+  void spacing(int d, double hd) { h[d] = Real(hd), rh[d] = Real(0.5 / hd); }
 };
 
 // The four variables u, v, w, T (the state, the nonlinear layer, a fractional
@@ -91,7 +94,7 @@ Params<Real> swap_xy(const Params<Real>& p) {
   Params<Real> t = p;
   const int ax[3] = {1, 0, 2}, var[4] = {1, 0, 2, 3};
   for (int d = 0; d < 3; ++d) {
-    t.e[d] = p.e[ax[d]], t.h[d] = p.h[ax[d]];
+    t.e[d] = p.e[ax[d]], t.h[d] = p.h[ax[d]], t.rh[d] = p.rh[ax[d]];
     t.force[d] = p.force[ax[d]], t.periodic[d] = p.periodic[ax[d]];
   }
   for (int side = 0; side < 6; ++side)
@@ -149,26 +152,18 @@ void line_box(const Params<Real>& p, int dir, int (&lo)[3], int (&hi)[3]) {
   if (!p.periodic[dir]) lo[dir] = 0, hi[dir] = p.e[dir];
 }
 
-// The same as an MDRange.
-template <class ExecSpace, class Real>
-linalg::GridPolicy<ExecSpace, 3> line_nodes(const ExecSpace& space, const Params<Real>& p,
-                                            int dir) {
-  int lo[3], hi[3];
-  line_box(p, dir, lo, hi);
-  return linalg::GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]});
-}
-
 // The interior nodes.
 template <class Real>
 void interior_box(const Params<Real>& p, int (&lo)[3], int (&hi)[3]) {
   for (int d = 0; d < 3; ++d) lo[d] = 1, hi[d] = p.e[d] - 1;
 }
 
-// Central difference of f along axis ax at node (i, j, k).
+// Central difference of f along axis ax at node (i, j, k); rh = 1/(2h)
+// (a product, not a division: the T rows take nine of them).
 template <class Real, class F>
-KOKKOS_INLINE_FUNCTION Real ddx(const F& f, int ax, Real h, int i, int j, int k) {
+KOKKOS_INLINE_FUNCTION Real ddx(const F& f, int ax, Real rh, int i, int j, int k) {
   const int di = ax == 0, dj = ax == 1, dk = ax == 2;
-  return (f(i + di, j + dj, k + dk) - f(i - di, j - dj, k - dk)) / (2 * h);
+  return (f(i + di, j + dj, k + dk) - f(i - di, j - dj, k - dk)) * rh;
 }
 
 // The dissipation function's part of direction d (digest 004, sec. 2):
@@ -179,12 +174,12 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
                                 int j, int k) {
   Real r = 0;
   for (int c = 0; c < 3; ++c) {
-    const Real g = ddx(nl.q[c], d, p.h[d], i, j, k);
+    const Real g = ddx(nl.q[c], d, p.rh[d], i, j, k);
     r += g * g;
     if (c == d)
       r += g * g;
     else
-      r += ddx(nl.q[d], c, p.h[c], i, j, k) * g;
+      r += ddx(nl.q[d], c, p.rh[c], i, j, k) * g;
   }
   return r;
 }
@@ -262,7 +257,7 @@ struct LineRows {
     const int t = var == 3;
     const Real u = nl.q[dir](i, j, k);
     Real s = src[var];
-    if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.h[dir], i, j, k);
+    if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.rh[dir], i, j, k);
     if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
     return Row{-u * cu - cd[t], bb[t], u * cu - cd[t], in.q[var](i, j, k) * rt + s};
   }
@@ -292,8 +287,10 @@ void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
   ins.q[var] = in;
   const LineRows<Real, Mem> rows(p, dir, nl, ins, solid);
   const int e0 = p.e[0], e1 = p.e[1];
-  Kokkos::parallel_for(
-      "kflow::split3d::assemble", line_nodes(space, p, dir), KOKKOS_LAMBDA(int i, int j, int k) {
+  int lo[3], hi[3];
+  line_box(p, dir, lo, hi);
+  linalg::box_for(
+      space, "kflow::split3d::assemble", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         const long m = i + long(e0) * (j + long(e1) * k);
         const auto r = rows.at(var, i, j, k);
         a(m) = r.a, b(m) = r.b, c(m) = r.c;
@@ -392,12 +389,12 @@ template <class ExecSpace, class Real, class Mem>
 void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
                     const Mask<Mem>& solid, Real dt, const linalg::Field3<Real, Mem>& b) {
   const bool masked = solid.data() != nullptr;
-  Kokkos::parallel_for(
-      "kflow::split3d::projection_rhs",
-      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1}),
-      KOKKOS_LAMBDA(int i, int j, int k) {
+  int lo[3], hi[3];
+  interior_box(p, lo, hi);
+  linalg::box_for(
+      space, "kflow::split3d::projection_rhs", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         Real div = 0;
-        for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.h[d], i, j, k);
+        for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.rh[d], i, j, k);
         b(i, j, k) = masked && solid(i, j, k) ? Real(0) : div / dt;
       });
 }
@@ -409,10 +406,10 @@ template <class ExecSpace, class Real, class Mem>
 void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
              const Mask<Mem>& solid, const linalg::Field3<Real, Mem>& phi, Real dt) {
   const bool masked = solid.data() != nullptr;
-  Kokkos::parallel_for(
-      "kflow::split3d::project",
-      linalg::GridPolicy<ExecSpace, 3>(space, {1, 1, 1}, {p.e[0] - 1, p.e[1] - 1, p.e[2] - 1}),
-      KOKKOS_LAMBDA(int i, int j, int k) {
+  int lo[3], hi[3];
+  interior_box(p, lo, hi);
+  linalg::box_for(
+      space, "kflow::split3d::project", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         if (masked && solid(i, j, k)) return;
         const Real c = phi(i, j, k);
         for (int d = 0; d < 3; ++d) {

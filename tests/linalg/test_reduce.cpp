@@ -121,3 +121,44 @@ TEMPLATE_LIST_TEST_CASE("STREAM kernels: copy, mul, add, triad, dot, 1 to 8 elem
     CHECK(worst <= 1e-15);
   }
 }
+
+namespace {
+// f(i, j, k, sum, max) over a box, as box_reduce hands it out.
+template <class Mem>
+struct BoxSumMax {
+  la::Field3<double, Mem> v;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, double& s, double& m) const {
+    s += v(i, j, k);
+    m = Kokkos::fmax(m, v(i, j, k));
+  }
+};
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("box_reduce visits every point of a box once, with several reducers",
+                        "[unit][linalg]", kflow::test::ExecutionSpaces) {
+  using Mem = typename TestType::memory_space;
+  la::Field3<double, Mem> v("v", 9, 7, 6);
+  auto h = Kokkos::create_mirror_view(v);
+  for (int k = 0; k < 6; ++k)
+    for (int j = 0; j < 7; ++j)
+      for (int i = 0; i < 9; ++i) h(i, j, k) = double(1 + i + 10 * j + 100 * k);
+  Kokkos::deep_copy(v, h);
+  const int lo[3] = {2, 1, 3}, hi[3] = {8, 5, 6};
+  double sum = 0, mx = -1, want_sum = 0, want_max = -1;
+  for (int k = lo[2]; k < hi[2]; ++k)
+    for (int j = lo[1]; j < hi[1]; ++j)
+      for (int i = lo[0]; i < hi[0]; ++i) {
+        want_sum += h(i, j, k);
+        want_max = std::max(want_max, h(i, j, k));
+      }
+  la::box_reduce(TestType(), "test::box_reduce", lo, hi, BoxSumMax<Mem>{v},
+                 Kokkos::Sum<double>(sum), Kokkos::Max<double>(mx));
+  CHECK(sum == want_sum);  // integers: exact in any order
+  CHECK(mx == want_max);
+  // an empty box leaves the reducers' identities
+  const int elo[3] = {2, 4, 3}, ehi[3] = {8, 4, 6};
+  la::box_reduce(TestType(), "test::box_reduce_empty", elo, ehi, BoxSumMax<Mem>{v},
+                 Kokkos::Sum<double>(sum), Kokkos::Max<double>(mx));
+  CHECK(sum == 0);
+  CHECK(mx == Kokkos::reduction_identity<double>::max());
+}

@@ -64,7 +64,7 @@ TEMPLATE_LIST_TEST_CASE("split3d rows of X, Y and Z equal the discrete operator 
   using Mem = typename Space::memory_space;
   sp::Params<double> p;
   p.e[0] = 7, p.e[1] = 6, p.e[2] = 5;
-  p.h[0] = 0.11, p.h[1] = 0.07, p.h[2] = 0.13;
+  p.spacing(0, 0.11), p.spacing(1, 0.07), p.spacing(2, 0.13);
   p.tau = 0.3, p.nu = 0.02, p.kappa = 0.031, p.diss = 0.17, p.grad_t = 1;
   p.force[0] = 0.4, p.force[1] = -0.2, p.force[2] = 0.9;
   // boundary rows: mixed Dirichlet and zero gradient
@@ -183,7 +183,7 @@ double line_error(int dir, int intervals, double tau) {
   const double U = 1, kappa = 0.05, k = 3.14159265358979323846, t_end = 0.5;
   sp::Params<double> p;
   for (int d = 0; d < 3; ++d) p.e[d] = d == dir ? intervals + 1 : 3;
-  p.h[dir] = 1.0 / intervals;
+  p.spacing(dir, 1.0 / intervals);
   p.tau = tau, p.nu = 0.01, p.kappa = kappa, p.diss = 0, p.grad_t = 0;
   sp::Vars<double, Mem> nl;
   for (int q = 0; q < 4; ++q) nl.q[q] = make<Space>(p, "nl");
@@ -260,7 +260,7 @@ TEMPLATE_LIST_TEST_CASE("split3d divergence error (Appendix A) of linear fields 
   using Space = TestType;
   sp::Params<double> p;
   p.e[0] = 6, p.e[1] = 5, p.e[2] = 7;
-  p.h[0] = 0.2, p.h[1] = 0.25, p.h[2] = 0.125;
+  p.spacing(0, 0.2), p.spacing(1, 0.25), p.spacing(2, 0.125);
   const double al = 0.7, be = -1.9, ga = 0.4;
   sp::Vars<double, typename Space::memory_space> s;
   for (int q = 0; q < 4; ++q) s.q[q] = make<Space>(p, "s");
@@ -673,7 +673,7 @@ TEMPLATE_LIST_TEST_CASE(
   using Mem = typename Space::memory_space;
   sp::Params<double> p;
   p.e[0] = 12, p.e[1] = 9, p.e[2] = 8;  // x periodic: nodes 1 .. 10, ghosts 0 and 11
-  p.h[0] = 0.1, p.h[1] = 0.08, p.h[2] = 0.12;
+  p.spacing(0, 0.1), p.spacing(1, 0.08), p.spacing(2, 0.12);
   p.tau = 0.05, p.nu = 0.02, p.kappa = 0.05, p.diss = 0, p.grad_t = 0;
   p.periodic[0] = 1;
   for (int sd = 0; sd < 6; ++sd)
@@ -1033,7 +1033,7 @@ TEMPLATE_LIST_TEST_CASE(
   using Mem = typename Space::memory_space;
   sp::Params<double> p;
   p.e[0] = 7, p.e[1] = 6, p.e[2] = 5;
-  p.h[0] = 0.11, p.h[1] = 0.07, p.h[2] = 0.13;
+  p.spacing(0, 0.11), p.spacing(1, 0.07), p.spacing(2, 0.13);
   p.tau = 0.3, p.nu = 0.02, p.kappa = 0.031, p.diss = 0.17, p.grad_t = 1;
   p.force[0] = 0.4, p.force[1] = -0.2, p.force[2] = 0.9;
   for (int d = 0; d < 3; ++d) p.periodic[d] = 1;

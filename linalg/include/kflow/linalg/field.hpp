@@ -85,11 +85,31 @@ GridPolicy<ExecSpace, Dim> interior_policy(const ExecSpace& space, const Grid& g
   }
 }
 
-// parallel_for of f(i, j[, k]) over the interior of `grid` (stored
-// indices): an MDRange on GPUs; on CPUs one task per line (j[, k]) looping
-// over i, which vectorises and costs several times less per cell than
-// Kokkos' host MDRange (docs/performance.md: multigrid's transfers, 3D
-// diffusion).
+// parallel_for of f(i, j, k) over the box lo <= (i, j, k) < hi: an MDRange
+// on GPUs (the tile of interior_policy); on CPUs one task per line (j, k)
+// looping over i, which vectorises and costs several times less per cell
+// than Kokkos' host MDRange (docs/performance.md: multigrid's transfers, 3D
+// diffusion, split3d's assembly).
+template <class ExecSpace, class F>
+void box_for(const ExecSpace& space, const char* label, const int (&lo)[3], const int (&hi)[3],
+             const F& f) {
+  if constexpr (on_gpu<ExecSpace>) {
+    Kokkos::parallel_for(
+        label,
+        GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, {32, 2, 2}),
+        f);
+  } else {
+    const int i0 = lo[0], i1 = hi[0], j0 = lo[1], k0 = lo[2];
+    const int ny = hi[1] > lo[1] ? hi[1] - lo[1] : 0, nz = hi[2] > lo[2] ? hi[2] - lo[2] : 0;
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace>(space, 0, ny * nz), KOKKOS_LAMBDA(int line) {
+          const int j = j0 + line % ny, k = k0 + line / ny;
+          for (int i = i0; i < i1; ++i) f(i, j, k);
+        });
+  }
+}
+
+// The same over the interior of `grid` (stored indices), 2D or 3D.
 template <int Dim, class ExecSpace, class F>
 void interior_for(const ExecSpace& space, const char* label, const Grid& grid, const F& f) {
   const int g = grid.ghost, nx = grid.cells[0], ny = grid.cells[1];
@@ -101,12 +121,8 @@ void interior_for(const ExecSpace& space, const char* label, const Grid& grid, c
           for (int i = g; i < g + nx; ++i) f(i, j);
         });
   } else {
-    Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<ExecSpace>(space, 0, ny * grid.cells[2]),
-        KOKKOS_LAMBDA(int line) {
-          const int j = g + line % ny, k = g + line / ny;
-          for (int i = g; i < g + nx; ++i) f(i, j, k);
-        });
+    const int lo[3] = {g, g, g}, hi[3] = {g + nx, g + ny, g + grid.cells[2]};
+    box_for(space, label, lo, hi, f);
   }
 }
 

@@ -69,6 +69,18 @@ struct StridedIndex3 {
   }
 };
 
+// f(i, j, k, acc...) row by row on host backends: work item r is the row
+// (j, k) = (j0 + r % ny, k0 + r / ny), swept along i in a plain loop.
+template <class F, class... V>
+struct Rows3 {
+  F f;
+  int i0, i1, j0, ny, k0;
+  KOKKOS_INLINE_FUNCTION void operator()(int r, V&... acc) const {
+    const int j = j0 + r % ny, k = k0 + r / ny;
+    for (int i = i0; i < i1; ++i) f(i, j, k, acc...);
+  }
+};
+
 // The number of threads of a GPU reduction: `blocks` blocks of 256 threads
 // a multiprocessor (concurrency() is 2048 threads a multiprocessor), all
 // resident at once when the kernel's registers allow that many.  Kokkos
@@ -86,8 +98,10 @@ int reduce_threads(const ExecSpace& space, long total, int blocks) {
 // by a fixed number of threads: `blocks` blocks of 256 a multiprocessor (4
 // unless a kernel's registers allow fewer: docs/performance.md).  Kokkos'
 // MDRange reductions launch few blocks, its range reductions a partial
-// second wave.  Host backends keep the MDRange (no integer division per
-// point).  Results through reducers (Kokkos::Max<double>(x), a View, ...).
+// second wave.  Host backends take whole rows along i per work item (Rows3:
+// a plain inner loop; Kokkos' host MDRange tiles cost more than the work of
+// split3d's update, docs/performance.md).  Results through reducers
+// (Kokkos::Max<double>(x), a View, ...).
 template <class ExecSpace, class F, class... Reducers>
 void box_reduce_blocks(int blocks, const ExecSpace& space, const std::string& label,
                        const int (&lo)[3], const int (&hi)[3], const F& f,
@@ -107,9 +121,11 @@ void box_reduce_blocks(int blocks, const ExecSpace& space, const std::string& la
         reducers...);
   } else {
     (void)blocks;
-    Kokkos::parallel_reduce(
-        label, GridPolicy<ExecSpace, 3>(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}), f,
-        reducers...);
+    const int ny = std::max(0, hi[1] - lo[1]), nz = std::max(0, hi[2] - lo[2]);
+    Kokkos::parallel_reduce(label, RangePolicy<ExecSpace>(space, 0, ny * nz),
+                            detail::Rows3<F, typename Reducers::value_type...>{
+                                f, lo[0], hi[0], lo[1], std::max(ny, 1), lo[2]},
+                            reducers...);
   }
 }
 
