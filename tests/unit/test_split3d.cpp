@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "helpers.hpp"
@@ -1190,6 +1191,25 @@ TEST_CASE("split3d numerics.change_tolerance ends the nonlinear iterations early
   CHECK(std::fabs(diag(mid, "kinetic_energy") - ke) <= 1e-3 * ke);
 }
 
+namespace {
+// A split3d case (cases/split3d/<file> with the settings `set`) run on OpenMP
+// for 6 steps with numerics.assembly = a and = b, the fields kept.
+std::pair<kflow::RunResult, kflow::RunResult> two_assemblies(const std::string& file,
+                                                             std::vector<std::string> set,
+                                                             const char* a, const char* b) {
+  const auto text = case_text("split3d/" + file);
+  for (const char* k : {"time.steps=6", "output.lines=[]", "run.backend=openmp"}) set.push_back(k);
+  auto sa = set, sb = set;
+  sa.push_back(std::string("numerics.assembly=\"") + a + "\"");
+  sb.push_back(std::string("numerics.assembly=\"") + b + "\"");
+  auto ra = run_text(text, "", sa, "", true);
+  auto rb = run_text(text, "", sb, "", true);
+  REQUIRE(ra.steps == 6);
+  REQUIRE(ra.fields.size() == rb.fields.size());
+  return {std::move(ra), std::move(rb)};
+}
+}  // namespace
+
 TEST_CASE("split3d rows assembled in the solve (numerics.assembly = fused) give the stored bits",
           "[unit][split3d]") {
   // On CPUs both forms run the same Thomas elimination on the same rows, so
@@ -1204,16 +1224,7 @@ TEST_CASE("split3d rows assembled in the solve (numerics.assembly = fused) give 
        "boundary.bottom={type=\"no_slip\", adiabatic=true}",
        "obstacle=[{min=[0.3,0.3,0.0], max=[0.6,0.5,0.4], adiabatic=true}]"}};
   for (int c = 0; c < 2; ++c) {
-    const auto text = case_text(std::string("split3d/") + cases[c]);
-    auto s = sets[c];
-    for (const char* k : {"time.steps=6", "output.lines=[]", "run.backend=openmp"}) s.push_back(k);
-    auto fused = s, stored = s;
-    fused.push_back("numerics.assembly=\"fused\"");
-    stored.push_back("numerics.assembly=\"stored\"");
-    const auto f = run_text(text, "", fused, "", true);
-    const auto r = run_text(text, "", stored, "", true);
-    REQUIRE(f.steps == 6);
-    REQUIRE(f.fields.size() == r.fields.size());
+    const auto [f, r] = two_assemblies(cases[c], sets[c], "fused", "stored");
     for (std::size_t q = 0; q < f.fields.size(); ++q) {
       INFO(cases[c] << ", field " << f.fields[q].name);
       CHECK(f.fields[q].values == r.fields[q].values);
@@ -1247,16 +1258,7 @@ TEST_CASE(
        "boundary.west={type=\"no_slip\"}", "boundary.east={type=\"no_slip\"}"},
       {"grid.cells=[15,13,11]", "physics.gamma=1.0", "physics.reynolds=10.0"}};
   for (int c = 0; c < 4; ++c) {
-    const auto text = case_text(std::string("split3d/") + cases[c]);
-    auto s = sets[c];
-    for (const char* k : {"time.steps=6", "output.lines=[]", "run.backend=openmp"}) s.push_back(k);
-    auto tr = s, fused = s;
-    tr.push_back("numerics.assembly=\"transposed\"");
-    fused.push_back("numerics.assembly=\"fused\"");
-    const auto t = run_text(text, "", tr, "", true);
-    const auto f = run_text(text, "", fused, "", true);
-    REQUIRE(t.steps == 6);
-    REQUIRE(t.fields.size() == f.fields.size());
+    const auto [t, f] = two_assemblies(cases[c], sets[c], "transposed", "fused");
     for (std::size_t q = 0; q < t.fields.size(); ++q) {
       const auto& a = t.fields[q].values;
       const auto& b = f.fields[q].values;
