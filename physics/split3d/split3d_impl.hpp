@@ -88,28 +88,29 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     if (4 * n >= std::size_t(INT_MAX))  // LineRows' flat indices are ints
       throw Error("split3d: 4 x " + std::to_string(n) +
                   " nodes are more than one run indexes (2^31)");
+    // Decision: automatic = transposed on GPUs (X transposed, Y and Z fused),
+    // stored on CPUs (the measured phases: docs/models/split3d.md, "Assembly").
+    const bool automatic_gpu = s_.assembly == Assembly::automatic && linalg::on_gpu<ExecSpace>;
+    const bool transposed = s_.assembly == Assembly::transposed || automatic_gpu;
+    const bool fused = transposed || s_.assembly == Assembly::fused;
     bool stored = false;
     for (int d = 0; d < 3; ++d) {
-      // Decision: automatic = fused on GPUs, stored on CPUs (the measured
-      // phases: docs/models/split3d.md, "Assembly").
-      const bool fast_fused = linalg::on_gpu<ExecSpace>;
-      fused_[d] = !p_.periodic[d] &&
-                  (s_.assembly == Assembly::fused || s_.assembly == Assembly::transposed ||
-                   (s_.assembly == Assembly::automatic && fast_fused));
+      fused_[d] = !p_.periodic[d] && fused;
       stored = stored || !fused_[d];
     }
-    // Decision: automatic solves X transposed on GPUs (the measured phases:
-    // docs/models/split3d.md, "Assembly").
-    transposed_ = fused_[0] && (s_.assembly == Assembly::transposed ||
-                                (s_.assembly == Assembly::automatic && linalg::on_gpu<ExecSpace>));
+    // The four variables' lines, one after the other in Vars::all.
+    auto four = [n](linalg::TridiagShape sh) {
+      sh.count[2] = 4;
+      sh.system_stride[2] = long(n);
+      return sh;
+    };
+    transposed_ = fused_[0] && transposed;
     if (transposed_) {  // X in the frame with x and y exchanged (swap_xy)
       const std::size_t et[3] = {std::size_t(p_.e[1]), std::size_t(p_.e[0]), std::size_t(p_.e[2])};
       in_t_ = make_vars<Real>(space_, "kflow::split3d::input_xy", et);
       nl_t_ = make_vars<Real>(space_, "kflow::split3d::layer_xy", et);
       out_t_ = make_vars<Real>(space_, "kflow::split3d::work_xy", et);
-      shape_t_ = line_systems(swap_xy(p_), 1);
-      shape_t_.count[2] = 4;
-      shape_t_.system_stride[2] = long(n);
+      shape_t_ = four(line_systems(swap_xy(p_), 1));
     }
     if (stored) {
       a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
@@ -120,9 +121,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     change_ = Kokkos::View<Real, Mem>("kflow::split3d::change");
     for (int d = 0; d < 3; ++d) {
       shape_[d] = line_systems(p_, d);
-      shape4_[d] = shape_[d];  // the four variables' lines, one after the other in Vars::all
-      shape4_[d].count[2] = 4;
-      shape4_[d].system_stride[2] = long(n);
+      shape4_[d] = four(shape_[d]);
     }
     if (!s_.solid.empty()) {
       solid_ =

@@ -226,7 +226,7 @@ struct LineRows {
       cd[t] = (t ? p.kappa : p.nu) / (h * h);
       bb[t] = 1 / p.tau + 2 * cd[t];
     }
-    cu = 1 / (2 * h), rt = 1 / p.tau;
+    cu = p.rh[dir], rt = 1 / p.tau;
     masked = solid.data() != nullptr, wraps = p.periodic[dir] != 0;
   }
 
