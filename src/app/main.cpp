@@ -89,8 +89,8 @@ keys, inconsistent combinations) and prints a one-line summary.  Does no work.
 
 stream: BabelStream's kernels (copy, mul, add, triad, dot) and the runtime's
         copy on the backend, best of R runs over N elements per array (default
-        2^27 on cuda, 2^25 on CPUs; GPUs: the best of 1, 2, 4, 8 elements per
-        thread).  The best is the bandwidth ceiling every benchmark reports against.
+        2^27 on cuda, 2^25 on CPUs; GPUs: the best of 1, 2, 4, 8 elements or
+        16-byte vectors per thread).  The best is the bandwidth ceiling every benchmark reports against.
 MODEL:  times the model's benchmark case (e.g. 'diffusion', 512^3 cells, 100 steps;
         change it with --set grid.cells=[256,256,256] --set time.steps=50
         --set run.precision=float) and reports cell updates per second and the
@@ -401,7 +401,10 @@ int cmd_bench(const Args& a) {
     for (const auto& kr : r.kernels) {
       std::cout << "  " << kr.kernel << std::string(10 - kr.kernel.size(), ' ')
                 << gbs(kr.bytes_per_second) << "  (" << kr.what;
-      if (kr.per > 0)
+      if (kr.per > 0 && kr.lanes > 1)
+        std::cout << "; " << kr.per << " vector" << (kr.per > 1 ? "s" : "") << " of " << kr.lanes
+                  << " per work item";
+      else if (kr.per > 0)
         std::cout << "; " << kr.per << " element" << (kr.per > 1 ? "s" : "") << " per work item";
       std::cout << ")\n";
     }

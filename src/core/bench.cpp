@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ostream>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "kflow/core/backend.hpp"
@@ -26,10 +27,14 @@ StreamResult stream(std::size_t n, int repeat) {
   using Mem = typename Space::memory_space;
   using V = Kokkos::View<Real*, Mem>;
   using CV = Kokkos::View<const Real*, Mem>;
+  // Scalars or 16-byte vectors per work item; GPUs: 1, 2, 4 or 8 of them.
+  constexpr int vec = linalg::detail::stream_vector_lanes<Real>;
   const std::vector<int> pers =
       linalg::on_gpu<Space> ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1};
-  n -= n % 8;
-  if (n == 0) throw Error("bench stream: --size must be at least 8 elements");
+  const std::vector<int> lanes = {1, vec};
+  n -= n % (8 * vec);
+  if (n == 0)
+    throw Error("bench stream: --size must be at least " + std::to_string(8 * vec) + " elements");
   V a(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::bench::a"), n);
   V b(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::bench::b"), n);
   V c(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::bench::c"), n);
@@ -37,13 +42,13 @@ StreamResult stream(std::size_t n, int repeat) {
   // (page placement on CPUs), in the order the kernels use them.
   const Real s = Real(0.4);
   Real ea = Real(0.1), eb = Real(0.2), ec = Real(0);
-  linalg::stream_init(space, a, b, c, pers[0]);
+  linalg::stream_init(space, a, b, c, pers[0], lanes[0]);
   space.fence("kflow::bench::stream_init");
   const char* names[6] = {"copy", "mul", "add", "triad", "dot", "deep_copy"};
   const char* what[6] = {"c = a", "b = s c", "c = a + b", "a = b + s c", "sum a b", "runtime copy"};
   const double arrays[6] = {2, 2, 3, 3, 2, 2};
   double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
-  int best_per[6] = {1, 1, 1, 1, 1, 1};
+  int best_per[6] = {1, 1, 1, 1, 1, 1}, best_lanes[6] = {1, 1, 1, 1, 1, 1};
   double sum = 0, expected = 0;
   auto timed = [&](auto&& fn) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -51,22 +56,23 @@ StreamResult stream(std::size_t n, int repeat) {
     space.fence("kflow::bench::stream");
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  for (int per : pers)
-    for (int r = 0; r < repeat + 1; ++r) {  // the first round warms up
-      double t[6];
-      t[0] = timed([&] { linalg::copy(space, CV(a), c, per); });
-      t[1] = timed([&] { linalg::mul(space, CV(c), b, s, per); });
-      t[2] = timed([&] { linalg::add(space, CV(a), CV(b), c, per); });
-      t[3] = timed([&] { linalg::triad(space, CV(b), CV(c), a, s, per); });
-      t[4] = timed([&] { sum = linalg::dot(space, CV(a), CV(b), per); });
-      t[5] = timed([&] { Kokkos::deep_copy(space, c, a); });
-      // The same recurrence on the host (after deep_copy, c = a).
-      ec = ea, eb = s * ec, ec = ea + eb, ea = eb + s * ec, ec = ea;
-      expected = double(n) * double(ea) * double(eb);
-      if (r == 0) continue;
-      for (int k = 0; k < 6; ++k)
-        if (t[k] < best[k]) best[k] = t[k], best_per[k] = per;
-    }
+  for (int w : lanes)
+    for (int per : pers)
+      for (int r = 0; r < repeat + 1; ++r) {  // the first round warms up
+        double t[6];
+        t[0] = timed([&] { linalg::copy(space, CV(a), c, per, w); });
+        t[1] = timed([&] { linalg::mul(space, CV(c), b, s, per, w); });
+        t[2] = timed([&] { linalg::add(space, CV(a), CV(b), c, per, w); });
+        t[3] = timed([&] { linalg::triad(space, CV(b), CV(c), a, s, per, w); });
+        t[4] = timed([&] { sum = linalg::dot(space, CV(a), CV(b), per, w); });
+        t[5] = timed([&] { Kokkos::deep_copy(space, c, a); });
+        // The same recurrence on the host (after deep_copy, c = a).
+        ec = ea, eb = s * ec, ec = ea + eb, ea = eb + s * ec, ec = ea;
+        expected = double(n) * double(ea) * double(eb);
+        if (r == 0) continue;
+        for (int k = 0; k < 6; ++k)
+          if (t[k] < best[k]) best[k] = t[k], best_per[k] = per, best_lanes[k] = w;
+      }
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   // a: the same operations in Real; the dot product: sums of n terms in
   // another order.
@@ -80,7 +86,7 @@ StreamResult stream(std::size_t n, int repeat) {
   res.elements = n;
   for (int k = 0; k < 6; ++k) {
     StreamKernelResult kr{names[k], what[k], arrays[k] * double(n) * sizeof(Real) / best[k],
-                          k == 5 ? 0 : best_per[k]};
+                          k == 5 ? 0 : best_per[k], k == 5 ? 0 : best_lanes[k]};
     res.kernels.push_back(kr);
     if (kr.bytes_per_second > res.ceiling.bytes_per_second) res.ceiling = kr;
   }

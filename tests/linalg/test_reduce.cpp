@@ -101,25 +101,50 @@ TEMPLATE_LIST_TEST_CASE("residual and system max-norms over 2D and 3D operators"
   CHECK(la::system_max_norm(space, op, b) == std::numeric_limits<double>::infinity());
 }
 
-TEMPLATE_LIST_TEST_CASE("STREAM kernels: copy, mul, add, triad, dot, 1 to 8 elements per item",
-                        "[unit][linalg]", kflow::test::ExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE(
+    "STREAM kernels: copy, mul, add, triad, dot, 1 to 8 scalars or vectors "
+    "per item",
+    "[unit][linalg]", kflow::test::ExecutionSpaces) {
   TestType space;
   using V = Kokkos::View<double*, typename TestType::memory_space>;
   using CV = Kokkos::View<const double*, typename TestType::memory_space>;
-  for (int per : {1, 2, 4, 8}) {
-    V a("a", 1000), b("b", 1000), c("c", 1000);
-    la::stream_init(space, a, b, c, per);
-    la::copy(space, CV(a), c, per);               // c = 0.1
-    la::mul(space, CV(c), b, 0.5, per);           // b = 0.05
-    la::add(space, CV(a), CV(b), c, per);         // c = 0.15
-    la::triad(space, CV(b), CV(c), a, 2.0, per);  // a = 0.35
-    INFO(per << " elements per item");
-    CHECK(la::dot(space, CV(a), CV(b), per) == Catch::Approx(1000 * 0.35 * 0.05).epsilon(1e-14));
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
-    double worst = 0;
-    for (int i = 0; i < 1000; ++i) worst = std::max(worst, std::fabs(h(i) - 0.15));
-    CHECK(worst <= 1e-15);
-  }
+  for (int lanes : {1, 2})
+    for (int per : {1, 2, 4, 8}) {
+      const int n = lanes == 1 ? 1000 : 1008;  // a multiple of per x lanes
+      V a("a", n), b("b", n), c("c", n);
+      la::stream_init(space, a, b, c, per, lanes);
+      la::copy(space, CV(a), c, per, lanes);               // c = 0.1
+      la::mul(space, CV(c), b, 0.5, per, lanes);           // b = 0.05
+      la::add(space, CV(a), CV(b), c, per, lanes);         // c = 0.15
+      la::triad(space, CV(b), CV(c), a, 2.0, per, lanes);  // a = 0.35
+      INFO(per << " packs of " << lanes << " per item");
+      CHECK(la::dot(space, CV(a), CV(b), per, lanes) ==
+            Catch::Approx(n * 0.35 * 0.05).epsilon(1e-14));
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+      auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+      double worst = 0;
+      for (int i = 0; i < n; ++i)
+        worst = std::max({worst, std::fabs(h(i) - 0.15), std::fabs(ha(i) - 0.35)});
+      CHECK(worst <= 1e-15);
+    }
+  // float: 4 lanes a vector.
+  using F = Kokkos::View<float*, typename TestType::memory_space>;
+  F f("f", 64), g("g", 64), e("e", 64);
+  la::stream_init(space, f, g, e, 2, 4);
+  la::copy(space, Kokkos::View<const float*, typename TestType::memory_space>(f), e, 2, 4);
+  auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e);
+  int wrong = 0;
+  for (int i = 0; i < 64; ++i) wrong += he(i) != 0.1f;
+  CHECK(wrong == 0);
+  // Sizes that are no multiple of per x lanes, lanes that are no vector,
+  // misaligned data: refused.
+  V a("a", 1000), b("b", 1000), c("c", 1000);
+  CHECK_THROWS_AS(la::copy(space, CV(a), c, 3, 1), std::invalid_argument);
+  CHECK_THROWS_AS(la::copy(space, CV(a), c, 1, 3), std::invalid_argument);
+  CHECK_THROWS_AS(la::dot(space, CV(a), CV(b), 16, 2), std::invalid_argument);
+  auto shifted = Kokkos::subview(a, Kokkos::make_pair(1, 999));
+  auto shifted_c = Kokkos::subview(c, Kokkos::make_pair(1, 999));
+  CHECK_THROWS_AS(la::copy(space, CV(shifted), V(shifted_c), 1, 2), std::invalid_argument);
 }
 
 namespace {

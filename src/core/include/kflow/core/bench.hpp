@@ -13,12 +13,13 @@
 
 namespace kflow {
 
-// One STREAM kernel's best bandwidth (bytes it moves / best time) and the
-// elements per work item that gave it (0: the runtime's copy, not ours).
+// One STREAM kernel's best bandwidth (bytes it moves / best time) and what
+// gave it: `per` packs of `lanes` elements per work item (0: the runtime's
+// copy, not ours).
 struct StreamKernelResult {
   std::string kernel, what;  // "triad", "a = b + s c"
   double bytes_per_second = 0;
-  int per = 1;
+  int per = 1, lanes = 1;
 };
 
 struct StreamResult {
@@ -33,8 +34,9 @@ struct StreamResult {
 };
 
 // Best of `repeat` timings of each STREAM kernel over `elements` values per
-// array (GPUs: 1, 2, 4 and 8 elements per work item, the best kept); the
-// results are checked against the recurrence computed on the host.
+// array (GPUs: 1, 2, 4 and 8 scalars or 16-byte vectors per work item, the
+// best kept); the results are checked against the recurrence computed on the
+// host.
 StreamResult bench_stream(const std::string& backend, const std::string& precision,
                           std::size_t elements, int repeat);
 
