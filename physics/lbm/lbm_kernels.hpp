@@ -374,30 +374,39 @@ KOKKOS_INLINE_FUNCTION void moments(const Real f[L::Q], const Geometry<Real>& g,
 
 namespace kernels {
 
-// A step kernel over the lattice: GPUs a thread per cell; CPUs a task per
-// line along x (StepKernel::line).
+// A step kernel over the lattice by cells, a thread per cell (the GPUs'
+// launch; on host spaces for tests).  Interior and edge cells in two
+// launches: a warp holding an edge cell ran both paths.
 template <class ExecSpace, class Kernel>
-void launch_step(const ExecSpace& space, const char* label, const Kernel& kernel) {
+void launch_cells(const ExecSpace& space, const char* label, const Kernel& kernel) {
   const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
+  if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
+    const int interior = (nx - 2) * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
+        kernel);
+    Kokkos::parallel_for(std::string(label) + "_edges",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Edges>(
+                             space, 0, kernel.edge_cells()),
+                         kernel);
+  } else
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, nx * ny * nz),
+        kernel);
+}
+
+// A step kernel over the lattice: GPUs by cells (launch_cells); CPUs a task
+// per line along x (StepKernel::line), or by cells where `cells` asks (a
+// test of the GPUs' launches on the host).
+template <class ExecSpace, class Kernel>
+void launch_step(const ExecSpace& space, const char* label, const Kernel& kernel,
+                 bool cells = false) {
   if constexpr (linalg::on_gpu<ExecSpace>) {
-    // Interior and edge cells in two launches: a warp holding an edge cell
-    // ran both paths (H200, D3Q19 512^3 in place, float16s: 17 757 -> 26 689
-    // MLUPS; float unchanged; docs/performance.md).
-    if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
-      const int interior = (nx - 2) * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);
-      Kokkos::parallel_for(
-          label,
-          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
-          kernel);
-      Kokkos::parallel_for(std::string(label) + "_edges",
-                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Edges>(
-                               space, 0, kernel.edge_cells()),
-                           kernel);
-    } else
-      Kokkos::parallel_for(
-          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, nx * ny * nz),
-          kernel);
+    launch_cells(space, label, kernel);
+  } else if (cells) {
+    launch_cells(space, label, kernel);
   } else {
+    const int ny = kernel.g.n[1], nz = kernel.g.n[2];
     Kokkos::parallel_for(
         label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, ny * nz),
         KOKKOS_LAMBDA(int l) { kernel.line(l % ny, l / ny); });
@@ -406,7 +415,7 @@ void launch_step(const ExecSpace& space, const char* label, const Kernel& kernel
 
 template <class L, class Real, class ExecSpace, class View>
 void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
-          const Geometry<Real>& g, const Offsets<L::Q>& off) {
+          const Geometry<Real>& g, const Offsets<L::Q>& off, bool cells = false) {
   auto make = [&](auto kernel) {
     kernel.src = src;
     kernel.dst = dst;
@@ -416,13 +425,13 @@ void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
   };
   if (mode == Mode::two_grid)
     launch_step(space, "kflow::lbm::stream_collide_two_grid",
-                make(StepKernel<L, Real, View, Mode::two_grid>{}));
+                make(StepKernel<L, Real, View, Mode::two_grid>{}), cells);
   else if (mode == Mode::aa_stream)
     launch_step(space, "kflow::lbm::stream_collide_aa_stream",
-                make(StepKernel<L, Real, View, Mode::aa_stream>{}));
+                make(StepKernel<L, Real, View, Mode::aa_stream>{}), cells);
   else
     launch_step(space, "kflow::lbm::stream_collide_aa_local",
-                make(StepKernel<L, Real, View, Mode::aa_local>{}));
+                make(StepKernel<L, Real, View, Mode::aa_local>{}), cells);
 }
 
 // Equilibrium populations of (rho, u), stored in `layout` (normal or swapped).
