@@ -133,8 +133,7 @@ class Model final : public kflow::Model {
     }
     geo_.omega_p = Real(s_.omega_plus);
     geo_.omega_m = Real(s_.omega_minus);
-    for (int i = 0; i < Q; ++i)
-      off_.v[i] = L::c(i, 0) + geo_.s[0] * (L::c(i, 1) + geo_.s[1] * L::c(i, 2));
+    off_ = offsets<L>(geo_);
     ncells_ = std::size_t(geo_.n[0]) * geo_.n[1] * geo_.n[2];
     nstored_ = std::size_t(geo_.s[0]) * geo_.s[1] * geo_.s[2];
     // Ghost layers start as zeros (the slots no exchange fills stay defined).

@@ -94,6 +94,15 @@ struct Geometry {
   }
 };
 
+// The stored-index offset of each velocity c_i in the block g describes.
+template <class L, class Real>
+Offsets<L::Q> offsets(const Geometry<Real>& g) {
+  Offsets<L::Q> off{};
+  for (int i = 0; i < L::Q; ++i)
+    off.v[i] = L::c(i, 0) + g.s[0] * (L::c(i, 1) + g.s[1] * L::c(i, 2));
+  return off;
+}
+
 // The moving-wall (Ladd) term for a population pulled in direction i from a
 // wall moving with u: 6 w_i rho0 (c_i . u), rho0 = 1 (lbm.hpp).
 template <class L, class Real>

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -76,43 +77,37 @@ auto stream_packs(const Kokkos::View<Real*, Mem>& v) {
 template <class Real>
 constexpr int stream_vector_lanes = 16 / int(sizeof(Real));
 
-inline void stream_check(long n, int per, int lanes, int vector_lanes, const void* const* data,
-                         int arrays) {
-  if (per < 1 || (lanes != 1 && lanes != vector_lanes) || n % (long(per) * lanes) != 0)
+// Checks n, per, lanes and the arrays' alignment, then calls
+// fn(std::integral_constant<int, W>{}) with W = 1 or the 16-byte width.
+template <class Real, class Fn>
+void stream_packed(long n, int per, int lanes, std::initializer_list<const void*> data, Fn&& fn) {
+  constexpr int V = stream_vector_lanes<Real>;
+  if (per < 1 || (lanes != 1 && lanes != V) || n % (long(per) * lanes) != 0)
     throw std::invalid_argument("kflow::linalg::stream: " + std::to_string(n) +
                                 " elements are no multiple of per (" + std::to_string(per) +
                                 ") x lanes (" + std::to_string(lanes) + "; 1 or " +
-                                std::to_string(vector_lanes) + " allowed)");
-  for (int a = 0; a < arrays; ++a)
-    if (lanes > 1 && reinterpret_cast<std::uintptr_t>(data[a]) % 16 != 0)
+                                std::to_string(V) + " allowed)");
+  for (const void* d : data)
+    if (lanes > 1 && reinterpret_cast<std::uintptr_t>(d) % 16 != 0)
       throw std::invalid_argument("kflow::linalg::stream: 16-byte packs need 16-byte aligned data");
-}
-
-template <int W, class ExecSpace, class Real, class Mem, class Op>
-void stream_map_w(const ExecSpace& space, const char* label, const Kokkos::View<Real*, Mem>& out,
-                  const Kokkos::View<const Real*, Mem>& x, const Kokkos::View<const Real*, Mem>& y,
-                  Op op, int per) {
-  const StreamMap<Real, Mem, W, Op> f{stream_packs<W>(out),
-                                      stream_packs<W>(x),
-                                      stream_packs<W>(y),
-                                      op,
-                                      long(out.extent(0)) / W / per,
-                                      per};
-  Kokkos::parallel_for(label,
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long>>(space, 0, f.m), f);
+  if (lanes == 1)
+    fn(std::integral_constant<int, 1>{});
+  else
+    fn(std::integral_constant<int, V>{});
 }
 
 template <class ExecSpace, class Real, class Mem, class Op>
 void stream_map(const ExecSpace& space, const char* label, const Kokkos::View<Real*, Mem>& out,
                 const Kokkos::View<const Real*, Mem>& x, const Kokkos::View<const Real*, Mem>& y,
                 Op op, int per, int lanes) {
-  constexpr int V = stream_vector_lanes<Real>;
-  const void* data[3] = {out.data(), x.data(), y.data()};
-  stream_check(long(out.extent(0)), per, lanes, V, data, 3);
-  if (lanes == 1)
-    stream_map_w<1>(space, label, out, x, y, op, per);
-  else
-    stream_map_w<V>(space, label, out, x, y, op, per);
+  const long n = long(out.extent(0));
+  stream_packed<Real>(n, per, lanes, {out.data(), x.data(), y.data()}, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    const StreamMap<Real, Mem, W, Op> f{
+        stream_packs<W>(out), stream_packs<W>(x), stream_packs<W>(y), op, n / W / per, per};
+    Kokkos::parallel_for(label,
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long>>(space, 0, f.m), f);
+  });
 }
 
 struct CopyOp {
@@ -200,22 +195,16 @@ void triad(const ExecSpace& space, const Kokkos::View<const Real*, Mem>& b,
 template <class ExecSpace, class Real, class Mem>
 double dot(const ExecSpace& space, const Kokkos::View<const Real*, Mem>& a,
            const Kokkos::View<const Real*, Mem>& b, int per = 1, int lanes = 1) {
-  constexpr int V = detail::stream_vector_lanes<Real>;
-  const void* data[2] = {a.data(), b.data()};
-  detail::stream_check(long(a.extent(0)), per, lanes, V, data, 2);
+  const long n = long(a.extent(0));
   double r = 0;
-  auto run = [&](auto w) {
+  detail::stream_packed<Real>(n, per, lanes, {a.data(), b.data()}, [&](auto w) {
     constexpr int W = decltype(w)::value;
     const detail::StreamDot<Real, Mem, W> f{detail::stream_packs<W>(a), detail::stream_packs<W>(b),
-                                            long(a.extent(0)) / W / per, per};
+                                            n / W / per, per};
     Kokkos::parallel_reduce("kflow::linalg::stream::dot",
                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long>>(space, 0, f.m),
                             f, r);
-  };
-  if (lanes == 1)
-    run(std::integral_constant<int, 1>{});
-  else
-    run(std::integral_constant<int, V>{});
+  });
   space.fence("kflow::linalg::stream::dot");
   return r;
 }
