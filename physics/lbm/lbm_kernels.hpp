@@ -195,12 +195,16 @@ struct StepKernel {
       cell<false>(g.index(x), x);
   }
   // GPUs: the two sets of cells in two launches, so that no warp holds
-  // both paths.  Interior: m over (nx-2)(ny-2)(nz-2) cells, x fastest.
+  // both paths.  Interior: m over whole lines along x, nx (ny-2)(nz-2) cells,
+  // so that a warp's cells keep the lines' alignment (lines of nx - 2 put
+  // every access of a warp off the 128-byte boundary); a line's two end
+  // cells return at once, the edge launch takes them.
   KOKKOS_INLINE_FUNCTION void operator()(Interior, int m) const {
-    const int ix = g.n[0] - 2, iy = g.n[1] - 2;
+    const int nx = g.n[0], iy = g.n[1] - 2;
     int x[3];
-    x[0] = 1 + m % ix;
-    const int r = m / ix;
+    x[0] = m % nx;
+    if (x[0] == 0 || x[0] == nx - 1) return;
+    const int r = m / nx;
     x[1] = 1 + r % iy;
     x[2] = L::D == 3 ? 1 + r / iy : 0;
     cell<true>(g.index(x), x);
@@ -390,7 +394,7 @@ template <class ExecSpace, class Kernel>
 void launch_cells(const ExecSpace& space, const char* label, const Kernel& kernel) {
   const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
   if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
-    const int interior = (nx - 2) * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);
+    const int interior = nx * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);  // whole lines
     Kokkos::parallel_for(
         label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
         kernel);
