@@ -195,22 +195,23 @@ struct StepKernel {
       cell<false>(g.index(x), x);
   }
   // GPUs: the two sets of cells in two launches, so that no warp holds
-  // both paths.  Interior: m over whole lines along x, nx (ny-2)(nz-2) cells,
-  // so that a warp's cells keep the lines' alignment (lines of nx - 2 put
-  // every access of a warp off the 128-byte boundary); a line's two end
-  // cells return at once, the edge launch takes them.
+  // both paths.  Interior: the lines along x away from the y and z faces,
+  // whole, nx (ny-2)(nz-2) cells, so that a warp's cells keep the lines'
+  // 128-byte alignment; a line's end cells take the branch-free path with
+  // their x face's links selected in it (side), so that the x faces, whose
+  // cells lie a line apart, are not read and written again by a launch of
+  // their own (measured: half a sector's traffic wasted per access).
   KOKKOS_INLINE_FUNCTION void operator()(Interior, int m) const {
     const int nx = g.n[0], iy = g.n[1] - 2;
     int x[3];
     x[0] = m % nx;
-    if (x[0] == 0 || x[0] == nx - 1) return;
     const int r = m / nx;
     x[1] = 1 + r % iy;
     x[2] = L::D == 3 ? 1 + r / iy : 0;
-    cell<true>(g.index(x), x);
+    cell<true>(g.index(x), x, x[0] == 0 ? -1 : (x[0] == nx - 1 ? 1 : 0));
   }
-  // Edges: m over the faces z = 0, nz-1 (3D), then y = 0, ny-1, then
-  // x = 0, nx-1 (each without the cells counted before); edge_cells() of them.
+  // Edges: m over the faces z = 0, nz-1 (3D), then y = 0, ny-1 (without
+  // the cells counted before); edge_cells() of them.
   KOKKOS_INLINE_FUNCTION void operator()(Edges, int m) const {
     const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
     const int zs = L::D == 3 ? nz - 2 : 1, z0 = L::D == 3 ? 1 : 0;
@@ -220,22 +221,15 @@ struct StepKernel {
       x[2] = m < plane ? 0 : nz - 1, x[0] = r % nx, x[1] = r / nx;
     } else {
       if (L::D == 3) m -= 2 * nx * ny;
-      const int rows = nx * zs, cols = (ny - 2) * zs;
-      if (m < 2 * rows) {
-        const int r = m % rows;
-        x[1] = m < rows ? 0 : ny - 1, x[0] = r % nx, x[2] = z0 + r / nx;
-      } else {
-        m -= 2 * rows;
-        const int r = m % cols;
-        x[0] = m < cols ? 0 : nx - 1, x[1] = 1 + r % (ny - 2), x[2] = z0 + r / (ny - 2);
-      }
+      const int rows = nx * zs, r = m % rows;
+      x[1] = m < rows ? 0 : ny - 1, x[0] = r % nx, x[2] = z0 + r / nx;
     }
     cell<false>(g.index(x), x);
   }
   int edge_cells() const {
     const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
     const int zs = L::D == 3 ? nz - 2 : 1;
-    return (L::D == 3 ? 2 * nx * ny : 0) + 2 * nx * zs + 2 * (ny - 2) * zs;
+    return (L::D == 3 ? 2 * nx * ny : 0) + 2 * nx * zs;
   }
   // A line of cells along x at (y, z) = (x[1], x[2]) (CPUs): its ends and
   // every cell of an edge line by the checked path, the rest by the
@@ -259,21 +253,35 @@ struct StepKernel {
     cell<false>(base + nx - 1, x);
   }
 
+  // A cell's step.  bulk: the branch-free path of a cell away from the y
+  // and z faces; `side` -1 or +1 puts it at x = 0 or nx-1, where the links
+  // across that x face are selected as the checked path (Geometry::neighbour)
+  // takes them: into the ghost layer (halo), wrapped (periodic) or bounced
+  // back, with a moving wall's term.  Otherwise the checked path.
   template <bool bulk>
-  KOKKOS_INLINE_FUNCTION void cell(int idx, const int x[3]) const {
+  KOKKOS_INLINE_FUNCTION void cell(int idx, const int x[3], int side = 0) const {
     constexpr int Q = L::Q;
     const int* off = offs.v;
     (void)x;  // the checked path's only
+    const int face = side > 0, nx = g.n[0];
+    const bool open = side == 0 || g.halo[0][face];
+    const bool wrap = !open && g.periodic[0], wall = !open && !g.periodic[0];
+    const bool xmoving = wall && g.moving[0][face];
     Real f[Q];
     if constexpr (bulk) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
-        if constexpr (M == Mode::two_grid)
-          f[i] = src(idx - off[i], i);
-        else if constexpr (M == Mode::aa_stream)
-          f[i] = src(idx - off[i], opp(i));
-        else
+        const int cx = L::c(i, 0);
+        const bool cross = side == -cx;  // the link from x - c_i crosses the face
+        if constexpr (M == Mode::aa_local) {
           f[i] = src(idx, i);
+        } else {
+          const bool back = cross && wall;
+          const int from = back ? idx : idx - off[i] + (cross && wrap ? cx * nx : 0);
+          const int slot = (M == Mode::two_grid) == back ? opp(i) : i;
+          f[i] = src(from, slot);
+        }
+        if (cross && xmoving) f[i] += wall_term<L>(i, g.uw[0][face]);
       }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
@@ -303,7 +311,12 @@ struct StepKernel {
       for (int i = 0; i < Q; ++i) dst.set(idx, opp(i), f[i]);
     } else if constexpr (bulk) {
       KFLOW_LBM_UNROLL
-      for (int i = 0; i < Q; ++i) dst.set(idx + off[i], i, f[i]);
+      for (int i = 0; i < Q; ++i) {
+        const int cx = L::c(i, 0);
+        const bool back = side == cx && wall;  // the link to x + c_i crosses the face
+        const int to = back ? idx : idx + off[i] - (side == cx && wrap ? cx * nx : 0);
+        dst.set(to, back ? opp(i) : i, f[i]);
+      }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
           for (int i = 0; i < Q; ++i) {

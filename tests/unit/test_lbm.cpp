@@ -274,25 +274,36 @@ namespace {
 
 // One step of every streaming mode on a host space, by lines (the CPUs'
 // launch) and by cells (the GPUs' interior and edge launches): the bits of
-// every population must agree.  Walls, a moving wall, a periodic axis and a
-// body force put every kind of link on the edge cells.
+// every population must agree.  Walls, a moving wall, a periodic axis, a
+// halo (ghost layer) and a body force put every kind of link on the edge
+// cells; each set-up has its moving wall, periodic pair or halo on the x
+// faces once (the interior launch takes their links itself).
+struct LinkSetup {
+  int periodic;   // axis, or -1
+  int lid, side;  // the moving wall's axis and side
+  bool xhalo;     // x = -1 and nx are another block's cells (ghosts)
+};
+
 template <class L>
-void lines_against_cells(const int (&n)[3]) {
+void lines_against_cells(const int (&n)[3], const LinkSetup& setup) {
   namespace lb = kflow::lbm;
   using Space = Kokkos::DefaultHostExecutionSpace;
   using Pops = lb::Populations<L, double, double, Space::memory_space>;
   Space space;
   lb::Geometry<double> g{};
   for (int d = 0; d < 3; ++d) g.n[d] = g.s[d] = n[d];
-  g.periodic[L::D == 3 ? 1 : 0] = 1;  // 3D: y; 2D: x
-  const int top = L::D - 1;           // the lid: y = ny - 1 in 2D, z = nz - 1 in 3D
-  g.moving[top][1] = 1;
-  g.uw[top][1][0] = 0.05;
+  if (setup.periodic >= 0) g.periodic[setup.periodic] = 1;
+  if (setup.xhalo) g.gh[0] = 1, g.s[0] = n[0] + 2, g.halo[0][0] = g.halo[0][1] = 1;
+  g.moving[setup.lid][setup.side] = 1;
+  g.uw[setup.lid][setup.side][0] = setup.lid == 0 ? 0 : 0.05;  // tangential
+  g.uw[setup.lid][setup.side][1] = setup.lid == 1 ? 0 : 0.03;
+  g.uw[setup.lid][setup.side][2] = setup.lid == 2 || L::D == 2 ? 0 : -0.02;
   g.force[0] = 1e-5;
   g.omega_p = 1.2, g.omega_m = 1.5;
   lb::Offsets<L::Q> off{};
-  for (int i = 0; i < L::Q; ++i) off.v[i] = L::c(i, 0) + n[0] * (L::c(i, 1) + n[1] * L::c(i, 2));
-  const int cells = n[0] * n[1] * n[2];
+  for (int i = 0; i < L::Q; ++i)
+    off.v[i] = L::c(i, 0) + g.s[0] * (L::c(i, 1) + g.s[1] * L::c(i, 2));
+  const int cells = g.s[0] * g.s[1] * g.s[2];
   auto make = [&](const char* name) {
     Pops p;
     p.v = decltype(p.v)(name, cells, L::Q);
@@ -328,9 +339,18 @@ void lines_against_cells(const int (&n)[3]) {
 
 TEST_CASE("lbm: the GPUs' interior and edge launches give the CPUs' line launches' bits",
           "[unit]") {
-  lines_against_cells<kflow::lbm::Lattice<19>>({37, 9, 7});
-  lines_against_cells<kflow::lbm::Lattice<27>>({11, 6, 5});
-  lines_against_cells<kflow::lbm::Lattice<9>>({35, 8, 1});
+  // {periodic axis, lid axis, lid side, x halo}
+  const LinkSetup s3[] = {{1, 2, 1, false}, {2, 0, 0, false}, {0, 1, 0, false}, {-1, 2, 1, true}};
+  const LinkSetup s2[] = {{0, 1, 1, false}, {-1, 0, 1, false}, {-1, 1, 0, true}};
+  for (const auto& k : s3) {
+    INFO("periodic " << k.periodic << ", lid " << k.lid << "/" << k.side << ", x halo " << k.xhalo);
+    lines_against_cells<kflow::lbm::Lattice<19>>({37, 9, 7}, k);
+    lines_against_cells<kflow::lbm::Lattice<27>>({11, 6, 5}, k);
+  }
+  for (const auto& k : s2) {
+    INFO("periodic " << k.periodic << ", lid " << k.lid << "/" << k.side << ", x halo " << k.xhalo);
+    lines_against_cells<kflow::lbm::Lattice<9>>({35, 8, 1}, k);
+  }
 }
 
 TEST_CASE("lbm conserves mass in a closed cavity; float follows double", "[unit]") {
