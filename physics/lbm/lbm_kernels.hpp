@@ -310,12 +310,17 @@ struct StepKernel {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) dst.set(idx, opp(i), f[i]);
     } else if constexpr (bulk) {
+      // The links across a line end's x face are stored after the others,
+      // in a branch only end cells take (a select in every store raised the
+      // kernel's registers: docs/performance.md).
       KFLOW_LBM_UNROLL
-      for (int i = 0; i < Q; ++i) {
-        const int cx = L::c(i, 0);
-        const bool back = side == cx && wall;  // the link to x + c_i crosses the face
-        const int to = back ? idx : idx + off[i] - (side == cx && wrap ? cx * nx : 0);
-        dst.set(to, back ? opp(i) : i, f[i]);
+      for (int i = 0; i < Q; ++i)
+        if (side == 0 || side != L::c(i, 0)) dst.set(idx + off[i], i, f[i]);
+      if (side != 0) {
+        KFLOW_LBM_UNROLL
+        for (int i = 0; i < Q; ++i)
+          if (L::c(i, 0) == side)  // the link to x + c_i crosses the face
+            dst.set(wall ? idx : idx + off[i] - (wrap ? side * nx : 0), wall ? opp(i) : i, f[i]);
       }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
