@@ -269,19 +269,28 @@ struct StepKernel {
     const bool xmoving = wall && g.moving[0][face];
     Real f[Q];
     if constexpr (bulk) {
+      // The links across a line end's x face (from x - c_i, c_i,x = -side)
+      // are read after the others, in a branch only end cells take.
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
-        const int cx = L::c(i, 0);
-        const bool cross = side == -cx;  // the link from x - c_i crosses the face
-        if constexpr (M == Mode::aa_local) {
+        if (M != Mode::aa_local && side != 0 && side == -L::c(i, 0)) continue;
+        if constexpr (M == Mode::two_grid)
+          f[i] = src(idx - off[i], i);
+        else if constexpr (M == Mode::aa_stream)
+          f[i] = src(idx - off[i], opp(i));
+        else
           f[i] = src(idx, i);
-        } else {
-          const bool back = cross && wall;
-          const int from = back ? idx : idx - off[i] + (cross && wrap ? cx * nx : 0);
-          const int slot = (M == Mode::two_grid) == back ? opp(i) : i;
-          f[i] = src(from, slot);
+      }
+      if (side != 0) {
+        KFLOW_LBM_UNROLL
+        for (int i = 0; i < Q; ++i) {
+          if (L::c(i, 0) != -side) continue;
+          if constexpr (M != Mode::aa_local) {
+            const int from = wall ? idx : idx - off[i] - (wrap ? side * nx : 0);
+            f[i] = src(from, (M == Mode::two_grid) == wall ? opp(i) : i);
+          }
+          if (xmoving) f[i] += wall_term<L>(i, g.uw[0][face]);
         }
-        if (cross && xmoving) f[i] += wall_term<L>(i, g.uw[0][face]);
       }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
