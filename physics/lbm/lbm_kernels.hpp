@@ -270,27 +270,24 @@ struct StepKernel {
     Real f[Q];
     if constexpr (bulk) {
       // The links across a line end's x face (from x - c_i, c_i,x = -side)
-      // are read after the others, in a branch only end cells take.
+      // under a branch that only the warps holding a line's end cells take.
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
-        if (M != Mode::aa_local && side != 0 && side == -L::c(i, 0)) continue;
-        if constexpr (M == Mode::two_grid)
+        if (M != Mode::aa_local && side != 0 && side == -L::c(i, 0)) {
+          const int from = wall ? idx : idx - off[i] - (wrap ? side * nx : 0);
+          f[i] = src(from, (M == Mode::two_grid) == wall ? opp(i) : i);
+        } else if constexpr (M == Mode::two_grid) {
           f[i] = src(idx - off[i], i);
-        else if constexpr (M == Mode::aa_stream)
+        } else if constexpr (M == Mode::aa_stream) {
           f[i] = src(idx - off[i], opp(i));
-        else
+        } else {
           f[i] = src(idx, i);
-      }
-      if (side != 0) {
-        KFLOW_LBM_UNROLL
-        for (int i = 0; i < Q; ++i) {
-          if (L::c(i, 0) != -side) continue;
-          if constexpr (M != Mode::aa_local) {
-            const int from = wall ? idx : idx - off[i] - (wrap ? side * nx : 0);
-            f[i] = src(from, (M == Mode::two_grid) == wall ? opp(i) : i);
-          }
-          if (xmoving) f[i] += wall_term<L>(i, g.uw[0][face]);
         }
+      }
+      if (xmoving) {
+        KFLOW_LBM_UNROLL
+        for (int i = 0; i < Q; ++i)
+          if (L::c(i, 0) == -side) f[i] += wall_term<L>(i, g.uw[0][face]);
       }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
