@@ -200,7 +200,7 @@ struct StepKernel {
   // 128-byte alignment; a line's end cells take the branch-free path with
   // their x face's links selected in it (side), so that the x faces, whose
   // cells lie a line apart, are not read and written again by a launch of
-  // their own (measured: half a sector's traffic wasted per access).
+  // their own (a sector per value: docs/performance.md).
   KOKKOS_INLINE_FUNCTION void operator()(Interior, int m) const {
     const int nx = g.n[0], iy = g.n[1] - 2;
     int x[3];
