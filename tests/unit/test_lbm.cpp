@@ -300,9 +300,7 @@ void lines_against_cells(const int (&n)[3], const LinkSetup& setup) {
   g.uw[setup.lid][setup.side][2] = setup.lid == 2 || L::D == 2 ? 0 : -0.02;
   g.force[0] = 1e-5;
   g.omega_p = 1.2, g.omega_m = 1.5;
-  lb::Offsets<L::Q> off{};
-  for (int i = 0; i < L::Q; ++i)
-    off.v[i] = L::c(i, 0) + g.s[0] * (L::c(i, 1) + g.s[1] * L::c(i, 2));
+  const auto off = lb::offsets<L>(g);
   const int cells = g.s[0] * g.s[1] * g.s[2];
   auto make = [&](const char* name) {
     Pops p;
