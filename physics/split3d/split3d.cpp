@@ -233,6 +233,10 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->body_force = {f[0], f[1], f[2]};
 
   s->projection = ps.get_bool("projection", false);
+  if (ps.has("projection_scheme") && !s->projection)
+    ps.fail("projection_scheme", "applies with physics.projection = true only");
+  s->incremental =
+      ps.get_choice("projection_scheme", {"plain", "incremental"}, "plain") == "incremental";
   const auto ss = c.section("solver");
   s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
@@ -359,7 +363,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     s->notes.push_back(pe);
   if (s->projection)
     s->notes.push_back(
-        "projection: after each step, lap phi = div u / dt by " +
+        std::string(s->incremental ? "projection (incremental): -grad phi before each step, "
+                                     "after it lap dphi = div u / dt by "
+                                   : "projection: after each step, lap phi = div u / dt by ") +
         std::string(s->projection_method == "kk_cg" ? "CG over Kokkos Kernels + Jacobi"
                     : s->projection_method == "kk_gmres"
                         ? "GMRES(" + std::to_string(s->projection_restart) +
@@ -369,7 +375,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                         ? "CG + multigrid " + linalg::describe(s->mg)
                         : "CG + Jacobi") +
         " to " + num(s->projection_tolerance) +
-        ", u -= dt grad phi (approximate: "
+        (s->incremental ? ", u -= dt grad dphi, phi += dphi (approximate: "
+                        : ", u -= dt grad phi (approximate: ") +
         "central differences on the nodes)");
   s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
                      std::to_string(s->local_iterations) + " local x " +
@@ -377,7 +384,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                      (s->update == Update::picard ? "picard" : "relaxed"));
   // state, nonlinear layer, two outputs (4 each), a, b, c, the divergence field;
   // projection: phi, its right-hand side, 7 coefficients and CG's 8 fields
-  s->values_per_cell = 20 + (s->projection ? 17 : 0);
+  s->values_per_cell = 20 + (s->projection ? 17 + s->incremental : 0);
   s->saved_values_per_cell = 4 + (s->projection ? 1 : 0);
   return s;
 }

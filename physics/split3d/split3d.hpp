@@ -94,6 +94,10 @@ struct Setup : ModelSetup {
   // ([physics] projection = true), its Poisson solve by CG + Jacobi to
   // max |b - A x| / max |b| <= projection_tolerance.
   bool projection = false;
+  // "plain": each step's phi makes u* divergence-free (Chorin); "incremental":
+  // -grad phi^n acts on the step's input and the projection solves the
+  // increment (pressure correction: a steady state free of the O(dt) term).
+  bool incremental = false;
   double projection_tolerance = 1e-8;
   int projection_max_iterations = 10000;
   // The projection's solver: "cg" (kflow's, preconditioned by Jacobi or a

@@ -170,6 +170,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     p_.tau = Real(s_.third ? dt / 3 : dt);
     const Params<Real> p_t = swap_xy(p_);
     constexpr double R = sizeof(Real);
+    if (s_.incremental) {  // the pressure of the last step acts on this one's input
+      phase_begin();
+      project(space_, p_, state_, solid_, phi_, Real(dt));
+      wrap(space_, p_, state_);
+      phase_end(kProjection, 0);
+    }
     phase_begin();
     for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, nl_.q[q], state_.q[q]);
     phase_end(kCopies, 8 * R);
@@ -254,7 +260,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
       control.check_every = s_.projection_method == "mg" ? 1 : 10;  // a cycle is dear
-      proj_ = solver_->solve(phi_, rhs_, control);
+      // incremental: the increment from zero (a restart needs nothing else)
+      if (s_.incremental) Kokkos::deep_copy(space_, dphi_, Real(0));
+      proj_ = solver_->solve(s_.incremental ? dphi_ : phi_, rhs_, control);
       proj_iterations_ += proj_.iterations;
       if (!proj_.converged)
         throw Error(
@@ -262,8 +270,15 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             "= " +
             num(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
             " iterations (raise solver.max_iterations)");
-      project(space_, p_, state_, solid_, phi_, Real(dt));
+      project(space_, p_, state_, solid_, s_.incremental ? dphi_ : phi_, Real(dt));
       wrap(space_, p_, state_);  // periodic ghosts of the projected velocity
+      if (s_.incremental) {
+        const auto phi = flat(phi_), dphi = flat(dphi_);
+        Kokkos::parallel_for(
+            "kflow::split3d::phi_increment",
+            Kokkos::RangePolicy<ExecSpace>(space_, 0, phi.extent(0)),
+            KOKKOS_LAMBDA(long m) { phi(m) += dphi(m); });
+      }
       phase_end(kProjection, 0);
     }
     ++steps_;
@@ -357,6 +372,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     const auto& g = s_.nodes;
     phi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi", g);
     rhs_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi_rhs", g);
+    if (s_.incremental) dphi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::dphi", g);
     const int e[3] = {p_.e[0], p_.e[1], p_.e[2]};
     F3 c[7];
     Kokkos::View<Real***, Kokkos::LayoutLeft, Kokkos::HostSpace> h[7];
@@ -439,6 +455,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   F3 flux_;
   Mask<Mem> solid_;  // empty without obstacles
   F3 phi_, rhs_;     // projection
+  F3 dphi_;          // its increment (projection_scheme = "incremental")
   Op op_;
   std::unique_ptr<linalg::Solver<ExecSpace, Real, 3>> solver_;  // the projection's
   linalg::SolveStats proj_;
