@@ -235,8 +235,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->projection = ps.get_bool("projection", false);
   if (ps.has("projection_scheme") && !s->projection)
     ps.fail("projection_scheme", "applies with physics.projection = true only");
-  s->incremental =
-      ps.get_choice("projection_scheme", {"plain", "incremental"}, "plain") == "incremental";
+  s->incremental = s->projection && ps.get_choice("projection_scheme", {"plain", "incremental"},
+                                                  "incremental") == "incremental";
   const auto ss = c.section("solver");
   s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
