@@ -1410,10 +1410,10 @@ TEST_CASE("split3d cubic cavity at Re = 1000 against Albensoeder & Kuhlmann (200
           "[validation][long][split3d]") {
   // 127^3 nodes (cell Peclet 7.8 with the lid speed, numerics.peclet =
   // "warn"), dt = 0.02 to t = 36; lbm on 128^3 cells to t = 40.  A GPU run:
-  // about a minute on an H200, hours on 2 cores.  Measured on the H200 (CLI
-  // runs, docs/models/split3d.md): split3d against A&K's Table 5 points 0.023
-  // (0.156 on 63^3, 0.047 on 95^3: second order or better), against lbm
-  // 0.022; lbm against A&K 0.007.  Tolerances 0.03, 0.03 and 0.01.
+  // about three minutes on an H200 (CUDA build), hours on 2 cores.  Measured
+  // there: split3d against A&K's Table 5 points 0.021 (CLI runs: 0.156 on
+  // 64^3, 0.047 on 96^3 nodes, docs/models/split3d.md), against lbm 0.020;
+  // lbm against A&K 0.0068.  Tolerances 0.03, 0.03 and 0.01.
   const auto s = split3d_cavity(127, 1000, 0.02, 36, "incremental");
   const auto l = lbm_cavity(128, 1000, 40);
   const double ds = deviation_ak(s), dl = deviation_ak(l), d = deviation(s, l);
