@@ -46,18 +46,18 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
   }
   if (kind == "inflow") {
     b.kind = Kind::inflow;
-    const auto prof = t.get_choice("profile", {"uniform", "duct"}, "uniform");
+    const auto prof = t.get_choice("profile", {"uniform", "duct", "parabolic"}, "uniform");
     if (prof == "uniform") {
       if (!t.has("velocity"))
         bs.fail(key, "an inflow needs velocity = U (the speed into the domain, > 0)");
       const double u = t.get("velocity", 1.0, 0.0, 1e300, true);
       b.velocity[axis] = high ? -u : u;
     } else {
-      b.profile = Profile::duct;
+      b.profile = prof == "duct" ? Profile::duct : Profile::parabolic;
       if (!t.has("centre_velocity"))
-        bs.fail(key,
-                "a duct inflow needs centre_velocity = U (the developed profile's value on "
-                "the centre line, > 0)");
+        bs.fail(key, "a " + prof +
+                         " inflow needs centre_velocity = U (the profile's value on the centre "
+                         "line, > 0)");
       b.centre_velocity = t.get("centre_velocity", 1.0, 0.0, 1e300, true);
     }
   }
@@ -103,11 +103,36 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
   std::vector<int> owner(n, -1);  // the first obstacle holding a node
   for (std::size_t t = 0; t < tables.size(); ++t) {
     const auto& o = tables[t];
-    const auto lo = o.get_numbers("min", 3, 3, {}), hi = o.get_numbers("max", 3, 3, {});
-    if (lo.size() != 3 || hi.size() != 3)
-      o.fail(lo.size() != 3 ? "min" : "max",
-             "missing; an obstacle needs min = [x0, y0, z0] and max = [x1, y1, z1]");
     Obstacle ob;
+    ob.cylinder = o.get_choice("shape", {"box", "cylinder"}, "box") == "cylinder";
+    std::vector<double> lo, hi;
+    if (ob.cylinder) {
+      for (const char* k : {"min", "max"})
+        if (o.has(k))
+          o.fail(k,
+                 "a cylinder spans the domain along its axis: give axis, centre and radius, "
+                 "not min and max");
+      if (!o.has("centre") || !o.has("radius"))
+        o.fail(o.has("centre") ? "radius" : "centre",
+               "missing; a cylinder needs centre = [x, y, z] (its axis passes through it) "
+               "and radius = r");
+      const auto a = o.get_choice("axis", {"x", "y", "z"}, "z");
+      ob.axis = a[0] - 'x';
+      const auto cc = o.get_numbers("centre", 3, 3, {});
+      ob.radius = o.get("radius", 0.0, 0.0, 1e300, true);
+      for (int d = 0; d < 3; ++d) {
+        ob.centre[d] = cc[d];
+        const double r = d == ob.axis ? 1e300 : ob.radius;
+        lo.push_back(cc[d] - r), hi.push_back(cc[d] + r);
+      }
+    } else {
+      for (const char* k : {"axis", "centre", "radius"})
+        if (o.has(k)) o.fail(k, "applies to shape = \"cylinder\" only");
+      lo = o.get_numbers("min", 3, 3, {}), hi = o.get_numbers("max", 3, 3, {});
+      if (lo.size() != 3 || hi.size() != 3)
+        o.fail(lo.size() != 3 ? "min" : "max",
+               "missing; an obstacle needs min = [x0, y0, z0] and max = [x1, y1, z1]");
+    }
     for (int d = 0; d < 3; ++d) {
       ob.lo[d] = lo[d], ob.hi[d] = hi[d];
       if (!(lo[d] < hi[d])) o.fail("max", "expected max > min in x, y and z");
@@ -123,12 +148,14 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
     for (int d = 0; d < 3; ++d) {
       const double tol = 1e-9 * h[d];
       const int p = s.periodic[d] ? 1 : 0;  // periodic: nodes 1 .. n, the ghosts copy them
-      first[d] = std::max(p, int(std::ceil((lo[d] - lo0[d] - tol) / h[d])));
-      last[d] = std::min(e[d] - 1 - p, int(std::floor((hi[d] - lo0[d] + tol) / h[d])));
+      first[d] = int(std::max<double>(p, std::ceil((lo[d] - lo0[d] - tol) / h[d])));
+      last[d] = int(std::min<double>(e[d] - 1 - p, std::floor((hi[d] - lo0[d] + tol) / h[d])));
     }
     for (int k = first[2]; k <= last[2]; ++k)
       for (int j = first[1]; j <= last[1]; ++j)
         for (int i = first[0]; i <= last[0]; ++i) {
+          const double x[3] = {lo0[0] + i * h[0], lo0[1] + j * h[1], lo0[2] + k * h[2]};
+          if (!ob.contains(x, 1e-9 * std::min({h[0], h[1], h[2]}))) continue;
           const std::size_t m = idx(i, j, k);
           ++covered;
           if (s.solid[m]) continue;
@@ -299,12 +326,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     if (s->side[sd].kind == Kind::outflow) ++outflows;
     // the duct profile spans the side's rectangle between its edges
     const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
-    if (s->side[sd].profile == Profile::duct && (s->periodic[t1] || s->periodic[t2]))
-      bs.fail(side_names[ax][sd % 2],
-              std::string("a duct inflow needs walls on the side's four edges, but the ") +
-                  side_names[s->periodic[t1] ? t1 : t2][0] + " and " +
-                  side_names[s->periodic[t1] ? t1 : t2][1] +
-                  " sides are periodic; use a uniform inflow (velocity = U)");
+    if (s->side[sd].profile != Profile::uniform && (s->periodic[t1] || s->periodic[t2]))
+      bs.fail(
+          side_names[ax][sd % 2],
+          std::string("a duct or parabolic inflow needs walls on the side's four edges, but the ") +
+              side_names[s->periodic[t1] ? t1 : t2][0] + " and " +
+              side_names[s->periodic[t1] ? t1 : t2][1] +
+              " sides are periodic; use a uniform inflow (velocity = U)");
   }
   if (inflow >= 0 && outflows == 0)
     bs.fail(side_names[inflow / 2][inflow % 2],
@@ -419,12 +447,16 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
           x[ax] = at, x[t1] = i, x[t2] = j;
           const std::size_t m = x[0] + std::size_t(e[0]) * (x[1] + std::size_t(e[1]) * x[2]);
           std::array<double, 3> v = b.velocity;
-          if (b.profile == Profile::duct) {
+          if (b.profile != Profile::uniform) {
             const double y = i * h[t1] - a, z = j * h[t2] - bw;
             const bool edge = i == 0 || j == 0 || i == e[t1] - 1 || j == e[t2] - 1;
+            // parabolic: s (1 - s) = (a^2 - y^2) / (4 a^2) with s = (y + a) / 2a
+            const double u =
+                b.profile == Profile::duct
+                    ? scale * exact::duct_velocity(y, z, a, bw, 1, 1)
+                    : b.centre_velocity * (1 - y * y / (a * a)) * (1 - z * z / (bw * bw));
             v = {0, 0, 0};
-            v[ax] =
-                (sd % 2 ? -1 : 1) * (edge ? 0 : scale * exact::duct_velocity(y, z, a, bw, 1, 1));
+            v[ax] = (sd % 2 ? -1 : 1) * (edge ? 0 : u);
           }
           for (int c = 0; c < 3; ++c) q[c][m] = v[c];
           if (!b.adiabatic) q[3][m] = b.temperature;
@@ -438,12 +470,10 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
     const int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
     for (int c = 0; c < 3; ++c) q[c][m] = 0;
     for (auto it = s.obstacles.rbegin(); it != s.obstacles.rend(); ++it) {
-      bool in = true;
-      for (int d = 0; d < 3; ++d) {
-        const double xd = s.nodes.origin[d] + (x[d] - 0.5) * h[d], tol = 1e-9 * h[d];
-        in = in && xd >= it->lo[d] - tol && xd <= it->hi[d] + tol;
-      }
-      if (in) q[3][m] = it->adiabatic ? s.initial_temperature : it->temperature;
+      double xd[3];
+      for (int d = 0; d < 3; ++d) xd[d] = s.nodes.origin[d] + (x[d] - 0.5) * h[d];
+      if (it->contains(xd, 1e-9 * std::min({h[0], h[1], h[2]})))
+        q[3][m] = it->adiabatic ? s.initial_temperature : it->temperature;
     }
   }
   // Periodic axes: ghosts 0 and n + 1 copy nodes n and 1 (axis by axis).

@@ -31,7 +31,9 @@ namespace kflow::split3d {
 enum class Kind { wall, inflow, outflow, periodic };
 // Inflow profiles: uniform, or the square/rectangular duct's exact developed
 // profile (kflow/core/exact.hpp) scaled to its centre velocity.
-enum class Profile { uniform, duct };
+// duct: the developed series profile; parabolic: 16 U s (1 - s) t (1 - t) over
+// the side's rectangle (s, t in [0, 1]; the DFG 3D benchmarks' inflow).
+enum class Profile { uniform, duct, parabolic };
 // The nonlinear layer's update after each local iteration: the authors'
 // relaxation u~ <- (u~ + new) / 2, or plain Picard u~ <- new.
 enum class Update { relaxed, picard };
@@ -60,10 +62,26 @@ struct Side {
 // temperature (identity rows for T), or adiabatic: zero heat flux, each solid
 // node beside fluid along a line copying that fluid node's T (f_s - f_f = 0,
 // as the adiabatic walls).
+// A box (lo, hi), or a circular cylinder (shape cylinder: axis, centre,
+// radius) through the whole domain along its axis; lo and hi bound it.
 struct Obstacle {
   std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
   double temperature = 1;
   bool adiabatic = false;
+  bool cylinder = false;
+  int axis = 2;
+  std::array<double, 3> centre{0, 0, 0};
+  double radius = 0;
+  // Whether the point x lies inside (faces included, to tol).
+  bool contains(const double x[3], double tol) const {
+    for (int d = 0; d < 3; ++d)
+      if (x[d] < lo[d] - tol || x[d] > hi[d] + tol) return false;
+    if (!cylinder) return true;
+    double r2 = 0;
+    for (int d = 0; d < 3; ++d)
+      if (d != axis) r2 += (x[d] - centre[d]) * (x[d] - centre[d]);
+    return r2 <= (radius + tol) * (radius + tol);
+  }
 };
 
 // Values of Setup::solid (and of the kernels' mask).

@@ -1423,3 +1423,74 @@ TEST_CASE("split3d cubic cavity at Re = 1000 against Albensoeder & Kuhlmann (200
   CHECK(dl <= 0.01);
   CHECK(d <= 0.03);
 }
+
+TEST_CASE("split3d obstacle force: a slab under a periodic channel carries half the body force",
+          "[unit][split3d]") {
+  // cases/split3d/periodic-channel.toml (periodic in x and y, g = 0.8, nu =
+  // 0.1, gamma = 1) with an obstacle slab over z <= 0.25: the fluid lies
+  // between the slab's top nodes and the wall at z = 1.  At the steady state
+  // the discrete momentum balance is exact: the body force on the fluid nodes,
+  // g h_z (fluid nodes per column) Lx Ly, is carried by the slab and the wall
+  // in equal halves (the parabola is symmetric); the pressure T = 1 pushes
+  // the slab down with T Lx Ly.  t = 30 is 5 diffusion times of the fluid
+  // layer (e^-50).
+  const int nz = 15;  // h_z = 1/16: nodes k = 1 .. 4 solid, 5 .. 15 fluid
+  const auto r = run_text(case_text("split3d/periodic-channel.toml"), "",
+                          {"grid.cells=[4,3," + std::to_string(nz) + "]",
+                           "obstacle=[{min=[-1.0,-1.0,-1.0], max=[3.0,2.0,0.25]}]", "time.end=30.0",
+                           "time.dt=0.1", "output.lines=[]"});
+  const double g = 0.8, hz = 1.0 / (nz + 1), area = 2.0 * 1.0;  // Lx Ly
+  const double expect = 0.5 * g * hz * 11 * area;
+  INFO("force_x " << diag(r, "force_x") << " against " << expect << ", force_z "
+                  << diag(r, "force_z"));
+  CHECK(std::fabs(diag(r, "force_x") - expect) <= 1e-9 * expect);
+  CHECK(std::fabs(diag(r, "force_z") + 1.0 * area) <= 1e-12 * area);
+  CHECK(std::fabs(diag(r, "force_y")) <= 1e-12 * expect);
+}
+
+TEST_CASE("split3d parabolic inflow and a cylinder obstacle", "[unit][split3d]") {
+  // The duct (15 x 9 x 9 nodes, length 2) with west = parabolic inflow
+  // (centre velocity 0.6) and a cylinder of radius 0.25 along z through
+  // (0.6, 0.45): the inflow nodes hold 0.6 (1 - (y - 1/2)^2 / (1/2)^2) (1 -
+  // (z - 1/2)^2 / (1/2)^2), the nodes within the radius (boundary nodes
+  // along z included) are at rest, the others beside them move.
+  const auto r = run_text(case_text("split3d/duct.toml"), "",
+                          {"grid.cells=[15,9,9]", "grid.length=[2.0,1.0,1.0]", "physics.gamma=1.0",
+                           "physics.body_force=[0.0,0.0,0.0]",
+                           "boundary.west={type=\"inflow\", profile=\"parabolic\", "
+                           "centre_velocity=0.6}",
+                           "obstacle=[{shape=\"cylinder\", axis=\"z\", centre=[0.6,0.45,0.0], "
+                           "radius=0.25}]",
+                           "time.steps=2", "time.dt=0.01", "output.lines=[]"},
+                          "", true);
+  const auto u = field(r, "u").values;
+  const int e0 = 17, e1 = 11, e2 = 11;
+  const double hx = 2.0 / 16, h = 1.0 / 10;
+  REQUIRE(u.size() == std::size_t(e0) * e1 * e2);
+  auto at = [&](int i, int j, int k) {
+    return u[i + std::size_t(e0) * (j + std::size_t(e1) * k)];
+  };
+  double inflow = 0;
+  for (int k = 1; k < e2 - 1; ++k)
+    for (int j = 1; j < e1 - 1; ++j) {
+      const double y = j * h - 0.5, z = k * h - 0.5;
+      inflow = std::max(inflow, std::fabs(at(0, j, k) - 0.6 * (1 - 4 * y * y) * (1 - 4 * z * z)));
+    }
+  CHECK(inflow <= 1e-15);
+  int inside = 0, moving_beside = 0;
+  for (int k = 0; k < e2; ++k)
+    for (int j = 1; j < e1 - 1; ++j)
+      for (int i = 1; i < e0 - 1; ++i) {
+        const double dx = i * hx - 0.6, dy = j * h - 0.45, d2 = dx * dx + dy * dy;
+        if (d2 <= 0.25 * 0.25) {
+          ++inside;
+          CHECK(at(i, j, k) == 0.0);
+        } else if (d2 <= 0.4 * 0.4 && k > 0 && k < e2 - 1) {
+          moving_beside += at(i, j, k) != 0.0;
+        }
+      }
+  // 14 nodes a plane within the radius (2, 4, 4, 4 at x = 0.375, 0.5, 0.625,
+  // 0.75), 11 planes
+  CHECK(inside == 11 * 14);
+  CHECK(moving_beside > 0);
+}
