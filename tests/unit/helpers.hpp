@@ -24,9 +24,9 @@ struct TempDir {
   explicit TempDir(const std::string& tag) {
     static int counter = 0;
     // Under the build tree: a run refuses output the toolchain root would lose.
-    path = std::filesystem::path(KFLOW_TEST_TMPDIR) /
-           ("kflow-test-" + tag + "-" + std::to_string(::getpid()) + "-" +
-            std::to_string(counter++));
+    path =
+        std::filesystem::path(KFLOW_TEST_TMPDIR) /
+        ("kflow-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
@@ -92,16 +92,16 @@ inline std::string case_text(const std::string& path) {
   return read_file(full);
 }
 
-// A literature table from cases/reference/<file> (the one copy of every
-// table the tests compare with): rows "coordinate,value" after the '#'
+// The rows of a literature table from cases/reference/<file> (the one copy
+// of every table the tests compare with), split at commas, after the '#'
 // comment lines and the column header.  Fails unless it read exactly `rows`
 // rows, so a missing, empty or truncated table cannot pass.
-inline std::vector<std::pair<double, double>> reference_table(const std::string& file,
-                                                              std::size_t rows) {
+inline std::vector<std::vector<std::string>> reference_rows(const std::string& file,
+                                                            std::size_t rows) {
   std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/" + file);
   INFO("reference table cases/reference/" << file);
   REQUIRE(in);
-  std::vector<std::pair<double, double>> r;
+  std::vector<std::vector<std::string>> r;
   std::string line;
   bool header = true;
   while (std::getline(in, line)) {
@@ -110,11 +110,24 @@ inline std::vector<std::pair<double, double>> reference_table(const std::string&
       header = false;
       continue;
     }
-    const auto comma = line.find(',');
-    REQUIRE(comma != std::string::npos);
-    r.emplace_back(std::stod(line.substr(0, comma)), std::stod(line.substr(comma + 1)));
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string c; std::getline(fields, c, ',');) f.push_back(c);
+    r.push_back(f);
   }
   REQUIRE(r.size() == rows);
+  return r;
+}
+
+// Its first two columns as "coordinate,value" pairs.
+inline std::vector<std::pair<double, double>> reference_table(const std::string& file,
+                                                              std::size_t rows) {
+  std::vector<std::pair<double, double>> r;
+  for (const auto& f : reference_rows(file, rows)) {
+    INFO("reference table cases/reference/" << file);
+    REQUIRE(f.size() >= 2);
+    r.emplace_back(std::stod(f[0]), std::stod(f[1]));
+  }
   return r;
 }
 

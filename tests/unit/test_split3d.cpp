@@ -13,10 +13,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1512,24 +1510,12 @@ TEST_CASE("split3d DFG 3D-1Z: drag and lift of the circular cylinder at Re = 20"
   // 0.0108, 15 % above and outside its interval, still rising by about 2 % a
   // time unit (0.0096 at t = 4).  Tolerances: c_D within 4 % and c_L within
   // 25 % of the reference values (docs/models/split3d.md, "DFG 3D-1Z").
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/dfg_3d_1z.csv");
-  REQUIRE(in);
   std::map<std::string, std::array<double, 3>> ref;  // quantity: lower, upper, value
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string c; std::getline(ss, c, ',');) f.push_back(c);
+  for (const auto& f : kflow::test::reference_rows("dfg_3d_1z.csv", 3)) {  // every row
     REQUIRE(f.size() >= 5);
     ref[f[1]] = {std::stod(f[2]), std::stod(f[3]), std::stod(f[4])};
   }
-  REQUIRE(ref.size() == 3);  // c_D, c_L, Delta_p: every row read
+  REQUIRE(ref.size() == 3);  // c_D, c_L, Delta_p
   const auto cd_ref = ref.at("c_D"), cl_ref = ref.at("c_L");
   const auto r = run_text(case_text("split3d/dfg-3d-1z.toml"), "");
   const double scale = 0.5 * 0.2 * 0.2 * 0.1 * 0.41;
