@@ -611,6 +611,8 @@ std::array<double, 3> Model<ExecSpace, Real>::obstacle_force() const {
           const double area = double(p_.h[0] * p_.h[1] * p_.h[2]) / double(p_.h[dir]);
           for (int sg = -1; sg <= 1; sg += 2) {
             const int a = i + sg * (dir == 0), b = j + sg * (dir == 1), c = k + sg * (dir == 2);
+            const int at = dir == 0 ? a : dir == 1 ? b : c;
+            if (!p_.periodic[dir] && (at == 0 || at == e[dir] - 1)) continue;  // a side's node
             if (!solid(a, b, c)) continue;  // ghosts of periodic axes copy the mask
             f[dir] += sg * pr * area;
             for (int q = 0; q < 3; ++q) f[q] += double(p_.nu) * vel[q] * area / double(p_.h[dir]);
