@@ -25,7 +25,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -44,6 +43,7 @@
 #endif
 #include "kflow/linalg/tridiag.hpp"
 #include "split3d.hpp"
+#include "split3d_force.hpp"
 #include "split3d_kernels.hpp"
 
 namespace kflow::split3d {
@@ -261,9 +261,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
       control.check_every = s_.projection_method == "mg" ? 1 : 10;  // a cycle is dear
-      // incremental: the increment from zero (a restart needs nothing else)
+      // incremental: the increment, from zero (a restart needs nothing else)
+      const F3& x = s_.incremental ? dphi_ : phi_;
       if (s_.incremental) Kokkos::deep_copy(space_, dphi_, Real(0));
-      proj_ = solver_->solve(s_.incremental ? dphi_ : phi_, rhs_, control);
+      proj_ = solver_->solve(x, rhs_, control);
       proj_iterations_ += proj_.iterations;
       if (!proj_.converged)
         throw Error(
@@ -271,7 +272,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             "= " +
             num(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
             " iterations (raise solver.max_iterations)");
-      project(space_, p_, state_, solid_, s_.incremental ? dphi_ : phi_, Real(dt));
+      project(space_, p_, state_, solid_, x, Real(dt));
       wrap(space_, p_, state_);  // periodic ghosts of the projected velocity
       if (s_.incremental) {
         const auto phi = flat(phi_), dphi = flat(dphi_);
@@ -313,7 +314,6 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   std::vector<Phase> phases() const override { return phases_; }
 
   Diagnostics diagnostics(double) override;
-  std::array<double, 3> obstacle_force() const;
   HostField field(const std::string& name, double) override;
 
   std::vector<StateArray> save_state() override {
@@ -573,53 +573,12 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
     d.emplace_back("projection_iterations_total", double(proj_iterations_));
   }
   if (solid_.data()) {
-    const auto f = obstacle_force();
+    const auto f = obstacle_force(p_, state_, solid_, s_.projection ? &phi_ : nullptr);
     d.emplace_back("force_x", f[0]);
     d.emplace_back("force_y", f[1]);
     d.emplace_back("force_z", f[2]);
   }
   return d;
-}
-
-// The force of the fluid on the obstacles (density 1), from the discrete
-// momentum balance over the links between fluid nodes and solid nodes: the
-// pressure (grad_t T, plus phi with the projection) on each link's face,
-// and the viscous term nu (u_P - 0) / h_d times the face (the rows' own
-// second difference; the convective term, non-conservative, is left out:
-// the no-slip nodes beside the body carry little momentum).  On the host:
-// diagnostics only.
-template <class ExecSpace, class Real>
-std::array<double, 3> Model<ExecSpace, Real>::obstacle_force() const {
-  auto host = [](const auto& v) {
-    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  };
-  const auto u = host(state_.q[0]), v = host(state_.q[1]), w = host(state_.q[2]),
-             t = host(state_.q[3]);
-  const auto solid = host(solid_);
-  decltype(host(phi_)) phi;
-  if (s_.projection) phi = host(phi_);
-  const int e[3] = {p_.e[0], p_.e[1], p_.e[2]};
-  std::array<double, 3> f{0, 0, 0};
-  for (int k = 1; k < e[2] - 1; ++k)
-    for (int j = 1; j < e[1] - 1; ++j)
-      for (int i = 1; i < e[0] - 1; ++i) {
-        if (solid(i, j, k)) continue;
-        const double pr =
-            double(p_.grad_t) * t(i, j, k) + (s_.projection ? double(phi(i, j, k)) : 0);
-        const double vel[3] = {double(u(i, j, k)), double(v(i, j, k)), double(w(i, j, k))};
-        for (int dir = 0; dir < 3; ++dir) {
-          const double area = double(p_.h[0] * p_.h[1] * p_.h[2]) / double(p_.h[dir]);
-          for (int sg = -1; sg <= 1; sg += 2) {
-            const int a = i + sg * (dir == 0), b = j + sg * (dir == 1), c = k + sg * (dir == 2);
-            const int at = dir == 0 ? a : dir == 1 ? b : c;
-            if (!p_.periodic[dir] && (at == 0 || at == e[dir] - 1)) continue;  // a side's node
-            if (!solid(a, b, c)) continue;  // ghosts of periodic axes copy the mask
-            f[dir] += sg * pr * area;
-            for (int q = 0; q < 3; ++q) f[q] += double(p_.nu) * vel[q] * area / double(p_.h[dir]);
-          }
-        }
-      }
-  return f;
 }
 
 template <class ExecSpace, class Real>
