@@ -211,8 +211,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         bool met = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
-          if (fused_[dir]) {  // u, v, w and T in one batch
-            tri_.solve_rows(xy ? shape_t_ : shape4_[dir], LineRows<Real, Mem>(pf, df, nlf, inf, sf),
+          if (fused_[dir]) {  // u, v, w in one batch, T in another (RowPart)
+            const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
+            tri_.solve_rows(vars_of(sh4, 0, 3),
+                            LineRows<Real, Mem, RowPart::velocity>(pf, df, nlf, inf, sf), of.all);
+            tri_.solve_rows(vars_of(sh4, 3, 1),
+                            LineRows<Real, Mem, RowPart::temperature>(pf, df, nlf, inf, sf),
                             of.all);
           } else {
             for (int q = 0; q < 4; ++q) {
@@ -344,6 +348,13 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   }
 
  private:
+  // Variables first .. first + count - 1 of a batch of the four (Vars::all).
+  static linalg::TridiagShape vars_of(linalg::TridiagShape sh, int first, int count) {
+    sh.offset += first * sh.system_stride[2];
+    sh.count[2] = count;
+    return sh;
+  }
+
   // A variable's name in checkpoints (its fields are views into one array).
   static std::string state_name(int q) {
     const char* names[4] = {"u", "v", "w", "temperature"};

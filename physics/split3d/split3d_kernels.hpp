@@ -197,9 +197,15 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 // at(q, i, j, k) is the row of variable q at node (i, j, k); line(f, st) the
 // rows of the line from flat index f along dir, variable q's nodes at q span
 // + node (Tridiag::solve_rows' row source: the assembly fused into the solve
-// of the four variables in one batch, Vars::all; f is decomposed once a
-// line).  Flat indices are ints: the model refuses 4 (n+2)^3 >= 2^31.
-template <class Real, class Mem>
+// of the variables in one batch, Vars::all or a part of it; f is decomposed
+// once a line).  Flat indices are ints: the model refuses 4 (n+2)^3 >= 2^31.
+// Part narrows a batch to the velocity or the temperature rows at compile
+// time, so that the fused sweep launches the two apart: a GPU kernel runs at
+// the occupancy of its largest path, and the T rows (the dissipation's nine
+// differences) need more registers than the velocity rows.
+enum class RowPart { all, velocity, temperature };
+
+template <class Real, class Mem, RowPart Part = RowPart::all>
 struct LineRows {
   using Row = linalg::TridiagRow<Real>;
   Params<Real> p;
@@ -231,9 +237,11 @@ struct LineRows {
   }
 
   KOKKOS_INLINE_FUNCTION Row at(int var, int i, int j, int k) const {
+    const bool temp =
+        Part == RowPart::temperature || (Part == RowPart::all && var == 3);  // T's row
     if (masked && solid(i, j, k)) {
       Row r{0, 1, 0, in.q[var](i, j, k)};
-      if (var == 3 && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
+      if (temp && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
         const int di = dir == 0, dj = dir == 1, dk = dir == 2;
         const int at = dir == 0 ? i : dir == 1 ? j : k;
         // a neighbour is fluid when not solid and not a boundary node
@@ -254,11 +262,11 @@ struct LineRows {
                  at == 0 && row == zero_gradient ? Real(-1) : Real(0),
                  row == dirichlet ? in.q[var](i, j, k) : Real(0)};
     }
-    const int t = var == 3;
+    const int t = temp;
     const Real u = nl.q[dir](i, j, k);
     Real s = src[var];
-    if (var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.rh[dir], i, j, k);
-    if (var == 3) s += p.diss * phi(p, nl, dir, i, j, k);
+    if (!temp && var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.rh[dir], i, j, k);
+    if (temp && p.diss != 0) s += p.diss * phi(p, nl, dir, i, j, k);  // gamma = 1: none
     return Row{-u * cu - cd[t], bb[t], u * cu - cd[t], in.q[var](i, j, k) * rt + s};
   }
 

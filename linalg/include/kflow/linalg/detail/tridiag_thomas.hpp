@@ -30,9 +30,15 @@ struct ArrayRows {
 
 // ---- Thomas: one thread per system ----------------------------------------
 
+// Rows per chunk of the back substitution: its loads are issued together,
+// so that a thread has B rows in flight instead of one (a GPU thread waits
+// out each load's latency before the store that follows it).
+constexpr int thomas_chunk = 8;
+
 template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
 void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
             const W& ws, bool interleaved_ws, const Flag& flag) {
+  constexpr int B = thomas_chunk;
   const long n = sh.n, ns = sh.systems(), st = sh.stride;
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace>(space, 0, ns),
@@ -49,9 +55,13 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         Real dp = r0.d / p;
         ws(w0) = cp;
         x(f) = dp;
+        // row k + 1 is read before row k's results are stored: its loads
+        // overlap row k's elimination
+        Row<Real> next = n > 1 ? line(1) : r0;
         for (long k = 1; k < n; ++k) {
           const long i = f + k * st;
-          const Row<Real> rk = line(k);
+          const Row<Real> rk = next;
+          if (k + 1 < n) next = line(k + 1);
           const Real ak = rk.a;
           p = rk.b - ak * cp;
           bad |= bad_pivot(p);
@@ -61,7 +71,19 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
           ws(w0 + k * ws_st) = cp;
           x(i) = dp;
         }
-        for (long k = n - 2; k >= 0; --k) {
+        long k = n - 2;
+        for (; k >= B - 1; k -= B) {
+          Real xv[B], wv[B];
+          for (int l = 0; l < B; ++l) {
+            xv[l] = x(f + (k - l) * st);
+            wv[l] = ws(w0 + (k - l) * ws_st);
+          }
+          for (int l = 0; l < B; ++l) {
+            dp = xv[l] - wv[l] * dp;
+            x(f + (k - l) * st) = dp;
+          }
+        }
+        for (; k >= 0; --k) {
           const long i = f + k * st;
           dp = x(i) - ws(w0 + k * ws_st) * dp;
           x(i) = dp;
