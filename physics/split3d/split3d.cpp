@@ -308,7 +308,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     og.origin[d] = domain.origin[d] - (per ? 1.0 : 0.5) * h[d];
     og.length[d] = (n + 2) * h[d];
   }
-  s->fields = {"velocity", "u", "v", "w", "temperature", "divergence", "vorticity"};
+  s->fields = {"velocity", "u", "v", "w", "temperature", "pressure", "divergence", "vorticity"};
   std::string per_axes;
   for (int d = 0; d < 3; ++d)
     if (s->periodic[d]) per_axes += std::string(per_axes.empty() ? "" : ", ") + "xyz"[d];
