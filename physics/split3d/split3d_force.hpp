@@ -5,6 +5,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <cstddef>
+#include <vector>
 
 #include "split3d_kernels.hpp"
 
@@ -15,17 +17,20 @@ namespace kflow::split3d {
 // projection) on each link's face, and the viscous term nu (u_P - 0) / h_d
 // times the face (the rows' own second difference; the convective term,
 // non-conservative, is left out: the no-slip nodes beside the body carry
-// little momentum).  Links to the sides' nodes are the walls'.  phi: null
-// without the projection.
+// little momentum).  Links to the sides' nodes are the walls'.  solid:
+// Setup::solid (the host's mask, not copied back); phi: null without the
+// projection.
 template <class Real, class Mem>
 std::array<double, 3> obstacle_force(const Params<Real>& p, const Vars<Real, Mem>& state,
-                                     const Mask<Mem>& solid_mask,
+                                     const std::vector<unsigned char>& solid_nodes,
                                      const linalg::Field3<Real, Mem>* phi_field) {
   auto host = [](const auto& v) {
     return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   };
   const auto u = host(state.q[0]), v = host(state.q[1]), w = host(state.q[2]), t = host(state.q[3]);
-  const auto solid = host(solid_mask);
+  auto solid = [&](int i, int j, int k) {
+    return solid_nodes[std::size_t(i) + std::size_t(p.e[0]) * (j + std::size_t(p.e[1]) * k)] != 0;
+  };
   decltype(host(state.q[0])) phi;
   if (phi_field) phi = host(*phi_field);
   const int e[3] = {p.e[0], p.e[1], p.e[2]};

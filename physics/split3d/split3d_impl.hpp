@@ -45,6 +45,7 @@
 #include "split3d.hpp"
 #include "split3d_force.hpp"
 #include "split3d_kernels.hpp"
+#include "split3d_pressure.hpp"
 
 namespace kflow::split3d {
 
@@ -348,51 +349,6 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   }
 
  private:
-  // phi on the interior fluid nodes filtered by (1, 2, 1)/4 along each axis,
-  // the neighbours by project's rules (across a wall, inflow or obstacle phi_P,
-  // across an outflow 0, periodic axes wrapped): it removes the odd-even mode
-  // that the central gradient, and so the velocity, does not see.
-  std::vector<double> pressure_phi(std::vector<double> ph) const {
-    const int* e = p_.e;
-    auto idx = [&](const int(&a)[3]) {
-      return std::size_t(a[0]) + std::size_t(e[0]) * (std::size_t(a[1]) + std::size_t(e[1]) * a[2]);
-    };
-    auto solid = [&](std::size_t m) {
-      return !s_.solid.empty() && s_.solid[m] != 0;
-    };
-    std::vector<double> out = ph;
-    for (int d = 0; d < 3; ++d) {
-      int a[3];
-      for (a[2] = 1; a[2] < e[2] - 1; ++a[2])
-        for (a[1] = 1; a[1] < e[1] - 1; ++a[1])
-          for (a[0] = 1; a[0] < e[0] - 1; ++a[0]) {
-            const std::size_t m = idx(a);
-            if (solid(m)) continue;
-            double nb[2];
-            for (int side = 0; side < 2; ++side) {
-              int b[3] = {a[0], a[1], a[2]};
-              b[d] += side ? 1 : -1;
-              if (p_.periodic[d] && (b[d] == 0 || b[d] == e[d] - 1))
-                b[d] = b[d] == 0 ? e[d] - 2 : 1;  // round the loop
-              if (b[d] == 0 || b[d] == e[d] - 1)
-                nb[side] = p_.row[2 * d + side][0] == zero_gradient ? 0.0 : ph[m];
-              else
-                nb[side] = solid(idx(b)) ? ph[m] : ph[idx(b)];
-            }
-            out[m] = 0.25 * (nb[0] + 2 * ph[m] + nb[1]);
-          }
-      ph.swap(out);
-    }
-    return ph;
-  }
-
-  // Variables first .. first + count - 1 of a batch of the four (Vars::all).
-  static linalg::TridiagShape vars_of(linalg::TridiagShape sh, int first, int count) {
-    sh.offset += first * sh.system_stride[2];
-    sh.count[2] = count;
-    return sh;
-  }
-
   // A variable's name in checkpoints (its fields are views into one array).
   static std::string state_name(int q) {
     const char* names[4] = {"u", "v", "w", "temperature"};
@@ -543,30 +499,9 @@ HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
     f.values = host(state_.q[3]);
   } else if (name == "divergence") {
     f.values = host(flux_);
-  } else if (name == "pressure") {  // T + phi smoothed (docs/models/split3d.md, "Pressure")
-    f.values = host(state_.q[3]);
-    if (s_.projection) {
-      const auto ph = pressure_phi(host(phi_));
-      for (int k = 0; k < e2; ++k)
-        for (int j = 0; j < e1; ++j)
-          for (int i = 0; i < e0; ++i) {
-            int a[3] = {i, j, k};
-            bool outflow = false;  // phi's Dirichlet side (0)
-            for (int d = 0; d < 3; ++d) {
-              const int last = p_.e[d] - 1;
-              if (a[d] > 0 && a[d] < last) continue;
-              if (p_.periodic[d])  // a ghost: the node it copies
-                a[d] = a[d] == 0 ? last - 1 : 1;
-              else {  // a boundary node: phi's boundary rule (project)
-                outflow = outflow || p_.row[2 * d + (a[d] == last)][0] == zero_gradient;
-                a[d] = a[d] == 0 ? 1 : last - 1;
-              }
-            }
-            const std::size_t m = idx(i, j, k);
-            const bool solid = !s_.solid.empty() && s_.solid[m] != 0;  // no phi: T alone
-            if (!outflow && !solid) f.values[m] += ph[idx(a[0], a[1], a[2])];
-          }
-    }
+  } else if (name == "pressure") {
+    f.values = pressure_field(p_, s_.solid, host(state_.q[3]),
+                              s_.projection ? host(phi_) : std::vector<double>());
   } else if (name == "velocity") {
     const auto u = host(state_.q[0]), v = host(state_.q[1]), w = host(state_.q[2]);
     f.components = 3;
@@ -646,7 +581,7 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
     d.emplace_back("projection_iterations_total", double(proj_iterations_));
   }
   if (solid_.data()) {
-    const auto f = obstacle_force(p_, state_, solid_, s_.projection ? &phi_ : nullptr);
+    const auto f = obstacle_force(p_, state_, s_.solid, s_.projection ? &phi_ : nullptr);
     d.emplace_back("force_x", f[0]);
     d.emplace_back("force_y", f[1]);
     d.emplace_back("force_z", f[2]);

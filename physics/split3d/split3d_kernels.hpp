@@ -145,6 +145,14 @@ linalg::TridiagShape line_systems(const Params<Real>& p, int dir) {
   return s;
 }
 
+// Variables first .. first + count - 1 of a batch of the four (Vars::all:
+// the systems' third count the variable, system_stride[2] the span).
+inline linalg::TridiagShape vars_of(linalg::TridiagShape sh, int first, int count) {
+  sh.offset += first * sh.system_stride[2];
+  sh.count[2] = count;
+  return sh;
+}
+
 // The box of nodes direction dir solves for: lo <= (i, j, k) < hi.
 template <class Real>
 void line_box(const Params<Real>& p, int dir, int (&lo)[3], int (&hi)[3]) {
