@@ -176,18 +176,24 @@ KOKKOS_INLINE_FUNCTION Real ddx(const F& f, int ax, Real rh, int i, int j, int k
 
 // The dissipation function's part of direction d (digest 004, sec. 2):
 //   Phi_d = sum_c (d_d u_c)^2 + (d_d u_d)^2 + sum_{e != d} (d_e u_d)(d_d u_e),
-// e.g. Phi_x = 2 u_x^2 + v_x^2 + w_x^2 + u_y v_x + u_z w_x.
+// e.g. Phi_x = 2 u_x^2 + v_x^2 + w_x^2 + u_y v_x + u_z w_x; at the node of
+// flat index m, off[a] the flat distance of neighbours along axis a (central
+// differences as ddx).
 template <class Real, class Mem>
-KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl, int d, int i,
-                                int j, int k) {
+KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl,
+                                const int (&off)[3], int d, long m) {
+  auto dd = [&](int c, int a) {  // d_a u_c
+    const Real* q = nl.q[c].data();
+    return (q[m + off[a]] - q[m - off[a]]) * p.rh[a];
+  };
   Real r = 0;
   for (int c = 0; c < 3; ++c) {
-    const Real g = ddx(nl.q[c], d, p.rh[d], i, j, k);
+    const Real g = dd(c, d);
     r += g * g;
     if (c == d)
       r += g * g;
     else
-      r += ddx(nl.q[d], c, p.rh[c], i, j, k) * g;
+      r += dd(d, c) * g;
   }
   return r;
 }
@@ -221,6 +227,7 @@ struct LineRows {
   Vars<Real, Mem> nl, in;
   Mask<Mem> solid;  // empty without obstacles
   int span;         // nodes per variable (line(): variable q's lines start at q span)
+  int off[3];       // flat distance of neighbours along each axis
   int lo_row[4], hi_row[4], last;
   Real cd[2], cu, bb[2], rt, src[4];  // [0] velocity, [1] temperature
   bool masked, wraps;
@@ -229,6 +236,7 @@ struct LineRows {
            const Mask<Mem>& solid_)
       : p(p_), dir(dir_), nl(nl_), in(in_), solid(solid_) {
     span = p.e[0] * p.e[1] * p.e[2];
+    off[0] = 1, off[1] = p.e[0], off[2] = p.e[0] * p.e[1];
     for (int q = 0; q < 4; ++q) {
       lo_row[q] = p.row[2 * dir][q], hi_row[q] = p.row[2 * dir + 1][q];
       src[q] = 0;
@@ -244,12 +252,14 @@ struct LineRows {
     masked = solid.data() != nullptr, wraps = p.periodic[dir] != 0;
   }
 
+  KOKKOS_INLINE_FUNCTION static constexpr bool temp_of(int var) {  // T's row
+    return Part == RowPart::temperature || (Part == RowPart::all && var == 3);
+  }
+
   KOKKOS_INLINE_FUNCTION Row at(int var, int i, int j, int k) const {
-    const bool temp =
-        Part == RowPart::temperature || (Part == RowPart::all && var == 3);  // T's row
     if (masked && solid(i, j, k)) {
       Row r{0, 1, 0, in.q[var](i, j, k)};
-      if (temp && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
+      if (temp_of(var) && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
         const int di = dir == 0, dj = dir == 1, dk = dir == 2;
         const int at = dir == 0 ? i : dir == 1 ? j : k;
         // a neighbour is fluid when not solid and not a boundary node
@@ -270,12 +280,22 @@ struct LineRows {
                  at == 0 && row == zero_gradient ? Real(-1) : Real(0),
                  row == dirichlet ? in.q[var](i, j, k) : Real(0)};
     }
+    return fluid(var, i + off[1] * j + off[2] * k);
+  }
+
+  // The row of a fluid node off the line's ends, flat index m (every row
+  // that is not a boundary or solid node's).
+  KOKKOS_INLINE_FUNCTION Row fluid(int var, long m) const {
+    const bool temp = temp_of(var);
     const int t = temp;
-    const Real u = nl.q[dir](i, j, k);
+    const Real u = nl.q[dir].data()[m];
     Real s = src[var];
-    if (!temp && var == dir) s -= p.grad_t * ddx(nl.q[3], dir, p.rh[dir], i, j, k);
-    if (temp && p.diss != 0) s += p.diss * phi(p, nl, dir, i, j, k);  // gamma = 1: none
-    return Row{-u * cu - cd[t], bb[t], u * cu - cd[t], in.q[var](i, j, k) * rt + s};
+    if (!temp && var == dir) {
+      const Real* tl = nl.q[3].data();
+      s -= p.grad_t * ((tl[m + off[dir]] - tl[m - off[dir]]) * p.rh[dir]);  // ddx
+    }
+    if (temp && p.diss != 0) s += p.diss * phi(p, nl, off, dir, m);  // gamma = 1: none
+    return Row{-u * cu - cd[t], bb[t], u * cu - cd[t], in.q[var].data()[m] * rt + s};
   }
 
   struct Line {
@@ -289,6 +309,48 @@ struct LineRows {
   KOKKOS_INLINE_FUNCTION Line line(long f, long) const {
     const int var = int(f / span), m = int(f - long(var) * span), q = m / p.e[0];
     return {this, var, m - q * p.e[0], q % p.e[1], q / p.e[1]};
+  }
+
+  // CPUs' lanes (linalg's thomas_lanes): the lines from f + l ls, one
+  // variable, lanes along one axis; row k of an unmasked run is fluid() at
+  // node m0 + l ls + k st, in a loop over l that vectorises.
+  struct Lanes {
+    const LineRows* r = nullptr;
+    Line first;     // lane 0
+    int lane_axis;  // the axis the lanes step along
+    long m0, ls, st;
+    KOKKOS_INLINE_FUNCTION Row operator()(long k, int l) const {
+      Line c = first;
+      (lane_axis == 0 ? c.i : lane_axis == 1 ? c.j : c.k) += l;
+      return c(k);
+    }
+    KOKKOS_INLINE_FUNCTION bool plain(long k) const {
+      const int at = int(k) + (r->dir == 0 ? first.i : r->dir == 1 ? first.j : first.k);
+      return !r->masked && at > 0 && at < r->last;
+    }
+    KOKKOS_INLINE_FUNCTION Row plain_row(long k, int l) const {
+      return r->fluid(first.var, m0 + l * ls + k * st);
+    }
+    // The fields the rows read: the input, the convecting velocity, T's
+    // next row (its gradient), the velocity (Phi; its rows, not the
+    // neighbouring lines).
+    KOKKOS_INLINE_FUNCTION void prefetch(long kb, long ke, int w) const {
+      const int var = first.var, dir = r->dir;
+      auto rows = [&](const Real* q, long b, long e) {
+        linalg::prefetch_lanes(q + m0, ls, st, w, b, e);
+      };
+      rows(r->in.q[var].data(), kb, ke);
+      rows(r->nl.q[dir].data(), kb, ke);
+      if (!temp_of(var) && var == dir)
+        rows(r->nl.q[3].data(), kb + 1, ke + 1 < r->last ? ke + 1 : r->last);
+      if (temp_of(var) && r->p.diss != 0)
+        for (int c = 0; c < 3; ++c)
+          if (c != dir) rows(r->nl.q[c].data(), kb, ke);
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Lanes lanes(long f, long ls, long st) const {
+    const Line c = line(f, st);
+    return {this, c, ls == 1 ? 0 : ls == off[1] ? 1 : 2, f - long(c.var) * span, ls, st};
   }
 };
 

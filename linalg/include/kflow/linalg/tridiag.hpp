@@ -59,6 +59,8 @@ namespace kflow::linalg {
 // One row {a, b, c, d} of a system (Tridiag::solve_rows' row sources return it).
 template <class Real>
 using TridiagRow = detail::Row<Real>;
+// Prefetch hints for CPUs' lane cursors (detail/tridiag_thomas.hpp).
+using detail::prefetch_lanes;
 
 // `register_` is the method named "register" (a C++ keyword).
 enum class TridiagMethod { automatic, thomas, register_ };

@@ -8,10 +8,48 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+#include <utility>
+
 #include "kflow/linalg/detail/tridiag_rows.hpp"
 #include "kflow/linalg/space.hpp"
 
 namespace kflow::linalg::detail {
+
+// A hint that the cache line of p is read (Write: written) soon: CPUs' lanes
+// fetch the rows they assemble next while they eliminate the present ones
+// (nothing prefetches lines a row apart in another page).  No-op on GPUs.
+template <bool Write = false>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch(const void* p) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+  __builtin_prefetch(p, Write ? 1 : 0);
+#else
+  (void)p;
+#endif
+}
+
+// prefetch for rows kb .. ke - 1 of lanes 0 .. w - 1 of an array (row k of
+// lane l at base[k st + l ls]), one hint a cache line.
+template <bool Write = false, class Real>
+KOKKOS_INLINE_FUNCTION void prefetch_lanes(const Real* base, long ls, long st, int w, long kb,
+                                           long ke) {
+  constexpr long per = 64 / long(sizeof(Real));
+  if (w <= 0 || kb >= ke) return;
+  if (ls == 1) {
+    for (long k = kb; k < ke; ++k) {
+      for (long l = 0; l < w; l += per) prefetch<Write>(base + k * st + l);
+      prefetch<Write>(base + k * st + w - 1);
+    }
+  } else if (st == 1) {
+    for (long l = 0; l < w; ++l) {
+      for (long k = kb; k < ke; k += per) prefetch<Write>(base + l * ls + k);
+      prefetch<Write>(base + l * ls + ke - 1);
+    }
+  } else {
+    for (long k = kb; k < ke; ++k)
+      for (long l = 0; l < w; ++l) prefetch<Write>(base + k * st + l * ls);
+  }
+}
 
 // Rows read from the arrays a, b, c, d.
 template <class Real, class A>
@@ -26,6 +64,22 @@ struct ArrayRows {
     }
   };
   KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
+  // CPUs' lanes (thomas_lanes): every row plain.
+  struct Lanes {
+    const ArrayRows* r = nullptr;
+    long f = 0, ls = 0, st = 0;
+    KOKKOS_INLINE_FUNCTION Row<Real> operator()(long k, int l) const {
+      const long i = f + k * st + l * ls;
+      return {r->a(i), r->b(i), r->c(i), r->d(i)};
+    }
+    KOKKOS_INLINE_FUNCTION bool plain(long) const { return true; }
+    KOKKOS_INLINE_FUNCTION Row<Real> plain_row(long k, int l) const { return (*this)(k, l); }
+    KOKKOS_INLINE_FUNCTION void prefetch(long kb, long ke, int w) const {
+      for (const auto* v : {&r->a, &r->b, &r->c, &r->d})
+        prefetch_lanes(v->data() + f, ls, st, w, kb, ke);
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Lanes lanes(long f, long ls, long st) const { return {this, f, ls, st}; }
 };
 
 // ---- Thomas: one thread per system ----------------------------------------
@@ -92,67 +146,147 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
       });
 }
 
-// Thomas on CPUs: one work item takes up to 8 neighbouring systems (m0 .. m0+7
-// of one m1) and runs their eliminations side by side: 8 independent division
-// chains instead of one, and in the interleaved layout every row touches
-// whole cache lines.  Same arithmetic per system as `thomas`.
-template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
-void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
-                    const W& ws, const Flag& flag) {
-  constexpr int B = 8;
-  const long n = sh.n, st = sh.stride, c0 = sh.count[0];
-  const long blocks0 = (c0 + B - 1) / B;
+// Vectorised loops over the lanes of thomas_lanes (the lanes are independent
+// systems).  Not in device code: there a thread is one system.
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define KFLOW_LANES_SIMD _Pragma("omp simd reduction(| : bad)")
+#define KFLOW_LANES_SIMD_PLAIN _Pragma("omp simd")
+#else
+#define KFLOW_LANES_SIMD
+#define KFLOW_LANES_SIMD_PLAIN
+#endif
+
+// The lanes of a row source that has only line(): every row through it.
+template <class Rows>
+struct LineLanes {
+  const Rows* r = nullptr;
+  long f = 0, ls = 0, st = 0;
+  KOKKOS_INLINE_FUNCTION auto operator()(long k, int l) const { return r->line(f + l * ls, st)(k); }
+  KOKKOS_INLINE_FUNCTION bool plain(long) const { return true; }
+  KOKKOS_INLINE_FUNCTION auto plain_row(long k, int l) const { return (*this)(k, l); }
+  KOKKOS_INLINE_FUNCTION void prefetch(long, long, int) const {}
+};
+
+template <class Rows, class = void>
+struct has_lanes : std::false_type {};
+template <class Rows>
+struct has_lanes<Rows, std::void_t<decltype(std::declval<const Rows&>().lanes(0L, 0L, 0L))>>
+    : std::true_type {};
+
+// rows.lanes(f, ls, st) where the source has it (the systems whose first
+// unknowns are f + l ls, l = 0, 1, ..., the next ones st apart), else
+// LineLanes.  A lanes cursor gives row k of lane l as lanes(k, l); where
+// lanes.plain(k), also as lanes.plain_row(k, l), the same row by the same
+// arithmetic in a form a vectorised loop over l takes (no boundary or mask
+// branches); lanes.prefetch(kb, ke, w) hints the memory rows kb .. ke - 1
+// of lanes 0 .. w - 1 read (prefetch_lanes).
+template <class Rows>
+KOKKOS_INLINE_FUNCTION auto lanes_of(const Rows& rows, long f, long ls, long st) {
+  if constexpr (has_lanes<Rows>::value)
+    return rows.lanes(f, ls, st);
+  else
+    return LineLanes<Rows>{&rows, f, ls, st};
+}
+
+// CPUs' lanes: a work item takes L = thomas_lanes_width<Real> neighbouring
+// systems (2048 bytes of a row: whole cache lines, and half a page of a row
+// where they are neighbours in memory) and assembles K = thomas_lanes_rows
+// rows of all of them before it eliminates them.  Chosen on the 16 cores of
+// the GPU machine (docs/models/split3d.md, "CPU lanes").
+template <class Real>
+constexpr int thomas_lanes_width = 2048 / int(sizeof(Real));
+constexpr int thomas_lanes_rows = 8;
+
+// Thomas on CPUs: one work item takes up to L neighbouring systems (m0 ..
+// m0 + L - 1 of one m1) as lanes and eliminates row k of every lane before
+// row k + 1, the rows assembled K at a time into a buffer on the stack.  The
+// lane loops are vectorised (independent division chains); c' goes to the
+// thread's own part of ws (token: a Kokkos UniqueToken), which with x stays
+// in cache for the back substitution.  Same arithmetic per system as
+// `thomas`.  A host lambda: run_thomas calls it for host spaces only.
+template <class ExecSpace, class Real, class Rows, class X, class W, class Token, class Flag>
+void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
+                  const W& ws, const Token& token, const Flag& flag) {
+  constexpr int L = thomas_lanes_width<Real>, K = thomas_lanes_rows;
+  const long n = sh.n, st = sh.stride, c0 = sh.count[0], ls = sh.system_stride[0];
+  const long blocks0 = (c0 + L - 1) / L;
   Kokkos::parallel_for(
-      "kflow::linalg::tridiag::thomas_blocked",
+      "kflow::linalg::tridiag::thomas_lanes",
       Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1] * sh.count[2]),
-      KOKKOS_LAMBDA(long item) {
-        const long m1 = item / blocks0, m0 = (item % blocks0) * B;  // m1 over count[1] count[2]
-        const int w = int(c0 - m0 < B ? c0 - m0 : B);
-        const long base = sh.offset + (m1 % sh.count[1]) * sh.system_stride[1] +
-                          (m1 / sh.count[1]) * sh.system_stride[2];
-        long f[B];
-        for (int l = 0; l < B; ++l) f[l] = base + (m0 + l) * sh.system_stride[0];
-        const long w0 = item * B * n;
-        Real cp[B], dp[B];
-        typename Rows::Line line[B];
-        for (int l = 0; l < w; ++l) line[l] = rows.line(f[l], st);
-        bool bad = false;
-        for (int l = 0; l < w; ++l) {
-          const Row<Real> r0 = line[l](0);
-          const Real p = r0.b;
-          bad |= bad_pivot(p);
-          cp[l] = n > 1 ? r0.c / p : Real(0);
-          dp[l] = r0.d / p;
-          ws(w0 + l) = cp[l];
-          x(f[l]) = dp[l];
-        }
-        for (long k = 1; k < n; ++k) {
-          const bool last = k + 1 == n;
-          for (int l = 0; l < w; ++l) {
-            const long i = f[l] + k * st;
-            const Row<Real> rk = line[l](k);
-            const Real ak = rk.a, p = rk.b - ak * cp[l];
-            bad |= bad_pivot(p);
-            const Real r = Real(1) / p;
-            cp[l] = last ? Real(0) : rk.c * r;
-            dp[l] = (rk.d - ak * dp[l]) * r;
-            ws(w0 + k * B + l) = cp[l];
-            x(i) = dp[l];
+      [=](long item) {
+        const long m1 = item / blocks0, m0 = (item % blocks0) * L;  // m1 over count[1] count[2]
+        const int w = int(c0 - m0 < L ? c0 - m0 : L);
+        const long f = sh.offset + m0 * ls + (m1 % sh.count[1]) * sh.system_stride[1] +
+                       (m1 / sh.count[1]) * sh.system_stride[2];
+        const int slot = token.acquire();
+        Real* const wk = ws.data() + slot * L * n;  // c' of row k, lane l: wk[k L + l]
+        Real* const xp = x.data() + f;              // x of row k, lane l: xp[k st + l ls]
+        const auto lanes = lanes_of(rows, f, ls, st);
+        Real cp[L], dp[L];
+        Real ra[K][L], rb[K][L], rc[K][L], rd[K][L];  // rows k0 .. k0 + K - 1
+        int bad = 0;
+        for (long k0 = 0; k0 < n; k0 += K) {
+          const int kn = int(n - k0 < K ? n - k0 : K);
+          if (k0 + K < n) {  // the next K rows on their way
+            const long ke = k0 + 2 * K < n ? k0 + 2 * K : n;
+            lanes.prefetch(k0 + K, ke, w);
+            prefetch_lanes<true>(xp, ls, st, w, k0 + K, ke);
+          }
+          for (int r = 0; r < kn; ++r) {
+            const long k = k0 + r;
+            auto keep = [&](int l, const Row<Real>& q) {
+              ra[r][l] = q.a, rb[r][l] = q.b, rc[r][l] = q.c, rd[r][l] = q.d;
+            };
+            if (lanes.plain(k)) {
+              KFLOW_LANES_SIMD_PLAIN
+              for (int l = 0; l < w; ++l) keep(l, lanes.plain_row(k, l));
+            } else {
+              for (int l = 0; l < w; ++l) keep(l, lanes(k, l));
+            }
+          }
+          for (int r = 0; r < kn; ++r) {
+            const long k = k0 + r;
+            const bool last = k + 1 == n;
+            if (k == 0) {
+              KFLOW_LANES_SIMD
+              for (int l = 0; l < w; ++l) {
+                const Real p = rb[r][l];
+                bad |= bad_pivot(p);
+                cp[l] = n > 1 ? rc[r][l] / p : Real(0);
+                dp[l] = rd[r][l] / p;
+                wk[l] = cp[l];
+                xp[l * ls] = dp[l];
+              }
+              continue;
+            }
+            KFLOW_LANES_SIMD
+            for (int l = 0; l < w; ++l) {
+              const Real ak = ra[r][l], p = rb[r][l] - ak * cp[l];
+              bad |= bad_pivot(p);
+              const Real q = Real(1) / p;
+              cp[l] = last ? Real(0) : rc[r][l] * q;
+              dp[l] = (rd[r][l] - ak * dp[l]) * q;
+              wk[k * L + l] = cp[l];
+              xp[k * st + l * ls] = dp[l];
+            }
           }
         }
-        for (long k = n - 2; k >= 0; --k)
+        for (long k = n - 2; k >= 0; --k) {
+          KFLOW_LANES_SIMD_PLAIN
           for (int l = 0; l < w; ++l) {
-            const long i = f[l] + k * st;
-            dp[l] = x(i) - ws(w0 + k * B + l) * dp[l];
-            x(i) = dp[l];
+            Real& xi = xp[k * st + l * ls];
+            dp[l] = xi - wk[k * L + l] * dp[l];
+            xi = dp[l];
           }
-        if (bad)  // the first system of the block that failed
+        }
+        token.release(slot);
+        if (bad)  // the first system of the item that failed
           for (int l = 0; l < w; ++l) {
-            const Row<Real> r0 = line[l](0);
+            const Row<Real> r0 = lanes(0, l);
             bool bl = bad_pivot(r0.b);
             Real q = n > 1 ? r0.c / r0.b : Real(0);
             for (long k = 1; k < n && !bl; ++k) {
-              const Row<Real> rk = line[l](k);
+              const Row<Real> rk = lanes(k, l);
               const Real p = rk.b - rk.a * q;
               bl = bad_pivot(p);
               q = k + 1 < n ? rk.c / p : Real(0);
@@ -165,20 +299,26 @@ void thomas_blocked(const ExecSpace& space, const TridiagShape& sh, const Rows& 
       });
 }
 
-// Thomas on any batch: CPUs take 8 systems per thread once there are enough
-// to keep every thread busy, one per thread otherwise (and for one system:
-// the plain Thomas loop, the paper's CPU baseline).  ws grows as needed.
+// Thomas on any batch: CPUs take the systems in lanes (thomas_lanes) once
+// there are work items enough to keep every thread busy, one per thread
+// otherwise (and for one system: the plain Thomas loop, the paper's CPU
+// baseline).  ws grows as needed.
 template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
 void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x, W& ws,
                 const Flag& flag) {
   const long n = sh.n, ns = sh.systems();
-  if (!on_gpu<ExecSpace> && ns >= 8L * space.concurrency()) {
-    grow(space, ws, n * 8 * ((sh.count[0] + 7) / 8) * sh.count[1] * sh.count[2]);
-    thomas_blocked<ExecSpace, Real>(space, sh, rows, x, ws, flag);
-  } else {
-    grow(space, ws, n * ns);
-    thomas<ExecSpace, Real>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
+  if constexpr (!on_gpu<ExecSpace>) {
+    constexpr long L = thomas_lanes_width<Real>;
+    const long items = (sh.count[0] + L - 1) / L * sh.count[1] * sh.count[2];
+    if (items >= space.concurrency()) {
+      const Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
+      grow(space, ws, n * L * token.size());
+      thomas_lanes<ExecSpace, Real>(space, sh, rows, x, ws, token, flag);
+      return;
+    }
   }
+  grow(space, ws, n * ns);
+  thomas<ExecSpace, Real>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
 }
 
 }  // namespace kflow::linalg::detail
