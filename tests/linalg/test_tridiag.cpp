@@ -195,7 +195,7 @@ TEMPLATE_LIST_TEST_CASE("tridiag: a zero pivot is reported, naming the system", 
       auto p = random_problem(sh, 3000 + unsigned(n));
       // System 6: b_0 = 0 (a zero first pivot for every method); system 4: a
       // NaN on the diagonal, which every method meets in some pivot; system 12
-      // (in another block of 8 for the CPU's blocked Thomas): b_0 = 0 too.
+      // (a later lane of the CPU's Thomas): b_0 = 0 too.
       p.b[sh.first(6)] = 0;
       p.b[sh.first(12)] = 0;
       p.b[sh.first(4) + (n / 2) * sh.stride] = std::nan("");

@@ -23,8 +23,9 @@
 // per solve and can be switched off (TridiagOptions::check_pivots).
 //
 // Methods:
-//   thomas    one thread per system (CPUs: 8 neighbouring systems per thread,
-//             side by side); O(n), c' in a workspace.
+//   thomas    one thread per system (CPUs: up to 2048 bytes of neighbouring
+//             systems a work item, as the lanes of vectorised loops); O(n),
+//             c' in a workspace.
 //   register  the partition method in registers (Laszlo, Giles & Appleyard,
 //             ACM TOMS 42(4), 2016; Klein & Strzodka 2021): a thread reduces M
 //             = 8 or 16 consecutive rows to two equations, the reduced system
@@ -163,13 +164,13 @@ class Tridiag {
 
   // Solves every system of `sh` whose rows are assembled on the fly: the row
   // source's rows.line(f, st) is a system's cursor (first unknown at index f
-  // of x, the next ones st apart; a default-constructible value type Line)
-  // and line(k) returns row k as a TridiagRow<Real> {a, b, c, d}, called
-  // once per row as the elimination reaches it (again only to name a failing
-  // system).  Nothing but x and the
+  // of x, the next ones st apart) and line(k) returns row k as a
+  // TridiagRow<Real> {a, b, c, d}, called once per row as the elimination
+  // reaches it (again only to name a failing system).  Nothing but x and the
   // Thomas workspace is written: the assembly fused into the solve, so that
   // a, b, c and d never travel through memory.  Thomas (one thread per
-  // system, CPUs 8 side by side), whatever the backend.
+  // system, CPUs in lanes), whatever the backend.  A row source may also
+  // offer CPUs' lanes cursor (detail/tridiag_thomas.hpp, lanes_of).
   template <class Rows>
   void solve_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
     detail::validate(sh, x);

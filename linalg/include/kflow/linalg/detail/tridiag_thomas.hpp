@@ -1,6 +1,7 @@
 #pragma once
 // The Thomas algorithm (Gaussian elimination without pivoting), one thread
-// per system; on CPUs a thread takes 8 neighbouring systems side by side.
+// per system; on CPUs a work item takes neighbouring systems as the lanes
+// of vectorised loops (thomas_lanes).
 // The rows come from a row source: rows.line(f, st) is a system's rows, its
 // first unknown at index f and the next ones st apart; line(k) is row k.
 // They are read from four arrays (ArrayRows) or assembled as the elimination
