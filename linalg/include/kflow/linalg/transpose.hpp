@@ -5,7 +5,7 @@
 // gives each thread a line; transposed, they run along the second axis and
 // consecutive threads read consecutive memory (split3d's X direction).  On
 // GPUs a team moves a square tile (32 or 64 wide) through scratch memory so that reads and
-// writes are both coalesced; CPU backends copy with an MDRange.
+// writes are both coalesced; on CPUs a work item transposes a plane.
 
 #include <Kokkos_Core.hpp>
 
@@ -70,9 +70,14 @@ void transpose_xy(const ExecSpace& space, const View& src, const View& dst) {
     policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(Real) * T::tile * (T::tile + 1)));
     Kokkos::parallel_for("kflow::linalg::transpose_xy", policy, T{src, dst, t0, t1});
   } else {
-    Kokkos::parallel_for(
-        "kflow::linalg::transpose_xy", GridPolicy<ExecSpace, 3>(space, {0, 0, 0}, {e0, e1, e2}),
-        KOKKOS_LAMBDA(int i, int j, int k) { dst(j, i, k) = src(i, j, k); });
+    // A work item transposes one plane k: dst's rows are written whole and
+    // in order, src is read down its columns (each cache line of src used
+    // by consecutive i: a column's lines stay in cache).
+    Kokkos::parallel_for("kflow::linalg::transpose_xy",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, e2), [=](int k) {
+                           for (int i = 0; i < e0; ++i)
+                             for (int j = 0; j < e1; ++j) dst(j, i, k) = src(i, j, k);
+                         });
   }
 }
 
