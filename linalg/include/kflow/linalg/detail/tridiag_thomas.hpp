@@ -189,14 +189,23 @@ KOKKOS_INLINE_FUNCTION auto lanes_of(const Rows& rows, long f, long ls, long st)
     return LineLanes<Rows>{&rows, f, ls, st};
 }
 
-// CPUs' lanes: a work item takes L = thomas_lanes_width<Real> neighbouring
-// systems (2048 bytes of a row: whole cache lines, and half a page of a row
-// where they are neighbours in memory) and assembles K = thomas_lanes_rows
-// rows of all of them before it eliminates them.  Chosen on the 16 cores of
-// the GPU machine (docs/models/split3d.md, "CPU lanes").
+// CPUs' lanes: a work item takes up to L = thomas_lanes_width<Real>
+// neighbouring systems (2048 bytes of a row: whole cache lines, and half a
+// page of a row where they are neighbours in memory) and assembles K =
+// thomas_lanes_rows rows of all of them before it eliminates them.  Chosen on
+// the 16 cores of the GPU machine and the 2-core development machine
+// (docs/models/split3d.md, "CPU lanes").
 template <class Real>
 constexpr int thomas_lanes_width = 2048 / int(sizeof(Real));
 constexpr int thomas_lanes_rows = 8;
+// Lanes a work item takes: thomas_lanes_width where neighbouring systems are
+// neighbours in memory (ls = 1), 16 where they are ls apart (each lane's
+// rows in cache lines of their own; a power-of-two ls maps wider sets of lanes
+// to few cache sets).
+template <class Real>
+constexpr int lanes_used(long ls) {
+  return ls == 1 ? thomas_lanes_width<Real> : 16;
+}
 
 // Thomas on CPUs: one work item takes up to L neighbouring systems (m0 ..
 // m0 + L - 1 of one m1) as lanes and eliminates row k of every lane before
@@ -210,13 +219,14 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
                   const W& ws, const Token& token, const Flag& flag) {
   constexpr int L = thomas_lanes_width<Real>, K = thomas_lanes_rows;
   const long n = sh.n, st = sh.stride, c0 = sh.count[0], ls = sh.system_stride[0];
-  const long blocks0 = (c0 + L - 1) / L;
+  const int lw = lanes_used<Real>(ls);
+  const long blocks0 = (c0 + lw - 1) / lw;
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::thomas_lanes",
       Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1] * sh.count[2]),
       [=](long item) {
-        const long m1 = item / blocks0, m0 = (item % blocks0) * L;  // m1 over count[1] count[2]
-        const int w = int(c0 - m0 < L ? c0 - m0 : L);
+        const long m1 = item / blocks0, m0 = (item % blocks0) * lw;  // m1 over count[1] count[2]
+        const int w = int(c0 - m0 < lw ? c0 - m0 : lw);
         const long f = sh.offset + m0 * ls + (m1 % sh.count[1]) * sh.system_stride[1] +
                        (m1 / sh.count[1]) * sh.system_stride[2];
         const int slot = token.acquire();
@@ -309,11 +319,11 @@ void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows
                 const Flag& flag) {
   const long n = sh.n, ns = sh.systems();
   if constexpr (!on_gpu<ExecSpace>) {
-    constexpr long L = thomas_lanes_width<Real>;
-    const long items = (sh.count[0] + L - 1) / L * sh.count[1] * sh.count[2];
+    const long lw = lanes_used<Real>(sh.system_stride[0]);
+    const long items = (sh.count[0] + lw - 1) / lw * sh.count[1] * sh.count[2];
     if (items >= space.concurrency()) {
       const Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
-      grow(space, ws, n * L * token.size());
+      grow(space, ws, n * thomas_lanes_width<Real> * token.size());
       thomas_lanes<ExecSpace, Real>(space, sh, rows, x, ws, token, flag);
       return;
     }
