@@ -309,6 +309,8 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
           }
       });
 }
+#undef KFLOW_LANES_SIMD  // thomas_lanes' alone, not its includers'
+#undef KFLOW_LANES_SIMD_PLAIN
 
 // Thomas on any batch: CPUs take the systems in lanes (thomas_lanes) once
 // there are work items enough to keep every thread busy, one per thread
