@@ -43,7 +43,7 @@ enum class Update { relaxed, picard };
 // elimination reaches each row, never stored; the four variables in one
 // batch); transposed: fused, X solved with the x and y axes exchanged
 // (its lines coalesced on GPUs; the fields transposed there and back);
-// automatic: transposed on GPUs, fused on CPUs (docs/models/split3d.md,
+// automatic: transposed on every backend (docs/models/split3d.md,
 // "Assembly").  Periodic
 // directions are always stored (their cyclic solve needs the rows twice).
 enum class Assembly { automatic, stored, fused, transposed };

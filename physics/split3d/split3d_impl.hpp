@@ -90,12 +90,11 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     if (4 * n >= std::size_t(INT_MAX))  // LineRows' flat indices are ints
       throw Error("split3d: 4 x " + std::to_string(n) +
                   " nodes are more than one run indexes (2^31)");
-    // Decision: automatic = transposed on GPUs (X transposed, Y and Z fused),
-    // fused on CPUs (the measured phases: docs/models/split3d.md, "Assembly").
+    // Decision: automatic = transposed on every backend (X transposed, Y and
+    // Z fused; the measured phases: docs/models/split3d.md, "Assembly").
     const bool automatic = s_.assembly == Assembly::automatic;
-    const bool transposed =
-        s_.assembly == Assembly::transposed || (automatic && linalg::on_gpu<ExecSpace>);
-    const bool fused = transposed || automatic || s_.assembly == Assembly::fused;
+    const bool transposed = s_.assembly == Assembly::transposed || automatic;
+    const bool fused = transposed || s_.assembly == Assembly::fused;
     bool stored = false;
     for (int d = 0; d < 3; ++d) {
       fused_[d] = !p_.periodic[d] && fused;

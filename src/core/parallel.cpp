@@ -27,6 +27,7 @@ std::string g_transport;
 ncclComm_t g_nccl = nullptr;
 #endif
 
+#ifdef KFLOW_HAVE_MPI
 // KFLOW_HALO: "auto" (unset), "nccl" or "host".
 std::string halo_choice() {
   const char* e = std::getenv("KFLOW_HALO");
@@ -38,7 +39,6 @@ std::string halo_choice() {
                     "run on GPUs sends its buffers)");
 }
 
-#ifdef KFLOW_HAVE_MPI
 // Set by Open MPI, MPICH/Hydra, PMIx and Slurm launchers.
 bool launched() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
