@@ -206,8 +206,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           phase_end(kTranspose, (g == 0 ? 16 : 8) * R);
         }
         phase_begin();
-        Kokkos::deep_copy(space_, of.all, inf.all);
-        phase_end(kCopies, 8 * R);
+        const long copied = copy_unsolved(space_, pf, df, inf, of);
+        phase_end(kCopies, 8 * R * double(copied) / double(of.q[0].span()));
         int used = 0;  // local iterations of this direction
         bool met = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
