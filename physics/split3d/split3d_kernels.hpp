@@ -442,7 +442,10 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
       KOKKOS_LAMBDA(int i, int j, int k, Real& mx) {
         for (int q = 0; q < 4; ++q) {
           const Real o = nl.q[q](i, j, k), n = out.q[q](i, j, k);
-          if (q < 3) mx = Kokkos::fmax(mx, Kokkos::fabs(n - o));
+          // a comparison, not fmax: g++ calls libm's fmaxf there (as much
+          // time as the rest of the update on CPUs); NaN ignored by both
+          const Real d = Kokkos::fabs(n - o);
+          if (q < 3 && d > mx) mx = d;
           nl.q[q](i, j, k) = picard ? n : Real(0.5) * (o + n);
         }
       },
