@@ -214,11 +214,15 @@ constexpr int lanes_used(long ls) {
 // thread's own part of ws (token: a Kokkos UniqueToken), which with x stays
 // in cache for the back substitution.  Same arithmetic per system as
 // `thomas`.  A host lambda: run_thomas calls it for host spaces only.
-template <class ExecSpace, class Real, class Rows, class X, class W, class Token, class Flag>
+// Unit: neighbouring systems are neighbours in memory (system_stride[0] = 1),
+// a constant here: with a run-time distance g++ versions the lane loops on
+// it and leaves the unit-distance copy scalar.
+template <class ExecSpace, class Real, bool Unit, class Rows, class X, class W, class Token,
+          class Flag>
 void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
                   const W& ws, const Token& token, const Flag& flag) {
   constexpr int L = thomas_lanes_width<Real>, K = thomas_lanes_rows;
-  const long n = sh.n, st = sh.stride, c0 = sh.count[0], ls = sh.system_stride[0];
+  const long n = sh.n, st = sh.stride, c0 = sh.count[0], ls = Unit ? 1 : sh.system_stride[0];
   const int lw = lanes_used<Real>(ls);
   const long blocks0 = (c0 + lw - 1) / lw;
   Kokkos::parallel_for(
@@ -255,15 +259,17 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
               for (int l = 0; l < w; ++l) keep(l, lanes(k, l));
             }
           }
+          // No branch inside the lane loops: g++ unswitches a loop on a
+          // condition such as k + 1 == n and leaves a copy scalar.  The last
+          // row's c' (and a one-row system's) is never read.
           for (int r = 0; r < kn; ++r) {
             const long k = k0 + r;
-            const bool last = k + 1 == n;
             if (k == 0) {
               KFLOW_LANES_SIMD
               for (int l = 0; l < w; ++l) {
                 const Real p = rb[r][l];
                 bad |= bad_pivot(p);
-                cp[l] = n > 1 ? rc[r][l] / p : Real(0);
+                cp[l] = rc[r][l] / p;
                 dp[l] = rd[r][l] / p;
                 wk[l] = cp[l];
                 xp[l * ls] = dp[l];
@@ -275,7 +281,7 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
               const Real ak = ra[r][l], p = rb[r][l] - ak * cp[l];
               bad |= bad_pivot(p);
               const Real q = Real(1) / p;
-              cp[l] = last ? Real(0) : rc[r][l] * q;
+              cp[l] = rc[r][l] * q;
               dp[l] = (rd[r][l] - ak * dp[l]) * q;
               wk[k * L + l] = cp[l];
               xp[k * st + l * ls] = dp[l];
@@ -326,7 +332,10 @@ void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows
     if (items >= space.concurrency()) {
       const Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
       grow(space, ws, n * thomas_lanes_width<Real> * token.size());
-      thomas_lanes<ExecSpace, Real>(space, sh, rows, x, ws, token, flag);
+      if (sh.system_stride[0] == 1)
+        thomas_lanes<ExecSpace, Real, true>(space, sh, rows, x, ws, token, flag);
+      else
+        thomas_lanes<ExecSpace, Real, false>(space, sh, rows, x, ws, token, flag);
       return;
     }
   }
