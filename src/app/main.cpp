@@ -89,8 +89,8 @@ keys, inconsistent combinations) and prints a one-line summary.  Does no work.
 
 stream: BabelStream's kernels (copy, mul, add, triad, dot) and the runtime's
         copy on the backend, best of R runs over N elements per array (default
-        2^27 on cuda, 2^25 on CPUs; GPUs: the best of 1, 2, 4, 8 elements or
-        16-byte vectors per thread).  The best is the bandwidth ceiling every benchmark reports against.
+        1 GiB an array on cuda, 256 MiB on CPUs, in either precision; GPUs: the
+        best of 1, 2, 4, 8 elements or 16-byte vectors per thread).  The best is the bandwidth ceiling every benchmark reports against.
 MODEL:  times the model's benchmark case (e.g. 'diffusion', 512^3 cells, 100 steps;
         change it with --set grid.cells=[256,256,256] --set time.steps=50
         --set run.precision=float) and reports cell updates per second and the
@@ -390,8 +390,8 @@ int cmd_bench(const Args& a) {
     const auto precision = opt(a, "--precision", "double");
     if (precision != "double" && precision != "float")
       usage_error("--precision expects double or float, got '" + precision + "'", "bench");
-    const auto n = static_cast<std::size_t>(
-        parse_count(a, "--size", static_cast<long>(kflow::default_stream_elements(backend))));
+    const auto n = static_cast<std::size_t>(parse_count(
+        a, "--size", static_cast<long>(kflow::default_stream_elements(backend, precision))));
     const auto r = kflow::bench_stream(backend, precision, n,
                                        static_cast<int>(parse_count(a, "--repeat", 10)));
     std::cout << "bench stream: backend " << backend << " (" << kflow::backend_description(backend)

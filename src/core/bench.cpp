@@ -108,8 +108,13 @@ double StreamResult::bandwidth(const std::string& kernel) const {
   return 0;
 }
 
-std::size_t default_stream_elements(const std::string& backend) {
-  return backend == "cuda" ? (std::size_t(1) << 27) : (std::size_t(1) << 25);
+std::size_t default_stream_elements(const std::string& backend, const std::string& precision) {
+  // The same bytes in every precision (1 GiB an array on GPUs, 256 MiB on
+  // CPUs): float arrays of double's length are half the bytes, and the GPU
+  // machine's host cache held enough of them to raise float's ceiling up to
+  // twice double's (docs/performance.md).
+  const std::size_t bytes = backend == "cuda" ? (std::size_t(1) << 30) : (std::size_t(1) << 28);
+  return bytes / (precision == "double" ? 8 : 4);
 }
 
 StreamResult bench_stream(const std::string& backend, const std::string& precision,
@@ -191,7 +196,8 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   }
   m.reset();
   log << "kflow bench: measuring the " << pc.backend << " bandwidth ceiling (STREAM kernels)\n";
-  r.stream = bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend), 5);
+  r.stream =
+      bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend, pc.precision), 5);
   return r;
 }
 
@@ -345,7 +351,8 @@ KernelBenchResult bench_kernel(const std::string& name, const KernelBenchOptions
   r.precision = opt.precision;
   r.rows = fn(opt, log);
   log << "kflow bench: measuring the " << opt.backend << " bandwidth ceiling (STREAM kernels)\n";
-  r.stream = bench_stream(opt.backend, opt.precision, default_stream_elements(opt.backend), 5);
+  r.stream = bench_stream(opt.backend, opt.precision,
+                          default_stream_elements(opt.backend, opt.precision), 5);
   return r;
 }
 

@@ -225,6 +225,27 @@ TEMPLATE_LIST_TEST_CASE("tridiag: a zero pivot is reported, naming the system", 
       }
     }
   }
+  // The lines of a 3D field along z (13 x 6 systems, ghosts between their
+  // rows): the first bad system is named (22 before 31).
+  {
+    const auto sh = field_lines(13, 6, 9, 2);
+    REQUIRE(sh.count[0] == 13);
+    REQUIRE(sh.count[1] == 6);
+    auto p = random_problem(sh, 3150);
+    p.b[sh.first(31) + 4 * sh.stride] = std::nan("");
+    for (int both = 0; both < 2; ++both) {
+      if (both) p.b[sh.first(22)] = 0;
+      for (auto method : all_methods) {
+        INFO(la::name(method) << ", system 22 bad too: " << both);
+        try {
+          run<TestType, double>(p, method, true);
+          FAIL("no exception");
+        } catch (const la::ZeroPivot& e) {
+          CHECK(e.system() == (both ? 22 : 31));
+        }
+      }
+    }
+  }
   // Singular 2x2 [[1, 1], [1, 1]]: the second pivot is 0.
   Problem p;
   p.shape = la::contiguous_shape(2, 1);

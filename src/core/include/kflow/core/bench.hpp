@@ -40,7 +40,8 @@ struct StreamResult {
 StreamResult bench_stream(const std::string& backend, const std::string& precision,
                           std::size_t elements, int repeat);
 
-std::size_t default_stream_elements(const std::string& backend);
+// STREAM's default array length: the same bytes in every precision.
+std::size_t default_stream_elements(const std::string& backend, const std::string& precision);
 
 struct ModelBenchResult {
   std::string model, backend, precision, grid;
