@@ -106,8 +106,10 @@ Params<Real> swap_xy(const Params<Real>& p) {
 // on); the same call maps back.
 template <class ExecSpace, class Real, class Mem>
 void swap_xy(const ExecSpace& space, const Vars<Real, Mem>& src, const Vars<Real, Mem>& dst) {
-  const int var[4] = {1, 0, 2, 3};
-  for (int q = 0; q < 4; ++q) linalg::transpose_xy(space, src.q[var[q]], dst.q[q]);
+  // one launch for the four fields
+  linalg::transpose_xy(
+      space, Kokkos::Array<linalg::Field3<Real, Mem>, 4>{src.q[1], src.q[0], src.q[2], src.q[3]},
+      Kokkos::Array<linalg::Field3<Real, Mem>, 4>{dst.q[0], dst.q[1], dst.q[2], dst.q[3]});
 }
 
 template <class Real, class Mem>

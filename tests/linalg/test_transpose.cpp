@@ -1,6 +1,8 @@
 // linalg::transpose_xy on every execution space compiled in: every element
 // lands where its indices say (sizes that are and are not multiples of the
-// GPU's 32- and 64-wide tiles), in double, float and bytes; wrong extents are refused.
+// GPU's 64-wide tiles, even extents (moved in pairs on GPUs) and odd), in
+// double, float and bytes; several fields in one call, each to its own
+// destination; wrong extents are refused.
 
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -51,8 +53,9 @@ void check_transpose(int e0, int e1, int e2) {
 
 TEMPLATE_LIST_TEST_CASE("transpose_xy exchanges a field's first two axes", "[unit][linalg]",
                         kflow::test::ExecutionSpaces) {
-  for (auto e : {std::array<int, 3>{1, 1, 1}, std::array<int, 3>{32, 64, 2},
-                 std::array<int, 3>{33, 17, 3}, std::array<int, 3>{70, 45, 5}}) {
+  for (auto e :
+       {std::array<int, 3>{1, 1, 1}, std::array<int, 3>{32, 64, 2}, std::array<int, 3>{33, 17, 3},
+        std::array<int, 3>{70, 45, 5}, std::array<int, 3>{70, 46, 3}}) {
     check_transpose<TestType, double>(e[0], e[1], e[2]);
     check_transpose<TestType, float>(e[0], e[1], e[2]);
     check_transpose<TestType, unsigned char>(e[0], e[1], e[2]);
@@ -60,4 +63,34 @@ TEMPLATE_LIST_TEST_CASE("transpose_xy exchanges a field's first two axes", "[uni
   using Mem = typename TestType::memory_space;
   la::Field3<double, Mem> a("a", 4, 5, 2), same("same", 4, 5, 2);
   CHECK_THROWS_AS(la::transpose_xy(TestType(), a, same), std::invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE("transpose_xy moves several fields in one call", "[unit][linalg]",
+                        kflow::test::ExecutionSpaces) {
+  using Mem = typename TestType::memory_space;
+  using F = la::Field3<float, Mem>;
+  const int e0 = 70, e1 = 34, e2 = 3;
+  Kokkos::Array<F, 3> src, dst;
+  for (int f = 0; f < 3; ++f) {
+    src[f] = F("src", e0, e1, e2);
+    dst[f] = F("dst", e1, e0, e2);
+    auto h = Kokkos::create_mirror_view(src[f]);
+    for (int k = 0; k < e2; ++k)
+      for (int j = 0; j < e1; ++j)
+        for (int i = 0; i < e0; ++i) h(i, j, k) = float(f * 100000 + i + 100 * j + 5000 * k);
+    Kokkos::deep_copy(src[f], h);
+  }
+  la::transpose_xy(TestType(), src, dst);
+  TestType().fence();
+  long wrong = 0;
+  for (int f = 0; f < 3; ++f) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst[f]);
+    for (int k = 0; k < e2; ++k)
+      for (int j = 0; j < e1; ++j)
+        for (int i = 0; i < e0; ++i)
+          wrong += h(j, i, k) != float(f * 100000 + i + 100 * j + 5000 * k);
+  }
+  CHECK(wrong == 0);
+  dst[2] = F("wrong", e0, e1, e2);  // the third field's extents not exchanged
+  CHECK_THROWS_AS(la::transpose_xy(TestType(), src, dst), std::invalid_argument);
 }
