@@ -103,13 +103,22 @@ Params<Real> swap_xy(const Params<Real>& p) {
 }
 
 // dst = src in the exchanged frame (dst's u is src's v transposed, and so
-// on); the same call maps back.
+// on); the same call maps back.  The four fields in one launch.
 template <class ExecSpace, class Real, class Mem>
 void swap_xy(const ExecSpace& space, const Vars<Real, Mem>& src, const Vars<Real, Mem>& dst) {
-  // one launch for the four fields
-  linalg::transpose_xy(
-      space, Kokkos::Array<linalg::Field3<Real, Mem>, 4>{src.q[1], src.q[0], src.q[2], src.q[3]},
-      Kokkos::Array<linalg::Field3<Real, Mem>, 4>{dst.q[0], dst.q[1], dst.q[2], dst.q[3]});
+  using A = Kokkos::Array<linalg::Field3<Real, Mem>, 4>;
+  linalg::transpose_xy(space, A{src.q[1], src.q[0], src.q[2], src.q[3]},
+                       A{dst.q[0], dst.q[1], dst.q[2], dst.q[3]});
+}
+
+// The same into dst and also (src read once).
+template <class ExecSpace, class Real, class Mem>
+void swap_xy(const ExecSpace& space, const Vars<Real, Mem>& src, const Vars<Real, Mem>& dst,
+             const Vars<Real, Mem>& also) {
+  using A = Kokkos::Array<linalg::Field3<Real, Mem>, 4>;
+  linalg::transpose_xy(space, A{src.q[1], src.q[0], src.q[2], src.q[3]},
+                       A{dst.q[0], dst.q[1], dst.q[2], dst.q[3]},
+                       A{also.q[0], also.q[1], also.q[2], also.q[3]});
 }
 
 template <class Real, class Mem>

@@ -69,28 +69,50 @@ TEMPLATE_LIST_TEST_CASE("transpose_xy moves several fields in one call", "[unit]
                         kflow::test::ExecutionSpaces) {
   using Mem = typename TestType::memory_space;
   using F = la::Field3<float, Mem>;
-  const int e0 = 70, e1 = 34, e2 = 3;
-  Kokkos::Array<F, 3> src, dst;
-  for (int f = 0; f < 3; ++f) {
-    src[f] = F("src", e0, e1, e2);
-    dst[f] = F("dst", e1, e0, e2);
-    auto h = Kokkos::create_mirror_view(src[f]);
-    for (int k = 0; k < e2; ++k)
-      for (int j = 0; j < e1; ++j)
-        for (int i = 0; i < e0; ++i) h(i, j, k) = float(f * 100000 + i + 100 * j + 5000 * k);
-    Kokkos::deep_copy(src[f], h);
+  auto value = [](int f, int i, int j, int k) {
+    return float(f * 100000 + i + 100 * j + 5000 * k);
+  };
+  // even extents (pairs on GPUs) and odd
+  for (const int e1 : {34, 33}) {
+    const int e0 = 70, e2 = 3;
+    Kokkos::Array<F, 3> src, dst, also;
+    for (int f = 0; f < 3; ++f) {
+      src[f] = F("src", e0, e1, e2);
+      dst[f] = F("dst", e1, e0, e2);
+      also[f] = F("also", e1, e0, e2);
+      auto h = Kokkos::create_mirror_view(src[f]);
+      for (int k = 0; k < e2; ++k)
+        for (int j = 0; j < e1; ++j)
+          for (int i = 0; i < e0; ++i) h(i, j, k) = value(f, i, j, k);
+      Kokkos::deep_copy(src[f], h);
+    }
+    // dst alone, then dst and also from one read
+    for (const bool two : {false, true}) {
+      if (two)
+        la::transpose_xy(TestType(), src, dst, also);
+      else
+        la::transpose_xy(TestType(), src, dst);
+      TestType().fence();
+      long wrong = 0, wrong_also = 0;
+      for (int f = 0; f < 3; ++f) {
+        auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst[f]);
+        auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), also[f]);
+        for (int k = 0; k < e2; ++k)
+          for (int j = 0; j < e1; ++j)
+            for (int i = 0; i < e0; ++i) {
+              wrong += h(j, i, k) != value(f, i, j, k);
+              wrong_also += two && ha(j, i, k) != value(f, i, j, k);
+            }
+      }
+      INFO("extents " << e0 << " x " << e1 << ", also: " << two);
+      CHECK(wrong == 0);
+      CHECK(wrong_also == 0);
+      for (int f = 0; f < 3; ++f)
+        Kokkos::deep_copy(dst[f], 0.0f);  // the second call writes it again
+    }
+    also[2] = F("wrong", e0, e1, e2);  // the third field's extents not exchanged
+    CHECK_THROWS_AS(la::transpose_xy(TestType(), src, dst, also), std::invalid_argument);
+    dst[2] = F("wrong", e0, e1, e2);
+    CHECK_THROWS_AS(la::transpose_xy(TestType(), src, dst), std::invalid_argument);
   }
-  la::transpose_xy(TestType(), src, dst);
-  TestType().fence();
-  long wrong = 0;
-  for (int f = 0; f < 3; ++f) {
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst[f]);
-    for (int k = 0; k < e2; ++k)
-      for (int j = 0; j < e1; ++j)
-        for (int i = 0; i < e0; ++i)
-          wrong += h(j, i, k) != float(f * 100000 + i + 100 * j + 5000 * k);
-  }
-  CHECK(wrong == 0);
-  dst[2] = F("wrong", e0, e1, e2);  // the third field's extents not exchanged
-  CHECK_THROWS_AS(la::transpose_xy(TestType(), src, dst), std::invalid_argument);
 }

@@ -22,11 +22,11 @@ namespace kflow::linalg {
 
 namespace detail {
 
-// N fields in one launch: a team of 512 threads moves one 64 x 64 tile of one
-// plane of one field.  A thread takes W consecutive elements (W = 2: pairs
-// read and written as one vector, for even extents), all its loads issued
-// before its first store.
-template <class View, int N, int W>
+// N fields in one launch, each to D destinations (dst[f + N d]): a team of
+// 512 threads moves one 64 x 64 tile of one plane of one field.  A thread
+// takes W consecutive elements (W = 2: pairs read and written as one vector,
+// for even extents), all its loads issued before its first store.
+template <class View, int N, int D, int W>
 struct TransposeTiles {
   using Real = typename View::non_const_value_type;
   static constexpr int tile = 64, threads = 512, across = tile / W, rows = threads / across,
@@ -34,7 +34,8 @@ struct TransposeTiles {
   struct alignas(W * sizeof(Real)) Vec {
     Real v[W];
   };
-  Kokkos::Array<View, N> src, dst;
+  Kokkos::Array<View, N> src;
+  Kokkos::Array<View, N * D> dst;
   int tiles0, tiles1, e0, e1, e2;
 
   template <class Member>
@@ -47,7 +48,6 @@ struct TransposeTiles {
     t /= tiles1;
     const int k = t % e2, f = t / e2;
     const View& a = src[f];
-    const View& b = dst[f];
     const int x = W * (m.team_rank() % across), y = m.team_rank() / across;
     Vec v[per];
     for (int n = 0; n < per; ++n) {  // read along i
@@ -65,16 +65,16 @@ struct TransposeTiles {
       if (i < e0 && j < e1) {
         Vec o;
         for (int w = 0; w < W; ++w) o.v[w] = s[(x + w) * (tile + 1) + r];
-        *reinterpret_cast<Vec*>(&b(j, i, k)) = o;
+        for (int d = 0; d < D; ++d) *reinterpret_cast<Vec*>(&dst[f + N * d](j, i, k)) = o;
       }
     }
   }
 };
 
-template <int W, class ExecSpace, class View, std::size_t N>
+template <int W, int D, class ExecSpace, class View, std::size_t N, std::size_t ND>
 void transpose_tiles(const ExecSpace& space, const Kokkos::Array<View, N>& src,
-                     const Kokkos::Array<View, N>& dst) {
-  using T = TransposeTiles<View, int(N), W>;
+                     const Kokkos::Array<View, ND>& dst) {
+  using T = TransposeTiles<View, int(N), D, W>;
   using Real = typename View::non_const_value_type;
   const int e0 = int(src[0].extent(0)), e1 = int(src[0].extent(1)), e2 = int(src[0].extent(2));
   const int t0 = (e0 + T::tile - 1) / T::tile, t1 = (e1 + T::tile - 1) / T::tile;
@@ -84,40 +84,38 @@ void transpose_tiles(const ExecSpace& space, const Kokkos::Array<View, N>& src,
   Kokkos::parallel_for("kflow::linalg::transpose_xy", policy, T{src, dst, t0, t1, e0, e1, e2});
 }
 
-}  // namespace detail
-
-// src[f] to dst[f] for every f, one launch on GPUs (the launches' tails
-// overlap): rank-3 LayoutLeft Views of the same extents.
-template <class ExecSpace, class View, std::size_t N>
-void transpose_xy(const ExecSpace& space, const Kokkos::Array<View, N>& src,
-                  const Kokkos::Array<View, N>& dst) {
+// src[f] to dst[f + N d] for every f and d < D.
+template <int D, class ExecSpace, class View, std::size_t N, std::size_t ND>
+void transpose_to(const ExecSpace& space, const Kokkos::Array<View, N>& src,
+                  const Kokkos::Array<View, ND>& dst) {
   static_assert(View::rank == 3 && std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>,
                 "linalg::transpose_xy: a rank-3 LayoutLeft View");
+  static_assert(ND == N * D);
   using Real = typename View::non_const_value_type;
   const int e0 = int(src[0].extent(0)), e1 = int(src[0].extent(1)), e2 = int(src[0].extent(2));
-  for (std::size_t f = 0; f < N; ++f) {
-    const auto same = [&](const View& v, int a, int b) {
-      return int(v.extent(0)) == a && int(v.extent(1)) == b && int(v.extent(2)) == e2;
-    };
-    if (!same(src[f], e0, e1) || !same(dst[f], e1, e0))
-      throw std::invalid_argument(
-          "linalg::transpose_xy: dst's extents (" + std::to_string(dst[f].extent(0)) + ", " +
-          std::to_string(dst[f].extent(1)) + ", " + std::to_string(dst[f].extent(2)) +
-          ") are not src's (" + std::to_string(src[f].extent(0)) + ", " +
-          std::to_string(src[f].extent(1)) + ", " + std::to_string(src[f].extent(2)) +
-          ") with the first two exchanged");
+  const auto extents = [](const View& v) {
+    return "(" + std::to_string(v.extent(0)) + ", " + std::to_string(v.extent(1)) + ", " +
+           std::to_string(v.extent(2)) + ")";
+  };
+  for (std::size_t f = 0; f < ND; ++f) {
+    const View& a = src[f % N];
+    const View& b = dst[f];
+    if (int(a.extent(0)) != e0 || int(a.extent(1)) != e1 || int(a.extent(2)) != e2 ||
+        int(b.extent(0)) != e1 || int(b.extent(1)) != e0 || int(b.extent(2)) != e2)
+      throw std::invalid_argument("linalg::transpose_xy: dst's extents " + extents(b) +
+                                  " are not src's " + extents(a) + " with the first two exchanged");
   }
   if constexpr (on_gpu<ExecSpace>) {
     // pairs where every row starts on a pair's boundary (even extents,
     // aligned data)
     bool pairs = e0 % 2 == 0 && e1 % 2 == 0;
-    for (std::size_t f = 0; f < N; ++f)
-      for (const View* v : {&src[f], &dst[f]})
+    for (std::size_t f = 0; f < ND; ++f)
+      for (const View* v : {&src[f % N], &dst[f]})
         pairs = pairs && reinterpret_cast<std::uintptr_t>(v->data()) % (2 * sizeof(Real)) == 0;
     if (pairs)
-      detail::transpose_tiles<2>(space, src, dst);
+      transpose_tiles<2, D>(space, src, dst);
     else
-      detail::transpose_tiles<1>(space, src, dst);
+      transpose_tiles<1, D>(space, src, dst);
   } else {
     // A work item transposes one plane k of one field: dst's rows are written
     // whole and in order, src is read down its columns (each cache line of
@@ -126,11 +124,30 @@ void transpose_xy(const ExecSpace& space, const Kokkos::Array<View, N>& src,
                          Kokkos::RangePolicy<ExecSpace>(space, 0, e2 * int(N)), [=](int w) {
                            const int k = w % e2, f = w / e2;
                            const View& a = src[f];
-                           const View& b = dst[f];
                            for (int i = 0; i < e0; ++i)
-                             for (int j = 0; j < e1; ++j) b(j, i, k) = a(i, j, k);
+                             for (int j = 0; j < e1; ++j)
+                               for (int d = 0; d < D; ++d) dst[f + N * d](j, i, k) = a(i, j, k);
                          });
   }
+}
+
+}  // namespace detail
+
+// src[f] to dst[f] for every f, one launch on GPUs (the launches' tails
+// overlap): rank-3 LayoutLeft Views of the same extents.
+template <class ExecSpace, class View, std::size_t N>
+void transpose_xy(const ExecSpace& space, const Kokkos::Array<View, N>& src,
+                  const Kokkos::Array<View, N>& dst) {
+  detail::transpose_to<1>(space, src, dst);
+}
+
+// The same, each field also to also[f]: read once, written twice.
+template <class ExecSpace, class View, std::size_t N>
+void transpose_xy(const ExecSpace& space, const Kokkos::Array<View, N>& src,
+                  const Kokkos::Array<View, N>& dst, const Kokkos::Array<View, N>& also) {
+  Kokkos::Array<View, 2 * N> both;
+  for (std::size_t f = 0; f < N; ++f) both[f] = dst[f], both[f + N] = also[f];
+  detail::transpose_to<2>(space, src, both);
 }
 
 // View: a rank-3 LayoutLeft View (a Field3, or bytes such as an obstacle mask).
