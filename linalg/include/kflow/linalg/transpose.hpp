@@ -78,8 +78,8 @@ void transpose_tiles(const ExecSpace& space, const Kokkos::Array<View, N>& src,
   using Real = typename View::non_const_value_type;
   const int e0 = int(src[0].extent(0)), e1 = int(src[0].extent(1)), e2 = int(src[0].extent(2));
   const int t0 = (e0 + T::tile - 1) / T::tile, t1 = (e1 + T::tile - 1) / T::tile;
-  Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<int>> policy(space, t0 * t1 * e2 * int(N),
-                                                               T::threads);
+  Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<int>, LightWeight> policy(
+      space, t0 * t1 * e2 * int(N), T::threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(Real) * T::tile * (T::tile + 1)));
   Kokkos::parallel_for("kflow::linalg::transpose_xy", policy, T{src, dst, t0, t1, e0, e1, e2});
 }
