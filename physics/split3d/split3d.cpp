@@ -343,11 +343,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 
   const auto ns = c.section("numerics");
   s->third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
-  s->update = ns.get_choice("update", {"relaxed", "picard"}, "relaxed") == "picard"
+  // Default Picard, 4 local x 1 global (decision 6, docs/models/split3d.md):
+  // as accurate as the authors' relaxed 4 x 2 on every validation case, or
+  // more, for half the sweeps; the authors' configuration stays one line away.
+  s->update = ns.get_choice("update", {"picard", "relaxed"}, "picard") == "picard"
                   ? Update::picard
                   : Update::relaxed;
   s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
-  s->global_iterations = int(ns.get_int("global_iterations", 2, 1, 1000));
+  s->global_iterations = int(ns.get_int("global_iterations", 1, 1, 1000));
   s->change_tolerance = ns.get("change_tolerance", 0.0, 0.0);
   const std::string assembly =
       ns.get_choice("assembly", {"auto", "stored", "fused", "transposed"}, "auto");
@@ -495,6 +498,8 @@ KFLOW_REGISTER_MODEL((ModelInfo{
     "splitting, X/Y/Z implicit lines through linalg's batched Tridiag, local and global "
     "nonlinear iterations (seed 004; Berezin, Paskonov & Sakharnykh 2012)",
     parse,
+    // The bench times the authors' configuration (relaxed, 4 local x 2 global
+    // iterations: the paper's Table 1 and their code), not the run default.
     R"(
 [case]
 model = "split3d"
@@ -502,6 +507,10 @@ model = "split3d"
 cells = [63, 63, 63]
 [physics]
 reynolds = 100.0
+[numerics]
+update = "relaxed"
+local_iterations = 4
+global_iterations = 2
 [boundary]
 top = { type = "moving_wall", velocity = [1.0, 0.0, 0.0] }
 [time]

@@ -99,8 +99,8 @@ struct Setup : ModelSetup {
   std::array<double, 3> initial_velocity{0, 0, 0};
   double initial_temperature = 1;
   bool third = false;  // tau = dt / 3 per direction (the authors' code) instead of dt
-  Update update = Update::relaxed;
-  int local_iterations = 4, global_iterations = 2;
+  Update update = Update::picard;
+  int local_iterations = 4, global_iterations = 1;
   // numerics.change_tolerance: the local iterations of a direction end once
   // max |u_new - u~| <= this; the global ones once every direction met it at
   // its first local iteration (0: always the full counts).
