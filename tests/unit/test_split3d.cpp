@@ -445,7 +445,7 @@ TEST_CASE("split3d square duct, 31^3: developed centre line within 1% of the ser
 TEST_CASE("split3d square duct at Re = 500 (the paper's model problem, gamma = 1) holds the series",
           "[unit][split3d]") {
   // cases/split3d/duct-re500.toml on 47 x 23 x 23 nodes (cell Peclet 37
-  // along x, 17 across), gamma = 1, the default update (Picard 4 x 1), dt
+  // along x, 18 across), gamma = 1, the default update (Picard 4 x 1), dt
   // = 0.05 to t = 25: the inflow's developed profile fills the duct from
   // rest and holds (steady from t = 25, the same figures at t = 50).
   // Measured (2 cores, 6 s): over x >= 0.5 the centre line is at most 0.16 %
