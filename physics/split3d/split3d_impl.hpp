@@ -81,7 +81,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   using Cg = linalg::ConjugateGradient<ExecSpace, Op>;
 
  public:
-  explicit Model(const Setup& s) : s_(s), p_(make_params<Real>(s)), tri_(space_) {
+  explicit Model(const Setup& s)
+      : s_(s),
+        p_(make_params<Real>(s)),
+        tri_(space_),
+        side_(linalg::side_instance(space_)),
+        tri_side_(side_) {
     state_ = make_vars<Real>(space_, "kflow::split3d::state", s_.nodes);
     nl_ = make_vars<Real>(space_, "kflow::split3d::layer", s_.nodes);
     work_[0] = make_vars<Real>(space_, "kflow::split3d::work_x", s_.nodes);
@@ -218,12 +223,19 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
           if (fused_[dir]) {  // u, v, w in one batch, T in another (RowPart)
+            // T's launch on side_, beside the velocity's: fewer threads, more
+            // registers each, so on a GPU its last wave leaves SMs to the other
+            // (docs/models/split3d.md, "Two launches side by side").  side_
+            // starts after what space_ queued; the next work waits for both.
             const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
-            tri_.solve_rows(vars_of(sh4, 0, 3),
+            space_.fence("kflow::split3d::sweep");
+            tri_side_.start_rows(vars_of(sh4, 3, 1),
+                                 LineRows<Real, Mem, RowPart::temperature>(pf, df, nlf, inf, sf),
+                                 of.all);
+            tri_.start_rows(vars_of(sh4, 0, 3),
                             LineRows<Real, Mem, RowPart::velocity>(pf, df, nlf, inf, sf), of.all);
-            tri_.solve_rows(vars_of(sh4, 3, 1),
-                            LineRows<Real, Mem, RowPart::temperature>(pf, df, nlf, inf, sf),
-                            of.all);
+            tri_side_.finish();
+            tri_.finish();
           } else {
             for (int q = 0; q < 4; ++q) {
               const auto x = flat(o.q[q]);
@@ -462,6 +474,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   ExecSpace space_;
   Params<Real> p_;
   linalg::Tridiag<ExecSpace, Real> tri_;  // zero-pivot check on (decision 2)
+  // The fused sweeps' T rows, solved beside the velocity rows (GPUs: on a
+  // stream of their own; CPUs: after them, on space_).
+  ExecSpace side_;
+  linalg::Tridiag<ExecSpace, Real> tri_side_;
   V state_, nl_, work_[2];
   Flat<Real, Mem> a_, b_, c_;
   F3 flux_;

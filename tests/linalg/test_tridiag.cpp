@@ -333,6 +333,48 @@ TEMPLATE_LIST_TEST_CASE("tridiag: rows assembled in the solve (solve_rows) give 
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("tridiag: start_rows on two instances side by side give solve_rows' bits",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  // As split3d's fused sweeps: the lines of three fields in one x, the first
+  // field's solved on one instance, the other two's beside it on a second
+  // (la::side_instance: a stream of its own on GPUs); a bad pivot in the
+  // second part is thrown by its finish(), naming the system.
+  for (int dir = 0; dir < 3; ++dir) {
+    INFO("lines along axis " << dir);
+    auto sh = field_lines(13, 6, 9, dir);
+    const long field = 15 * 8 * 11;
+    sh.count[2] = 3;
+    sh.system_stride[2] = field;
+    auto one = sh, two = sh;
+    one.count[2] = 1;
+    two.count[2] = 2;
+    two.offset += field;
+    auto p = random_problem(sh, 9300 + unsigned(dir));
+    auto side_by_side = [&](const Problem& q, long* bad_system) {
+      return solve_on<TestType, double>(
+          q, true, [&](const auto&, auto a, auto b, auto c, auto d, auto x) {
+            const TestType space{};
+            la::Tridiag<TestType, double> first(space), second(la::side_instance(space));
+            space.fence();
+            second.start_rows(two, DoubledRows<double, decltype(a)>{a, b, c, d}, x);
+            first.start_rows(one, DoubledRows<double, decltype(a)>{a, b, c, d}, x);
+            try {
+              second.finish();
+            } catch (const la::ZeroPivot& e) {
+              *bad_system = e.system();
+            }
+            first.finish();
+          });
+    };
+    long bad = -1;
+    CHECK(side_by_side(p, &bad) == run_rows<TestType, double>(p, true));
+    CHECK(bad == -1);
+    p.b[two.first(5) + 3 * two.stride] = std::nan("");
+    side_by_side(p, &bad);
+    CHECK(bad == 5);
+  }
+}
+
 TEMPLATE_LIST_TEST_CASE("tridiag: bad shapes and names are rejected", "[unit][tridiag]",
                         ExecutionSpaces) {
   using V = Kokkos::View<double*, typename TestType::memory_space>;

@@ -33,13 +33,6 @@ using Field2 = Field<Real, 2, MemSpace>;
 template <class Real, class MemSpace>
 using Field3 = Field<Real, 3, MemSpace>;
 
-// Kernels are launched "light weight" (CUDA: the functor travels as a kernel
-// argument).  Kokkos' default puts functors of 512 bytes or more (policy
-// included, so most MDRange kernels) into constant memory, and such a launch
-// waits for the previous one to finish: the host could not queue kernels
-// ahead (docs/performance.md has the cost measured on mac2d).
-using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
-
 template <class ExecSpace>
 using RangePolicy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, LightWeight>;
 

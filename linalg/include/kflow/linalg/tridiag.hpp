@@ -173,11 +173,33 @@ class Tridiag {
   // offer CPUs' lanes cursor (detail/tridiag_thomas.hpp, lanes_of).
   template <class Rows>
   void solve_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
+    start_rows(sh, rows, x);
+    if (opt_.check_pivots) finish();  // unchecked, the solve stays queued
+    pending_n_ = 0;
+  }
+
+  // solve_rows in two halves: start_rows queues the solve on this solver's
+  // instance and returns; finish() waits for it and throws its ZeroPivot.
+  // Two Tridiags on two instances (Kokkos::Experimental::partition_space) so
+  // run their solves side by side on a GPU: one launch's last, partly filled
+  // wave overlaps the other's.  Nothing else may run on the instance between.
+  template <class Rows>
+  void start_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
     detail::validate(sh, x);
+    pending_n_ = 0;
     if (sh.systems() == 0) return;
     if (opt_.check_pivots) flag_.reset();
     detail::run_thomas<ExecSpace, Real>(space_, sh, rows, x, ws_, flag_.view());
-    if (opt_.check_pivots) flag_.check("thomas, rows assembled in the solve", sh.n);
+    pending_n_ = sh.n;
+  }
+  void finish() {
+    if (pending_n_ == 0) return;
+    const long n = pending_n_;
+    pending_n_ = 0;
+    if (opt_.check_pivots)
+      flag_.check("thomas, rows assembled in the solve", n);
+    else
+      space_.fence("kflow::linalg::tridiag::finish");
   }
 
  private:
@@ -296,6 +318,7 @@ class Tridiag {
   bool single_now_ = false;                // ... and whether it began as one system
   int reg_tmax_[2] = {0, 0};
   std::string plan_;
+  long pending_n_ = 0;  // rows of the systems start_rows queued (0: none)
 };
 
 // One-off solve (allocates a workspace each call; keep a Tridiag for loops).

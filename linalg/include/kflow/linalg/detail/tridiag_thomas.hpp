@@ -96,7 +96,7 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
   constexpr int B = thomas_chunk;
   const long n = sh.n, ns = sh.systems(), st = sh.stride;
   Kokkos::parallel_for(
-      "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace>(space, 0, ns),
+      "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns),
       KOKKOS_LAMBDA(long m) {
         const long f = sh.first(m);
         // workspace index of row k
