@@ -451,13 +451,18 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
   linalg::box_reduce(
       space, "kflow::split3d::update", lo, hi,
       KOKKOS_LAMBDA(int i, int j, int k, Real& mx) {
+        // Every load before the first store: a store to nl may alias the next
+        // variable's loads, so a GPU thread would wait out one variable's
+        // loads after another (docs/models/split3d.md, "The layer update's
+        // loads together").
+        Real o[4], n[4];
+        for (int q = 0; q < 4; ++q) o[q] = nl.q[q](i, j, k), n[q] = out.q[q](i, j, k);
         for (int q = 0; q < 4; ++q) {
-          const Real o = nl.q[q](i, j, k), n = out.q[q](i, j, k);
           // a comparison, not fmax: g++ calls libm's fmaxf there (as much
           // time as the rest of the update on CPUs); NaN ignored by both
-          const Real d = Kokkos::fabs(n - o);
+          const Real d = Kokkos::fabs(n[q] - o[q]);
           if (q < 3 && d > mx) mx = d;
-          nl.q[q](i, j, k) = picard ? n : Real(0.5) * (o + n);
+          nl.q[q](i, j, k) = picard ? n[q] : Real(0.5) * (o[q] + n[q]);
         }
       },
       Kokkos::Max<Real, Mem>(change));
