@@ -180,9 +180,9 @@ class Tridiag {
 
   // solve_rows in two halves: start_rows queues the solve on this solver's
   // instance and returns; finish() waits for it and throws its ZeroPivot.
-  // Two Tridiags on two instances (Kokkos::Experimental::partition_space) so
-  // run their solves side by side on a GPU: one launch's last, partly filled
-  // wave overlaps the other's.  Nothing else may run on the instance between.
+  // This way two Tridiags on two instances (linalg::side_instance) run their
+  // solves side by side on a GPU: one launch's last, partly filled wave
+  // overlaps the other's.  Nothing else may run on the instance between.
   template <class Rows>
   void start_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
     detail::validate(sh, x);
