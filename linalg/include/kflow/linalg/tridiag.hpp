@@ -174,8 +174,10 @@ class Tridiag {
   template <class Rows>
   void solve_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
     start_rows(sh, rows, x);
-    if (opt_.check_pivots) finish();  // unchecked, the solve stays queued
-    pending_n_ = 0;
+    if (opt_.check_pivots)
+      finish();
+    else
+      pending_n_ = 0;  // unchecked, the solve stays queued
   }
 
   // solve_rows in two halves: start_rows queues the solve on this solver's
