@@ -387,56 +387,13 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     ++phases_[k].calls;
   }
 
-  // The projection's operator on the interior nodes: the 7-point Laplacian,
-  // zero normal gradient of phi at walls, inflows and obstacles (the
-  // neighbour's coefficient folded into the diagonal), phi = 0 at outflows,
-  // wrapped round periodic axes; obstacle nodes are not in the system
-  // (c.p = 0).
+  // The projection's fields, its operator (projection_operator) and solver.
   void make_projection() {
     const auto& g = s_.nodes;
     phi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi", g);
     rhs_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi_rhs", g);
     if (s_.incremental) dphi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::dphi", g);
-    const int e[3] = {p_.e[0], p_.e[1], p_.e[2]};
-    F3 c[7];
-    Kokkos::View<Real***, Kokkos::LayoutLeft, Kokkos::HostSpace> h[7];
-    for (int q = 0; q < 7; ++q) {
-      c[q] = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi_op", g);
-      h[q] = Kokkos::create_mirror_view(Kokkos::HostSpace(), c[q]);
-      Kokkos::deep_copy(h[q], Real(0));
-    }
-    auto solid = [&](int i, int j, int k) {
-      return !s_.solid.empty() &&
-             s_.solid[std::size_t(i) + std::size_t(e[0]) * (j + std::size_t(e[1]) * k)];
-    };
-    for (int k = 1; k < e[2] - 1; ++k)
-      for (int j = 1; j < e[1] - 1; ++j)
-        for (int i = 1; i < e[0] - 1; ++i) {
-          if (solid(i, j, k)) continue;
-          double cp = 0;
-          const int x[3] = {i, j, k};
-          for (int d = 0; d < 3; ++d)
-            for (int side = 0; side < 2; ++side) {
-              int y[3] = {i, j, k};
-              y[d] += side ? 1 : -1;
-              const double cf = 1 / (s_.nodes.spacing(d) * s_.nodes.spacing(d));
-              double coef = 0;
-              if (s_.periodic[d] && (y[d] == 0 || y[d] == e[d] - 1))
-                y[d] = y[d] == 0 ? e[d] - 2 : 1;  // round the loop (Stencil7 wraps there too)
-              if (y[d] == 0 || y[d] == e[d] - 1) {
-                if (s_.side[2 * d + side].kind == Kind::outflow) cp -= cf;  // phi = 0 there
-              } else if (!solid(y[0], y[1], y[2])) {
-                coef = cf, cp -= cf;
-              }
-              h[1 + 2 * d + side](x[0], x[1], x[2]) = Real(coef);
-            }
-          h[0](i, j, k) = Real(cp);
-        }
-    for (int q = 0; q < 7; ++q) Kokkos::deep_copy(space_, c[q], h[q]);
-    op_.cp = c[0], op_.cw = c[1], op_.ce = c[2], op_.cs = c[3], op_.cn = c[4], op_.cb = c[5];
-    op_.ct = c[6];
-    op_.grid = g;
-    linalg::set_neighbours(op_, g, s_.periodic[0], s_.periodic[1], s_.periodic[2]);
+    op_ = projection_operator(space_, s_, p_);
     const auto jacobi = linalg::CgPreconditioner::jacobi;
     if (s_.projection_method == "cg") {
       const auto pre = s_.projection_preconditioner == "mg" ? linalg::CgPreconditioner::mg : jacobi;

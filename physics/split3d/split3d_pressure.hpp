@@ -1,13 +1,71 @@
 #pragma once
-// physics/split3d: the output field `pressure` (docs/models/split3d.md,
-// "Pressure"), computed on the host from host copies.
+// physics/split3d: the projection's operator, and the output field
+// `pressure` (docs/models/split3d.md, "Pressure"), computed on the host from
+// host copies.
 
 #include <cstddef>
 #include <vector>
 
+#include "kflow/linalg/field.hpp"
+#include "kflow/linalg/stencil7.hpp"
+#include "split3d.hpp"
 #include "split3d_kernels.hpp"
 
 namespace kflow::split3d {
+
+// The projection's operator on the interior nodes: the 7-point Laplacian,
+// zero normal gradient of phi at walls, inflows and obstacles (the
+// neighbour's coefficient folded into the diagonal), phi = 0 at outflows,
+// wrapped round periodic axes; obstacle nodes are not in the system
+// (c.p = 0).  Assembled on the host from the set-up.
+template <class Real, class ExecSpace>
+linalg::Stencil7<Real, typename ExecSpace::memory_space> projection_operator(
+    const ExecSpace& space, const Setup& s, const Params<Real>& p) {
+  using F3 = linalg::Field3<Real, typename ExecSpace::memory_space>;
+  const auto& g = s.nodes;
+  linalg::Stencil7<Real, typename ExecSpace::memory_space> op;
+  const int e[3] = {p.e[0], p.e[1], p.e[2]};
+  F3 c[7];
+  Kokkos::View<Real***, Kokkos::LayoutLeft, Kokkos::HostSpace> h[7];
+  for (int q = 0; q < 7; ++q) {
+    c[q] = linalg::make_field<Real, 3>(space, "kflow::split3d::phi_op", g);
+    h[q] = Kokkos::create_mirror_view(Kokkos::HostSpace(), c[q]);
+    Kokkos::deep_copy(h[q], Real(0));
+  }
+  auto solid = [&](int i, int j, int k) {
+    return !s.solid.empty() &&
+           s.solid[std::size_t(i) + std::size_t(e[0]) * (j + std::size_t(e[1]) * k)];
+  };
+  for (int k = 1; k < e[2] - 1; ++k)
+    for (int j = 1; j < e[1] - 1; ++j)
+      for (int i = 1; i < e[0] - 1; ++i) {
+        if (solid(i, j, k)) continue;
+        double cp = 0;
+        const int x[3] = {i, j, k};
+        for (int d = 0; d < 3; ++d)
+          for (int side = 0; side < 2; ++side) {
+            int y[3] = {i, j, k};
+            y[d] += side ? 1 : -1;
+            const double cf = 1 / (s.nodes.spacing(d) * s.nodes.spacing(d));
+            double coef = 0;
+            if (s.periodic[d] && (y[d] == 0 || y[d] == e[d] - 1))
+              y[d] = y[d] == 0 ? e[d] - 2 : 1;  // round the loop (Stencil7 wraps there too)
+            if (y[d] == 0 || y[d] == e[d] - 1) {
+              if (s.side[2 * d + side].kind == Kind::outflow) cp -= cf;  // phi = 0 there
+            } else if (!solid(y[0], y[1], y[2])) {
+              coef = cf, cp -= cf;
+            }
+            h[1 + 2 * d + side](x[0], x[1], x[2]) = Real(coef);
+          }
+        h[0](i, j, k) = Real(cp);
+      }
+  for (int q = 0; q < 7; ++q) Kokkos::deep_copy(space, c[q], h[q]);
+  op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5];
+  op.ct = c[6];
+  op.grid = g;
+  linalg::set_neighbours(op, g, s.periodic[0], s.periodic[1], s.periodic[2]);
+  return op;
+}
 
 // T + phi on every node (T alone where phi is empty: no projection).  phi is
 // first filtered by (1, 2, 1)/4 along each axis on the interior fluid nodes,
