@@ -3,25 +3,14 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <csignal>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <new>
-#include <sstream>
 #include <string>
-#include <vector>
 
+#include "cli.hpp"
 #include "kflow/core/backend.hpp"
-#include "kflow/core/bench.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
@@ -29,8 +18,8 @@
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
 
-namespace fs = std::filesystem;
 using kflow::Error;
+using namespace kflow::cli;
 
 namespace {
 
@@ -112,158 +101,6 @@ Turns the .kff frames a build without VTK wrote into DIR (frame_NNNNN.kff) into
 .vti files and a run.pvd for ParaView.  Needs a kflow built with VTK.
 )"},
 };
-
-struct Args {
-  std::string command;
-  std::vector<std::string> positional, sets;
-  std::map<std::string, std::string> opts;
-  bool help = false, quiet = false;
-};
-
-[[noreturn]] void usage_error(const std::string& msg, const std::string& command) {
-  std::cerr << "kflow: " << msg << "\n"
-            << "Try 'kflow " << (command.empty() ? "" : command + " ") << "--help'.\n";
-  std::exit(2);
-}
-
-Args parse_args(int argc, char** argv) {
-  Args a;
-  const std::vector<std::string> valued = {"--backend", "--backends",  "--output", "--restart",
-                                           "--threads", "--precision", "--size",   "--repeat"};
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s == "--help" || s == "-h") {
-      a.help = true;
-    } else if (s == "--version") {
-      a.command = "version";
-    } else if (s == "--quiet" || s == "-q") {
-      a.quiet = true;
-    } else if (s == "--set") {
-      if (i + 1 >= argc) usage_error("--set needs KEY=VALUE", a.command);
-      a.sets.push_back(argv[++i]);
-    } else if (s.rfind("--set=", 0) == 0) {
-      a.sets.push_back(s.substr(6));
-    } else if (s.rfind("--", 0) == 0) {
-      std::string key = s, value;
-      const auto eq = s.find('=');
-      if (eq != std::string::npos) key = s.substr(0, eq), value = s.substr(eq + 1);
-      if (std::find(valued.begin(), valued.end(), key) == valued.end())
-        usage_error("unknown option '" + key + "'", a.command);
-      if (eq == std::string::npos) {
-        if (i + 1 >= argc) usage_error(key + " needs a value", a.command);
-        value = argv[++i];
-      }
-      a.opts[key] = value;
-    } else if (a.command.empty()) {
-      a.command = s;
-    } else {
-      a.positional.push_back(s);
-    }
-  }
-  return a;
-}
-
-std::string opt(const Args& a, const std::string& key, const std::string& fallback = "") {
-  auto it = a.opts.find(key);
-  return it == a.opts.end() ? fallback : it->second;
-}
-
-long parse_count(const Args& a, const std::string& key, long fallback) {
-  const auto v = opt(a, key);
-  if (v.empty()) return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(v.c_str(), &end, 10);
-  if (!end || *end || n < 1)
-    usage_error(key + " expects a positive integer, got '" + v + "'", a.command);
-  return n;
-}
-
-// Kokkos' OpenMP backend keeps its threads in a fixed pool of this size
-// (OpenMPTraits::MAX_THREAD_COUNT); more threads deadlock or crash inside it.
-constexpr long kMaxHostThreads = 512;
-
-// The number of host threads asked for (--threads, else OMP_NUM_THREADS's
-// first entry), checked against that pool; 0 when neither says.
-long host_threads(const Args& a) {
-  const long threads = parse_count(a, "--threads", 0);
-  if (threads > kMaxHostThreads)
-    usage_error("--threads " + opt(a, "--threads") + ": at most " +
-                    std::to_string(kMaxHostThreads) + " (Kokkos' OpenMP thread pool)",
-                a.command);
-  if (threads > 0) return threads;
-  const char* env = std::getenv("OMP_NUM_THREADS");
-  if (!env || !*env) return 0;
-  const std::string first = std::string(env).substr(0, std::string(env).find(','));
-  char* end = nullptr;
-  errno = 0;
-  const long n = std::strtol(first.c_str(), &end, 10);
-  if (first.empty() || *end || errno == ERANGE || n < 1 || n > kMaxHostThreads)
-    throw Error("OMP_NUM_THREADS=" + std::string(env) +
-                ": expected a number of threads from 1 to " + std::to_string(kMaxHostThreads) +
-                " (Kokkos' OpenMP thread pool)");
-  return n;
-}
-
-// One GPU per rank of a distributed run: the rank's index on its host picks
-// the device (CUDA builds).
-void choose_device(Kokkos::InitializationSettings& s) {
-#ifdef KOKKOS_ENABLE_CUDA
-  if (kflow::parallel::size() > 1) {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
-      s.set_device_id(kflow::parallel::local_rank() % devices);
-    else
-      (void)cudaGetLastError();
-  }
-#else
-  (void)s;
-#endif
-}
-
-// Kokkos lives for the whole command (commands that need devices only).
-struct KokkosSession {
-  explicit KokkosSession(const Args& a) {
-    Kokkos::InitializationSettings s;
-    const long threads = host_threads(a);
-    if (threads > 0) s.set_num_threads(static_cast<int>(threads));
-    choose_device(s);
-    if (!std::getenv("KFLOW_KOKKOS_WARNINGS")) s.set_disable_warnings(true);
-    Kokkos::initialize(s);
-  }
-  ~KokkosSession() { Kokkos::finalize(); }
-};
-
-std::string gbs(double bytes_per_second) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f GB/s", bytes_per_second / 1e9);
-  return b;
-}
-
-// "ceiling 4012.3 GB/s (triad; copy ..., triad ..., dot ...)": the
-// reference of every bench's fractions, with the kernel that set it.
-std::string describe_ceiling(const kflow::StreamResult& r) {
-  return "ceiling " + gbs(r.ceiling.bytes_per_second) + " (" + r.ceiling.kernel + "; copy " +
-         gbs(r.bandwidth("copy")) + ", triad " + gbs(r.bandwidth("triad")) + ", dot " +
-         gbs(r.bandwidth("dot")) + ")";
-}
-
-void need_case(const Args& a) {
-  if (a.positional.size() != 1) usage_error("expected one case file", a.command);
-}
-
-kflow::RunOptions run_options(const Args& a) {
-  kflow::RunOptions o;
-  o.case_path = a.positional.at(0);
-  o.overrides = a.sets;
-  o.backend = opt(a, "--backend");
-  o.output_dir = opt(a, "--output");
-  o.restart = opt(a, "--restart");
-  for (const char* key : {"--output", "--restart"})
-    if (a.opts.count(key) && a.opts.at(key).empty())
-      usage_error(std::string(key) + " expects a path, got ''", a.command);
-  o.quiet = a.quiet;
-  return o;
-}
 
 int cmd_check(const Args& a) {
   need_case(a);
@@ -378,167 +215,6 @@ int cmd_info(const Args& a) {
             << "\nKokkos Kernels (linalg's CRS path, the 'kflow bench spmv' CRS row): "
             << KFLOW_KOKKOSKERNELS_INFO << "\n\n";
   Kokkos::print_configuration(std::cout, true);
-  return 0;
-}
-
-int cmd_bench(const Args& a) {
-  if (a.positional.size() != 1) usage_error("expected 'stream' or a model name", "bench");
-  KokkosSession k(a);
-  const auto what = a.positional[0];
-  const auto backend = opt(a, "--backend", kflow::default_backend());
-  if (what == "stream") {
-    const auto precision = opt(a, "--precision", "double");
-    if (precision != "double" && precision != "float")
-      usage_error("--precision expects double or float, got '" + precision + "'", "bench");
-    const auto n = static_cast<std::size_t>(parse_count(
-        a, "--size", static_cast<long>(kflow::default_stream_elements(backend, precision))));
-    const auto r = kflow::bench_stream(backend, precision, n,
-                                       static_cast<int>(parse_count(a, "--repeat", 10)));
-    std::cout << "bench stream: backend " << backend << " (" << kflow::backend_description(backend)
-              << "), " << precision << ", " << r.elements << " elements ("
-              << double(r.elements) * (precision == "float" ? 4 : 8) / (1024.0 * 1024)
-              << " MiB per array), best of " << parse_count(a, "--repeat", 10) << "\n";
-    for (const auto& kr : r.kernels) {
-      std::cout << "  " << kr.kernel << std::string(10 - kr.kernel.size(), ' ')
-                << gbs(kr.bytes_per_second) << "  (" << kr.what;
-      if (kr.per > 0 && kr.lanes > 1)
-        std::cout << "; " << kr.per << " vector" << (kr.per > 1 ? "s" : "") << " of " << kr.lanes
-                  << " per work item";
-      else if (kr.per > 0)
-        std::cout << "; " << kr.per << " element" << (kr.per > 1 ? "s" : "") << " per work item";
-      std::cout << ")\n";
-    }
-    std::cout << "  " << describe_ceiling(r) << "\n";
-    if (backend == "openmp" && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
-      std::cout << "  note: set OMP_PROC_BIND=spread and OMP_PLACES=cores (threads pinned, one "
-                   "per core) for figures that repeat\n";
-    return 0;
-  }
-  if (kflow::Registry::instance().find_bench(what)) {
-    kflow::KernelBenchOptions o;
-    o.backend = backend;
-    o.precision = opt(a, "--precision", "double");
-    if (o.precision != "double" && o.precision != "float" && o.precision != "float16s")
-      usage_error("--precision expects double, float or float16s, got '" + o.precision + "'",
-                  "bench");
-    o.params = kflow::BenchParams(a.sets);
-    o.repeat = static_cast<int>(parse_count(a, "--repeat", 5));
-    // On several ranks (bench_kernel's benchmark splits its grid), rank 0 reports.
-    const bool root = kflow::parallel::root();
-    std::ostream quiet(nullptr);
-    const auto r = kflow::bench_kernel(what, o, root ? std::cerr : quiet);
-    if (!root) return 0;
-    // Several ranks: the aggregate against the sum of the ranks' ceilings
-    // (rank 0's, measured while every rank measured its own).
-    const int ranks = kflow::parallel::size();
-    const double ceiling = r.stream.ceiling.bytes_per_second * ranks;
-    const std::string of =
-        ranks > 1 ? "% of " + std::to_string(ranks) + " ranks' ceilings" : "% of the ceiling";
-    std::cout << "bench " << r.name << ": backend " << r.backend << " ("
-              << kflow::backend_description(r.backend) << "), " << r.precision << ", best of "
-              << o.repeat << "\n";
-    for (const auto& row : r.rows) {
-      std::cout << "  " << row.label << ": ";
-      if (row.seconds > 0)
-        std::cout << row.seconds * 1e3 << " ms";
-      else
-        std::cout << "not timed";
-      if (row.bytes > 0 && row.seconds > 0)
-        std::cout << ", " << gbs(row.bytes / row.seconds) << " = "
-                  << 100 * row.bytes / row.seconds / ceiling << of;
-      if (!row.note.empty()) std::cout << "  [" << row.note << "]";
-      std::cout << "\n";
-    }
-    std::cout << "  " << describe_ceiling(r.stream) << (ranks > 1 ? " per rank" : "")
-              << ", measured in this run\n";
-    return 0;
-  }
-  if (a.opts.count("--precision"))
-    usage_error("use --set run.precision=float for a model", "bench");
-  const auto r = kflow::bench_model(what, backend, a.sets, std::cerr);
-  std::cout << "bench " << r.model << ": backend " << r.backend << " ("
-            << kflow::backend_description(r.backend) << "), " << r.precision << ", grid " << r.grid
-            << ", " << r.steps << " steps in " << r.seconds << " s\n"
-            << "  " << r.cell_updates_per_second / 1e6 << " M cell updates/s, effective "
-            << gbs(r.bytes_per_second) << " = "
-            << 100 * r.bytes_per_second / r.stream.ceiling.bytes_per_second
-            << "% of the bandwidth ceiling measured in this run (" << describe_ceiling(r.stream)
-            << ")\n"
-            << "  " << r.seconds / double(r.steps) * 1e3 << " ms per step\n";
-  for (const auto& [key, value] : r.per_step)
-    std::cout << "  " << key
-              << (key.find("_total") != std::string::npos ? " per step: " : " (last step): ")
-              << value << "\n";
-  if (!r.phases.empty()) std::cout << "  phases (a second run, waiting around each), per step:\n";
-  const double cells = r.cell_updates_per_second * r.seconds / double(r.steps);
-  for (const auto& ph : r.phases) {
-    if (ph.calls == 0) continue;
-    std::cout << "    " << ph.name << ": " << ph.seconds * 1e3 << " ms ("
-              << double(ph.calls) / double(r.steps) << " calls)";
-    if (ph.bytes_per_cell > 0 && ph.seconds > 0) {
-      const double bps = ph.bytes_per_cell * cells / ph.seconds;
-      std::cout << ", " << gbs(bps) << " = " << 100 * bps / r.stream.ceiling.bytes_per_second
-                << "% of the ceiling";
-    }
-    std::cout << "\n";
-  }
-  return 0;
-}
-
-int cmd_compare(const Args& a) {
-  need_case(a);
-  std::vector<std::string> backends;
-  {
-    std::stringstream s(opt(a, "--backends"));
-    for (std::string b; std::getline(s, b, ',');)
-      if (!b.empty()) backends.push_back(b);
-    if (backends.empty()) backends = kflow::compiled_backends();
-  }
-  std::vector<kflow::PreparedCase> cases;
-  for (const auto& b : backends) {
-    kflow::require_backend(b, "--backends");
-    auto o = run_options(a);
-    o.backend = b;
-    cases.push_back(kflow::prepare(o));
-  }
-  KokkosSession k(a);
-  std::vector<kflow::RunResult> results;
-  for (std::size_t n = 0; n < backends.size(); ++n) {
-    auto o = run_options(a);
-    o.backend = backends[n];
-    o.write_output = false;
-    o.keep_final_fields = true;
-    results.push_back(kflow::run(cases[n], o, std::cerr));
-  }
-  std::cout << "compare " << a.positional[0] << ": " << results[0].steps
-            << " steps to t = " << results[0].time << "\n";
-  for (std::size_t n = 0; n < backends.size(); ++n) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-8s %10.4f s  speed-up %7.2fx  (%s)", backends[n].c_str(),
-                  results[n].wall_seconds, results[0].wall_seconds / results[n].wall_seconds,
-                  kflow::backend_description(backends[n]).c_str());
-    std::cout << line << "\n";
-  }
-  double worst_rel = 0;
-  for (std::size_t n = 1; n < backends.size(); ++n) {
-    for (std::size_t f = 0; f < results[0].fields.size(); ++f) {
-      const auto& x = results[0].fields[f].values;
-      const auto& y = results[n].fields[f].values;
-      double diff = 0, scale = 0;
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        diff = std::max(diff, std::fabs(x[i] - y[i]));
-        scale = std::max(scale, std::fabs(x[i]));
-      }
-      const double rel = scale > 0 ? diff / scale : diff;
-      worst_rel = std::max(worst_rel, rel);
-      char line[256];
-      std::snprintf(line, sizeof line, "  %s vs %s: field %-10s max |diff| %.3e  relative %.3e",
-                    backends[n].c_str(), backends[0].c_str(), results[0].fields[f].name.c_str(),
-                    diff, rel);
-      std::cout << line << "\n";
-    }
-  }
-  if (backends.size() > 1) std::cout << "  largest relative difference: " << worst_rel << "\n";
   return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "kflow/io/vtk.hpp"
 #include "kflow/linalg/solver.hpp"
 #include "progress.hpp"
+#include "restart.hpp"
 
 namespace fs = std::filesystem;
 
@@ -61,84 +62,6 @@ struct SignalGuard {
     linalg::stop_requested = 0;
   }
 };
-
-struct Start {
-  double t = 0;
-  long step = 0, next_frame = 0;
-};
-
-// Reads checkpoint `f` and checks that it belongs to this case and is not
-// already at its end.
-io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Start& s) {
-  auto ck = io::read_field_file(f);
-  const auto& grid = pc.setup->grid;
-  if (ck.get("kind", f) != "checkpoint") throw Error(f + ": not a checkpoint");
-  if (ck.get("model", f) != pc.model->name)
-    throw Error(f + ": checkpoint of model " + ck.get("model", f) + ", the case runs " +
-                pc.model->name);
-  if (ck.get("precision", f) != pc.precision)
-    throw Error(f + ": checkpoint in " + ck.get("precision", f) + " precision, the case runs " +
-                pc.precision + " (set run.precision)");
-  if (const auto g = io::grid_from_meta(ck, f); !(g == grid)) {
-    auto text = [](const linalg::Grid& x) {
-      std::string t = x.cells_text() + " cells on ";
-      for (int d = 0; d < x.dim; ++d) t += (d ? " x " : "") + fmt(x.length[d], 10);
-      return t + (x.origin[0] || x.origin[1] || x.origin[2]
-                      ? " from (" + fmt(x.origin[0]) + ", " + fmt(x.origin[1]) + ", " +
-                            fmt(x.origin[2]) + ")"
-                      : "");
-    };
-    throw Error(f + ": checkpoint grid " + text(g) + " differs from the case's grid " + text(grid));
-  }
-  s.t = io::meta_double(ck, "time", f);
-  s.step = io::meta_int(ck, "step", f, 0, 1000000000000L);
-  // one frame per step at most, plus the one at step 0
-  s.next_frame = io::meta_int(ck, "next_frame", f, 0, s.step + 1);
-  if ((pc.end > 0 && s.t >= pc.end) || (pc.max_steps > 0 && s.step >= pc.max_steps))
-    throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " + fmt(s.t) +
-                ", already at the case's end; raise time.end or time.steps");
-  return ck;
-}
-
-// "section.key" -> value, for a document written by Config::to_toml (an
-// array may continue over several lines).
-std::map<std::string, std::string> flat_toml(const std::string& text) {
-  std::map<std::string, std::string> m;
-  std::istringstream in(text);
-  std::string section, line, key;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    if (line[0] == '[' && line.back() == ']' && line.find('=') == std::string::npos) {
-      section = line.substr(1, line.size() - 2) + ".";
-    } else if (const auto eq = line.find(" = "); eq != std::string::npos && line[0] != ' ') {
-      key = section + line.substr(0, eq);
-      m[key] = line.substr(eq + 3);
-    } else if (!key.empty()) {
-      m[key] += " " + line.substr(line.find_first_not_of(' '));
-    }
-  }
-  return m;
-}
-
-// A restart runs the case as given now; every key that differs from the run
-// that wrote the checkpoint (its case is in the checkpoint) is named.
-void note_case_changes(const io::FieldFile& ck, const PreparedCase& pc, const std::string& f,
-                       std::ostream& log) {
-  const auto it = ck.meta.find("case_toml");
-  if (it == ck.meta.end()) return;  // a checkpoint from before the case was kept in it
-  const auto then = flat_toml(it->second), now = flat_toml(pc.config.to_toml());
-  std::set<std::string> keys;
-  for (const auto* m : {&then, &now})
-    for (const auto& [k, v] : *m) keys.insert(k);
-  for (const auto& k : keys) {
-    const auto a = then.find(k), b = now.find(k);
-    const std::string was = a == then.end() ? "not set" : a->second;
-    const std::string is = b == now.end() ? "not set" : b->second;
-    if (was != is)
-      log << "kflow: note: the restart changes " << k << " (" << was << " in the run of " << f
-          << ", " << is << " now)\n";
-  }
-}
 
 // A line's samples: interpolated between cell centres, except at points on
 // the domain's boundary whose value the boundary condition fixes (the lid of
