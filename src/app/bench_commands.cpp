@@ -1,8 +1,6 @@
 // kflow bench (the bandwidth ceiling, a model's step rate and phases, a
 // kernel benchmark's rows) and kflow compare (one case on several backends).
 
-#include <Kokkos_Core.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
