@@ -16,6 +16,8 @@
 //                                        run with x and y exchanged, swap_xy)
 //         periodic ghosts of out
 //         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard); its ghosts
+//                                      (X exchanged: the last one on the way
+//                                       back, update_back)
 //       in <- out
 //   U^{n+1} <- out
 //   [physics] projection = true (not the paper's): lap phi = div u / dt,
@@ -219,7 +221,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         const long copied = copy_unsolved(space_, pf, df, inf, of);
         phase_end(kCopies, 8 * R * double(copied) / double(of.q[0].span()));
         int used = 0;  // local iterations of this direction
-        bool met = false;
+        bool met = false, back = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
           if (fused_[dir]) {  // u, v, w in one batch, T in another (RowPart)
@@ -249,18 +251,28 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
           phase_begin();
           wrap(space_, pf, of);  // periodic ghosts of what this sweep solved
-          update(space_, pf, df, picard, nlf, of, change_);
-          wrap(space_, pf, nlf);
-          phase_end(kUpdate, 12 * R);  // as bytes_per_cell_step
+          // X's last local iteration: the update on the way back to the
+          // model's frame.  It gives no change: the stopping rule reads the
+          // last iteration's only when it is also the first (`settled`).
+          back = xy && l == s_.local_iterations - 1 && !(tol > 0 && l == 0);
+          if (back) {
+            update_back(space_, pf, picard, nlf, of, nl_, o);
+            wrap(space_, p_, nl_);
+          } else {
+            update(space_, pf, df, picard, nlf, of, change_);
+            wrap(space_, pf, nlf);
+          }
+          // the update's 12 values a node as bytes_per_cell_step, the way back's 16
+          phase_end(back ? kUpdateBack : kUpdate, back ? 16 * R : 12 * R);
           ++used;
-          if (tol > 0) {  // one scalar read back: the stopping rule's
+          if (tol > 0 && !back) {  // one scalar read back: the stopping rule's
             Kokkos::deep_copy(space_, change_host_, change_);
             space_.fence("kflow::split3d::change");
             met = double(change_host_()) <= tol;
             if (met) break;
           }
         }
-        if (xy) {  // back to the model's frame
+        if (xy && !back) {  // back to the model's frame (met before the last iteration)
           phase_begin();
           swap_xy(space_, out_t_, o);
           swap_xy(space_, nl_t_, nl_);
@@ -330,7 +342,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                                   "copies of the fields",
                                   "projection",
                                   "divergence error",
-                                  "transpositions (X with x and y exchanged)"};
+                                  "transpositions (X with x and y exchanged)",
+                                  "X's last layer update with the transposition back"};
     for (int k = 0; k < kPhases; ++k) phases_[k].name = names[k];
   }
   std::vector<Phase> phases() const override { return phases_; }
@@ -373,7 +386,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   }
 
   // Phases of a step timed for kflow bench (PhaseTimes): 0, 1, 2 the sweeps.
-  enum { kUpdate = 3, kCopies, kProjection, kDivergence, kTranspose, kPhases };
+  enum { kUpdate = 3, kCopies, kProjection, kDivergence, kTranspose, kUpdateBack, kPhases };
   void phase_begin() {
     if (!timing_) return;
     space_.fence("kflow::split3d::phase");

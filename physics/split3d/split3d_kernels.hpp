@@ -468,6 +468,46 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
       Kokkos::Max<Real, Mem>(change));
 }
 
+// X solved in the exchanged frame (swap_xy), its last local iteration:
+// update's layer update of nl_t from out_t (pt the exchanged frame's
+// parameters, its direction 1 X), written straight into the model's frame
+// on the way back: out = out_t and nl = the updated nl_t, both transposed.
+// One kernel reads what the update and the two transpositions back would
+// read, 16 fields' worth instead of their 28.  It gives no max |out - u~|:
+// only a stopping rule reads X's change, and only that of an iteration it
+// may end early (docs/models/split3d.md, "X's last update on the way back").
+template <class Real>
+struct UpdateBack {
+  int lo[3], hi[3];
+  bool picard;
+  // in: out_t's and nl_t's values at (i, j, k) of the exchanged frame; out:
+  // the model's out and nl
+  KOKKOS_INLINE_FUNCTION void operator()(int, int i, int j, int k, const Real (&in)[2],
+                                         Real (&out)[2]) const {
+    const Real n = in[0], o = in[1];
+    const bool solved =
+        i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+    out[0] = n;
+    out[1] = !solved ? o : picard ? n : Real(0.5) * (o + n);
+  }
+};
+
+template <class ExecSpace, class Real, class Mem>
+void update_back(const ExecSpace& space, const Params<Real>& pt, bool picard,
+                 const Vars<Real, Mem>& nl_t, const Vars<Real, Mem>& out_t,
+                 const Vars<Real, Mem>& nl, const Vars<Real, Mem>& out) {
+  UpdateBack<Real> map{};
+  line_box(pt, 1, map.lo, map.hi);
+  map.picard = picard;
+  using A = Kokkos::Array<linalg::Field3<Real, Mem>, 8>;
+  // field f of the exchanged frame is the model's variable f (u and v
+  // exchanged: swap_xy)
+  linalg::transpose_map_xy<2, 2>(
+      space, "kflow::split3d::update_back",
+      A{out_t.q[1], out_t.q[0], out_t.q[2], out_t.q[3], nl_t.q[1], nl_t.q[0], nl_t.q[2], nl_t.q[3]},
+      A{out.q[0], out.q[1], out.q[2], out.q[3], nl.q[0], nl.q[1], nl.q[2], nl.q[3]}, map);
+}
+
 // The divergence error as the authors' code computes it (digest 004,
 // Appendix A): per interior node (i, j, k) the net flux out of the dual cell
 // [i-1, i] x [j-1, j] x [k-1, k], each face's normal velocity the mean of its

@@ -2,7 +2,8 @@
 // lands where its indices say (sizes that are and are not multiples of the
 // GPU's 64-wide tiles, even extents (moved in pairs on GPUs) and odd), in
 // double, float and bytes; several fields in one call, each to its own
-// destination; wrong extents are refused.
+// destination; wrong extents are refused; a map applied on the way
+// (transpose_map_xy: two inputs and two outputs a field).
 
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -17,6 +18,15 @@
 namespace la = kflow::linalg;
 
 namespace {
+
+// out = (a + b, (f + 1) a - b + i)
+struct SumAndDifference {
+  KOKKOS_INLINE_FUNCTION void operator()(int f, int i, int, int, const float (&in)[2],
+                                         float (&out)[2]) const {
+    out[0] = in[0] + in[1];
+    out[1] = float(f + 1) * in[0] - in[1] + float(i);
+  }
+};
 
 template <class Space, class Real>
 void check_transpose(int e0, int e1, int e2) {
@@ -114,5 +124,55 @@ TEMPLATE_LIST_TEST_CASE("transpose_xy moves several fields in one call", "[unit]
     CHECK_THROWS_AS(la::transpose_xy(TestType(), src, dst, also), std::invalid_argument);
     dst[2] = F("wrong", e0, e1, e2);
     CHECK_THROWS_AS(la::transpose_xy(TestType(), src, dst), std::invalid_argument);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("transpose_map_xy applies a map on the way", "[unit][linalg]",
+                        kflow::test::ExecutionSpaces) {
+  using Mem = typename TestType::memory_space;
+  using F = la::Field3<float, Mem>;
+  // exact in float: below 2^24
+  auto a = [](int f, int i, int j, int k) {
+    return float(f * 100000 + i + 100 * j + 5000 * k);
+  };
+  auto b = [](int f, int i, int j, int k) {
+    return float((7 * i + 13 * j + 29 * k + f) % 97);
+  };
+  for (const int e1 : {34, 33}) {  // even extents (pairs on GPUs) and odd
+    const int e0 = 70, e2 = 3, n = 3;
+    Kokkos::Array<F, 2 * n> src, dst;
+    for (int f = 0; f < n; ++f)
+      for (int r = 0; r < 2; ++r) {
+        src[f + n * r] = F("src", e0, e1, e2);
+        dst[f + n * r] = F("dst", e1, e0, e2);
+        auto h = Kokkos::create_mirror_view(src[f + n * r]);
+        for (int k = 0; k < e2; ++k)
+          for (int j = 0; j < e1; ++j)
+            for (int i = 0; i < e0; ++i) {
+              h(i, j, k) = r == 0 ? a(f, i, j, k) : b(f, i, j, k);
+            }
+        Kokkos::deep_copy(src[f + n * r], h);
+      }
+    la::transpose_map_xy<2, 2>(TestType(), "test::sum_and_difference", src, dst,
+                               SumAndDifference{});
+    long wrong = 0;
+    for (int f = 0; f < n; ++f) {
+      auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst[f]);
+      auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst[f + n]);
+      for (int k = 0; k < e2; ++k)
+        for (int j = 0; j < e1; ++j)
+          for (int i = 0; i < e0; ++i) {
+            wrong += s(j, i, k) != a(f, i, j, k) + b(f, i, j, k);
+            wrong += d(j, i, k) != float(f + 1) * a(f, i, j, k) - b(f, i, j, k) + float(i);
+          }
+    }
+    INFO("extents " << e0 << " x " << e1);
+    CHECK(wrong == 0);
+    dst[n] = F("wrong", e0, e1, e2);  // a second output's extents not exchanged
+    const auto mapped = [&] {
+      la::transpose_map_xy<2, 2>(TestType(), "test::sum_and_difference", src, dst,
+                                 SumAndDifference{});
+    };
+    CHECK_THROWS_AS(mapped(), std::invalid_argument);
   }
 }
