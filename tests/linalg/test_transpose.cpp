@@ -28,20 +28,29 @@ struct SumAndDifference {
   }
 };
 
-template <class Space, class Real>
-void check_transpose(int e0, int e1, int e2) {
-  Space space;
-  using Mem = typename Space::memory_space;
-  la::Field3<Real, Mem> a("a", e0, e1, e2), t("t", e1, e0, e2), back("back", e0, e1, e2);
+// A field of extents (e0, e1, e2) holding value(i, j, k).
+template <class Field, class Value>
+Field filled(const char* label, int e0, int e1, int e2, const Value& value) {
+  Field a(label, e0, e1, e2);
   auto h = Kokkos::create_mirror_view(a);
-  // distinct values (exact in every type used: below 2^24, and mod 251 for bytes)
-  auto value = [&](int i, int j, int k) {
-    return Real((i + 37 * j + 1009 * k) % 251 + 1);
-  };
   for (int k = 0; k < e2; ++k)
     for (int j = 0; j < e1; ++j)
       for (int i = 0; i < e0; ++i) h(i, j, k) = value(i, j, k);
   Kokkos::deep_copy(a, h);
+  return a;
+}
+
+template <class Space, class Real>
+void check_transpose(int e0, int e1, int e2) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  using F = la::Field3<Real, Mem>;
+  // distinct values (exact in every type used: below 2^24, and mod 251 for bytes)
+  auto value = [&](int i, int j, int k) {
+    return Real((i + 37 * j + 1009 * k) % 251 + 1);
+  };
+  const F a = filled<F>("a", e0, e1, e2, value);
+  F t("t", e1, e0, e2), back("back", e0, e1, e2);
   la::transpose_xy(space, a, t);
   la::transpose_xy(space, t, back);
   space.fence();
@@ -87,14 +96,9 @@ TEMPLATE_LIST_TEST_CASE("transpose_xy moves several fields in one call", "[unit]
     const int e0 = 70, e2 = 3;
     Kokkos::Array<F, 3> src, dst, also;
     for (int f = 0; f < 3; ++f) {
-      src[f] = F("src", e0, e1, e2);
+      src[f] = filled<F>("src", e0, e1, e2, [&](int i, int j, int k) { return value(f, i, j, k); });
       dst[f] = F("dst", e1, e0, e2);
       also[f] = F("also", e1, e0, e2);
-      auto h = Kokkos::create_mirror_view(src[f]);
-      for (int k = 0; k < e2; ++k)
-        for (int j = 0; j < e1; ++j)
-          for (int i = 0; i < e0; ++i) h(i, j, k) = value(f, i, j, k);
-      Kokkos::deep_copy(src[f], h);
     }
     // dst alone, then dst and also from one read
     for (const bool two : {false, true}) {
@@ -143,15 +147,10 @@ TEMPLATE_LIST_TEST_CASE("transpose_map_xy applies a map on the way", "[unit][lin
     Kokkos::Array<F, 2 * n> src, dst;
     for (int f = 0; f < n; ++f)
       for (int r = 0; r < 2; ++r) {
-        src[f + n * r] = F("src", e0, e1, e2);
+        src[f + n * r] = filled<F>("src", e0, e1, e2, [&](int i, int j, int k) {
+          return r == 0 ? a(f, i, j, k) : b(f, i, j, k);
+        });
         dst[f + n * r] = F("dst", e1, e0, e2);
-        auto h = Kokkos::create_mirror_view(src[f + n * r]);
-        for (int k = 0; k < e2; ++k)
-          for (int j = 0; j < e1; ++j)
-            for (int i = 0; i < e0; ++i) {
-              h(i, j, k) = r == 0 ? a(f, i, j, k) : b(f, i, j, k);
-            }
-        Kokkos::deep_copy(src[f + n * r], h);
       }
     la::transpose_map_xy<2, 2>(TestType(), "test::sum_and_difference", src, dst,
                                SumAndDifference{});
