@@ -10,6 +10,7 @@
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
+#include "kflow/core/subnormals.hpp"
 
 namespace kflow::cli {
 
@@ -67,8 +68,9 @@ void choose_device(Kokkos::InitializationSettings& s) {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  const std::vector<std::string> valued = {"--backend", "--backends",  "--output", "--restart",
-                                           "--threads", "--precision", "--size",   "--repeat"};
+  const std::vector<std::string> valued = {"--backend", "--backends", "--output",
+                                           "--restart", "--threads",  "--precision",
+                                           "--size",    "--repeat",   "--subnormals"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "--help" || s == "-h") {
@@ -118,12 +120,19 @@ long parse_count(const Args& a, const std::string& key, long fallback) {
 }
 
 KokkosSession::KokkosSession(const Args& a) {
+  const std::string sub = opt(a, "--subnormals", "flush");
+  if (sub != "flush" && sub != "keep")
+    usage_error("--subnormals expects flush or keep, got '" + sub + "'", a.command);
+  const Subnormals mode = parse_subnormals(sub, "--subnormals");
+  // before the host threads start (they inherit it), and on each after
+  set_thread_subnormals(mode);
   Kokkos::InitializationSettings s;
   const long threads = host_threads(a);
   if (threads > 0) s.set_num_threads(static_cast<int>(threads));
   choose_device(s);
   if (!std::getenv("KFLOW_KOKKOS_WARNINGS")) s.set_disable_warnings(true);
   Kokkos::initialize(s);
+  set_host_subnormals(mode);
 }
 
 KokkosSession::~KokkosSession() {

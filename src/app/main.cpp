@@ -45,6 +45,7 @@ commands:
 const std::map<std::string, std::string> help = {
     {"run", R"(usage: kflow run CASE.toml [--backend serial|openmp|cuda] [--set KEY=VALUE]...
                 [--output DIR] [--restart CHECKPOINT] [--quiet] [--threads N]
+                [--subnormals flush|keep]
 
 Runs the case.  While it runs, output goes to DIR.running; a completed run then
 replaces DIR, an interrupted one (Ctrl-C, SIGTERM, SIGHUP: the step finishes, a
@@ -59,6 +60,10 @@ complete, and kflow replaces only directories a kflow run created (or empty ones
   --restart FILE      continue from a checkpoint (DIR/checkpoint.kfc); bit-for-bit
   --quiet             no progress lines
   --threads N         OpenMP threads (default: OMP_NUM_THREADS or all cores)
+  --subnormals M      CPU threads flush subnormal numbers (below 1.2e-38 in float)
+                      to zero ("flush", default: each costs a CPU a microcode
+                      assist) or keep them ("keep"); GPUs keep them.  Also for
+                      bench and compare.
 )"},
     {"check", R"(usage: kflow check CASE.toml [--backend B] [--set KEY=VALUE]...
 

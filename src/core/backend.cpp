@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/subnormals.hpp"
 
 namespace kflow {
 
@@ -55,11 +56,13 @@ std::string backend_description(const std::string& name) {
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   if (name == "openmp") {
-    s << "OpenMP, " << Kokkos::OpenMP().concurrency() << " threads";
+    s << "OpenMP, " << Kokkos::OpenMP().concurrency() << " threads, " << describe_host_subnormals();
     return s.str();
   }
 #endif
-  if (name == "serial") return "Serial, 1 thread";
+  if (name == "serial")
+    return std::string("Serial, 1 thread, subnormals ") +
+           (thread_flushes_subnormals() ? "flushed to zero" : "kept");
   return name;
 }
 

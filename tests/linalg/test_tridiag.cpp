@@ -387,3 +387,42 @@ TEMPLATE_LIST_TEST_CASE("tridiag: bad shapes and names are rejected", "[unit][tr
   CHECK(std::string(la::name(la::TridiagMethod::register_)) == "register");
   CHECK(la::parse<la::TridiagMethod>("auto") == la::TridiagMethod::automatic);
 }
+
+TEMPLATE_LIST_TEST_CASE("tridiag: lines in z of narrow rows, CPUs' lanes in segments",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  // 40 lines a row of x, rows a plane (42 x 33 nodes: over 4096 bytes) apart,
+  // two fields: on CPUs a work item takes several rows of lines as segments
+  // of its lanes (6 in double, 8 in float), the last item fewer.
+  auto sh = field_lines(40, 31, 9, 2);
+  const long field = 42 * 33 * 11;
+  sh.count[2] = 2;
+  sh.system_stride[2] = field;
+  REQUIRE(sh.stride * 4 >= 4096);
+  REQUIRE(la::detail::lanes_segments<double>(sh.count[0], 1, sh.stride, 62, 2) == 6);
+  REQUIRE(la::detail::lanes_segments<float>(sh.count[0], 1, sh.stride, 62, 2) == 8);
+  REQUIRE(la::detail::lanes_segments<double>(sh.count[0], 1, 100, 62, 2) == 1);  // rows near
+  const auto p = random_problem(sh, 9400);
+  for (auto method : all_methods) {
+    INFO(la::name(method));
+    const auto x = run<TestType, double>(p, method, true);
+    CHECK(max_rel_error(p, x) < 1e-13);
+    check_against_host<TestType>(p, method, true, x);
+    CHECK(max_rel_error(p, run<TestType, float>(p, method, false)) < 2e-5);
+  }
+  // The first bad system is named: 40 x 13 + 7 (segment 1 of its item in
+  // double, 5 in float), then system 40 x 44 + 3 (the second field) too.
+  auto bad = p;
+  bad.b[sh.first(40 * 44 + 3) + 4 * sh.stride] = std::nan("");
+  for (int both = 0; both < 2; ++both) {
+    if (both) bad.b[sh.first(40 * 13 + 7) + 6 * sh.stride] = std::nan("");
+    for (auto method : all_methods) {
+      INFO(la::name(method) << ", system 527 bad too: " << both);
+      try {
+        run<TestType, double>(bad, method, true);
+        FAIL("no exception");
+      } catch (const la::ZeroPivot& e) {
+        CHECK(e.system() == (both ? 40 * 13 + 7 : 40 * 44 + 3));
+      }
+    }
+  }
+}

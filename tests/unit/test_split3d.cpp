@@ -16,6 +16,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"
+#include "kflow/core/subnormals.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/linalg/tridiag.hpp"
 #include "linalg/backends.hpp"
@@ -494,6 +496,57 @@ TEST_CASE("split3d in float agrees with double to single precision", "[unit][spl
       CHECK(scale > 0);
       CHECK(diff <= 1e-5 * scale);
     }
+  }
+}
+
+TEST_CASE("split3d in float: the host threads' subnormals, kept and flushed to zero",
+          "[unit][split3d]") {
+  // The calling thread and a thread it starts afterwards (the kflow command
+  // sets the mode before Kokkos starts its threads).
+  auto product = [] {
+    volatile float a = 1e-30f, b = 1e-10f;  // 1e-40: subnormal
+    return float(a * b);
+  };
+  struct Restore {
+    ~Restore() { kflow::set_host_subnormals(kflow::Subnormals::keep); }
+  } restore;
+  if (!kflow::set_thread_subnormals(kflow::Subnormals::flush)) {
+    SUCCEED("this platform has no flush-to-zero control");
+    return;
+  }
+  CHECK(kflow::thread_flushes_subnormals());
+  CHECK(product() == 0.0f);
+  float in_thread = -1;
+  std::thread([&] { in_thread = product(); }).join();
+  CHECK(in_thread == 0.0f);
+  kflow::set_thread_subnormals(kflow::Subnormals::keep);
+  CHECK(product() > 0.0f);
+  CHECK_THROWS_WITH(kflow::parse_subnormals("zero", "--subnormals"),
+                    Catch::Matchers::ContainsSubstring("'zero': expected 'flush'"));
+  // Every thread of the host space, then the lid-driven cavity in float (the
+  // paper's gamma = 1.4: the dissipation squares velocity gradients that start
+  // near 0, and their squares fall below FLT_MIN) kept and flushed: the fields
+  // differ by rounding at most.
+  kflow::set_host_subnormals(kflow::Subnormals::flush);
+  CHECK(kflow::describe_host_subnormals() == "subnormals flushed to zero");
+  kflow::set_host_subnormals(kflow::Subnormals::keep);
+  CHECK(kflow::describe_host_subnormals() == "subnormals kept");
+  const auto text = case_text("split3d/cavity-re100.toml");
+  const std::vector<std::string> sets = {"grid.cells=[50,50,50]", "time.steps=3", "output.lines=[]",
+                                         "run.precision=\"float\"", "run.backend=\"openmp\""};
+  kflow::RunResult r[2];
+  for (int flush = 0; flush < 2; ++flush) {
+    kflow::set_host_subnormals(flush ? kflow::Subnormals::flush : kflow::Subnormals::keep);
+    r[flush] = run_text(text, "", sets, "", true);
+  }
+  for (const char* name : {"u", "v", "w", "temperature"}) {
+    const auto a = field(r[0], name), b = field(r[1], name);
+    REQUIRE(a.values.size() == b.values.size());
+    double diff = 0;
+    for (std::size_t k = 0; k < a.values.size(); ++k)
+      diff = std::max(diff, std::fabs(a.values[k] - b.values[k]));
+    INFO(name << ": largest difference " << diff);
+    CHECK(diff <= 1e-6);  // the lid moves at 1, T is about 1
   }
 }
 

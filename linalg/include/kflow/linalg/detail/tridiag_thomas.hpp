@@ -206,37 +206,62 @@ template <class Real>
 constexpr int lanes_used(long ls) {
   return ls == 1 ? thomas_lanes_width<Real> : 16;
 }
+// Where a row of neighbouring systems is narrower than half the lanes (a
+// line of 192 floats: 768 bytes) and a system's rows lie pages apart (the
+// lines in z), a work item takes up to this many such rows of consecutive m1
+// as segments of its lanes, so that it still reads about 2048 bytes a row
+// (docs/linalg.md, "Thomas on CPUs: lanes").
+constexpr int thomas_lanes_segments = 8;
+// Segments a work item takes for c0 systems a row (ls apart), rows st apart,
+// m1s such rows and `threads` threads: as many as fill the lanes, but not so
+// many that a thread is left without a work item.
+template <class Real>
+constexpr int lanes_segments(long c0, long ls, long st, long m1s, long threads) {
+  long S = ls == 1 && c0 > 0 && st * long(sizeof(Real)) >= 4096 ? thomas_lanes_width<Real> / c0 : 1;
+  if (S > thomas_lanes_segments) S = thomas_lanes_segments;
+  if (threads > 0 && S > m1s / threads) S = m1s / threads;
+  return int(S < 1 ? 1 : S);
+}
 
 // Thomas on CPUs: one work item takes up to L neighbouring systems (m0 ..
-// m0 + L - 1 of one m1) as lanes and eliminates row k of every lane before
-// row k + 1, the rows assembled K at a time into a buffer on the stack.  The
-// lane loops are vectorised (independent division chains); c' goes to the
-// thread's own part of ws (token: a Kokkos UniqueToken), which with x stays
-// in cache for the back substitution.  Same arithmetic per system as
-// `thomas`.  A host lambda: run_thomas calls it for host spaces only.
-// Unit: neighbouring systems are neighbours in memory (system_stride[0] = 1),
-// a constant here: with a run-time distance g++ versions the lane loops on
-// it and leaves the unit-distance copy scalar.
+// m0 + L - 1 of one m1, or S segments of c0 each: every system of m1 .. m1 +
+// S - 1) as lanes and eliminates row k of every lane before row k + 1, the
+// rows assembled K at a time into a buffer on the stack.  The lane loops are
+// vectorised (independent division chains); c' goes to the thread's own
+// part of ws (token: a Kokkos UniqueToken), which with x stays in cache for
+// the back substitution.  Same arithmetic per system as `thomas`.  A host
+// lambda: run_thomas calls it for host spaces only.  Unit: neighbouring
+// systems are neighbours in memory (system_stride[0] = 1), a constant here:
+// with a run-time distance g++ versions the lane loops on it and leaves the
+// unit-distance copy scalar.
 template <class ExecSpace, class Real, bool Unit, class Rows, class X, class W, class Token,
           class Flag>
 void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
-                  const W& ws, const Token& token, const Flag& flag) {
-  constexpr int L = thomas_lanes_width<Real>, K = thomas_lanes_rows;
+                  const W& ws, const Token& token, const Flag& flag, int S) {
+  constexpr int L = thomas_lanes_width<Real>, K = thomas_lanes_rows, SM = thomas_lanes_segments;
   const long n = sh.n, st = sh.stride, c0 = sh.count[0], ls = Unit ? 1 : sh.system_stride[0];
+  const long m1s = sh.count[1] * sh.count[2];
   const int lw = lanes_used<Real>(ls);
-  const long blocks0 = (c0 + lw - 1) / lw;
+  const long blocks0 = (c0 + lw - 1) / lw, blocks1 = (m1s + S - 1) / S;
+  using Cursor = decltype(lanes_of(rows, 0L, 0L, 0L));
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::thomas_lanes",
-      Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * sh.count[1] * sh.count[2]),
-      [=](long item) {
-        const long m1 = item / blocks0, m0 = (item % blocks0) * lw;  // m1 over count[1] count[2]
+      Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * blocks1), [=](long item) {
+        // segment j: lanes j w .. j w + w - 1, the systems m0 .. m0 + w - 1 of m1 + j
+        const long m1 = item / blocks0 * S, m0 = (item % blocks0) * lw;
         const int w = int(c0 - m0 < lw ? c0 - m0 : lw);
-        const long f = sh.offset + m0 * ls + (m1 % sh.count[1]) * sh.system_stride[1] +
-                       (m1 / sh.count[1]) * sh.system_stride[2];
+        const int ns = int(m1s - m1 < S ? m1s - m1 : S);
+        Cursor lanes[SM];
+        Real* xs[SM];  // x of row k, lane l of segment j: xs[j][k st + l ls]
+        for (int j = 0; j < ns; ++j) {
+          const long q = m1 + j;
+          const long f = sh.offset + m0 * ls + (q % sh.count[1]) * sh.system_stride[1] +
+                         (q / sh.count[1]) * sh.system_stride[2];
+          lanes[j] = lanes_of(rows, f, ls, st);
+          xs[j] = x.data() + f;
+        }
         const int slot = token.acquire();
-        Real* const wk = ws.data() + slot * L * n;  // c' of row k, lane l: wk[k L + l]
-        Real* const xp = x.data() + f;              // x of row k, lane l: xp[k st + l ls]
-        const auto lanes = lanes_of(rows, f, ls, st);
+        Real* const wk = ws.data() + slot * L * n;  // c' of row k, lane g: wk[k L + g]
         Real cp[L], dp[L];
         Real ra[K][L], rb[K][L], rc[K][L], rd[K][L];  // rows k0 .. k0 + K - 1
         int bad = 0;
@@ -244,19 +269,26 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
           const int kn = int(n - k0 < K ? n - k0 : K);
           if (k0 + K < n) {  // the next K rows on their way
             const long ke = k0 + 2 * K < n ? k0 + 2 * K : n;
-            lanes.prefetch(k0 + K, ke, w);
-            prefetch_lanes<true>(xp, ls, st, w, k0 + K, ke);
+            for (int j = 0; j < ns; ++j) {
+              lanes[j].prefetch(k0 + K, ke, w);
+              prefetch_lanes<true>(xs[j], ls, st, w, k0 + K, ke);
+            }
           }
           for (int r = 0; r < kn; ++r) {
             const long k = k0 + r;
-            auto keep = [&](int l, const Row<Real>& q) {
-              ra[r][l] = q.a, rb[r][l] = q.b, rc[r][l] = q.c, rd[r][l] = q.d;
-            };
-            if (lanes.plain(k)) {
-              KFLOW_LANES_SIMD_PLAIN
-              for (int l = 0; l < w; ++l) keep(l, lanes.plain_row(k, l));
-            } else {
-              for (int l = 0; l < w; ++l) keep(l, lanes(k, l));
+            for (int j = 0; j < ns; ++j) {
+              const auto& cur = lanes[j];
+              Real *const qa = ra[r] + j * w, *const qb = rb[r] + j * w, *const qc = rc[r] + j * w,
+                          *const qd = rd[r] + j * w;
+              auto keep = [&](int l, const Row<Real>& q) {
+                qa[l] = q.a, qb[l] = q.b, qc[l] = q.c, qd[l] = q.d;
+              };
+              if (cur.plain(k)) {
+                KFLOW_LANES_SIMD_PLAIN
+                for (int l = 0; l < w; ++l) keep(l, cur.plain_row(k, l));
+              } else {
+                for (int l = 0; l < w; ++l) keep(l, cur(k, l));
+              }
             }
           }
           // No branch inside the lane loops: g++ unswitches a loop on a
@@ -264,55 +296,63 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
           // row's c' (and a one-row system's) is never read.
           for (int r = 0; r < kn; ++r) {
             const long k = k0 + r;
-            if (k == 0) {
+            for (int j = 0; j < ns; ++j) {
+              const int g = j * w;
+              Real* const xp = xs[j] + k * st;
+              if (k == 0) {
+                KFLOW_LANES_SIMD
+                for (int l = 0; l < w; ++l) {
+                  const Real p = rb[r][g + l];
+                  bad |= bad_pivot(p);
+                  cp[g + l] = rc[r][g + l] / p;
+                  dp[g + l] = rd[r][g + l] / p;
+                  wk[g + l] = cp[g + l];
+                  xp[l * ls] = dp[g + l];
+                }
+                continue;
+              }
               KFLOW_LANES_SIMD
               for (int l = 0; l < w; ++l) {
-                const Real p = rb[r][l];
+                const Real ak = ra[r][g + l], p = rb[r][g + l] - ak * cp[g + l];
                 bad |= bad_pivot(p);
-                cp[l] = rc[r][l] / p;
-                dp[l] = rd[r][l] / p;
-                wk[l] = cp[l];
-                xp[l * ls] = dp[l];
+                const Real q = Real(1) / p;
+                cp[g + l] = rc[r][g + l] * q;
+                dp[g + l] = (rd[r][g + l] - ak * dp[g + l]) * q;
+                wk[k * L + g + l] = cp[g + l];
+                xp[l * ls] = dp[g + l];
               }
-              continue;
             }
-            KFLOW_LANES_SIMD
+          }
+        }
+        for (long k = n - 2; k >= 0; --k)
+          for (int j = 0; j < ns; ++j) {
+            const int g = j * w;
+            Real* const xp = xs[j] + k * st;
+            KFLOW_LANES_SIMD_PLAIN
             for (int l = 0; l < w; ++l) {
-              const Real ak = ra[r][l], p = rb[r][l] - ak * cp[l];
-              bad |= bad_pivot(p);
-              const Real q = Real(1) / p;
-              cp[l] = rc[r][l] * q;
-              dp[l] = (rd[r][l] - ak * dp[l]) * q;
-              wk[k * L + l] = cp[l];
-              xp[k * st + l * ls] = dp[l];
+              Real& xi = xp[l * ls];
+              dp[g + l] = xi - wk[k * L + g + l] * dp[g + l];
+              xi = dp[g + l];
             }
           }
-        }
-        for (long k = n - 2; k >= 0; --k) {
-          KFLOW_LANES_SIMD_PLAIN
-          for (int l = 0; l < w; ++l) {
-            Real& xi = xp[k * st + l * ls];
-            dp[l] = xi - wk[k * L + l] * dp[l];
-            xi = dp[l];
-          }
-        }
         token.release(slot);
         if (bad)  // the first system of the item that failed
-          for (int l = 0; l < w; ++l) {
-            const Row<Real> r0 = lanes(0, l);
-            bool bl = bad_pivot(r0.b);
-            Real q = n > 1 ? r0.c / r0.b : Real(0);
-            for (long k = 1; k < n && !bl; ++k) {
-              const Row<Real> rk = lanes(k, l);
-              const Real p = rk.b - rk.a * q;
-              bl = bad_pivot(p);
-              q = k + 1 < n ? rk.c / p : Real(0);
+          for (int j = 0; j < ns; ++j)
+            for (int l = 0; l < w; ++l) {
+              const Row<Real> r0 = lanes[j](0, l);
+              bool bl = bad_pivot(r0.b);
+              Real q = n > 1 ? r0.c / r0.b : Real(0);
+              for (long k = 1; k < n && !bl; ++k) {
+                const Row<Real> rk = lanes[j](k, l);
+                const Real p = rk.b - rk.a * q;
+                bl = bad_pivot(p);
+                q = k + 1 < n ? rk.c / p : Real(0);
+              }
+              if (bl) {
+                flag_system(flag, m0 + l + c0 * (m1 + j));
+                return;
+              }
             }
-            if (bl) {
-              flag_system(flag, m0 + l + c0 * m1);
-              break;
-            }
-          }
       });
 }
 #undef KFLOW_LANES_SIMD  // thomas_lanes' alone, not its includers'
@@ -327,15 +367,17 @@ void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows
                 const Flag& flag) {
   const long n = sh.n, ns = sh.systems();
   if constexpr (!on_gpu<ExecSpace>) {
-    const long lw = lanes_used<Real>(sh.system_stride[0]);
-    const long items = (sh.count[0] + lw - 1) / lw * sh.count[1] * sh.count[2];
+    const long lw = lanes_used<Real>(sh.system_stride[0]), m1s = sh.count[1] * sh.count[2];
+    const int S =
+        lanes_segments<Real>(sh.count[0], sh.system_stride[0], sh.stride, m1s, space.concurrency());
+    const long items = (sh.count[0] + lw - 1) / lw * ((m1s + S - 1) / S);
     if (items >= space.concurrency()) {
       const Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
       grow(space, ws, n * thomas_lanes_width<Real> * token.size());
       if (sh.system_stride[0] == 1)
-        thomas_lanes<ExecSpace, Real, true>(space, sh, rows, x, ws, token, flag);
+        thomas_lanes<ExecSpace, Real, true>(space, sh, rows, x, ws, token, flag, S);
       else
-        thomas_lanes<ExecSpace, Real, false>(space, sh, rows, x, ws, token, flag);
+        thomas_lanes<ExecSpace, Real, false>(space, sh, rows, x, ws, token, flag, S);
       return;
     }
   }
