@@ -120,10 +120,12 @@ long parse_count(const Args& a, const std::string& key, long fallback) {
 }
 
 KokkosSession::KokkosSession(const Args& a) {
-  const std::string sub = opt(a, "--subnormals", "flush");
-  if (sub != "flush" && sub != "keep")
-    usage_error("--subnormals expects flush or keep, got '" + sub + "'", a.command);
-  const Subnormals mode = parse_subnormals(sub, "--subnormals");
+  Subnormals mode = Subnormals::flush;
+  try {
+    mode = parse_subnormals(opt(a, "--subnormals", "flush"), "--subnormals");
+  } catch (const Error& e) {
+    usage_error(e.what(), a.command);
+  }
   // before the host threads start (they inherit it), and on each after
   set_thread_subnormals(mode);
   Kokkos::InitializationSettings s;
