@@ -87,13 +87,17 @@ struct ArrayRows {
 
 // Rows per chunk of the back substitution: its loads are issued together,
 // so that a thread has B rows in flight instead of one (a GPU thread waits
-// out each load's latency before the store that follows it).
-constexpr int thomas_chunk = 8;
+// out each load's latency before the store that follows it).  6 in double,
+// 8 in float: a chunk's x and c' take 4 B registers in double, and fewer
+// registers a thread leave an SM more warps (measured on the H200:
+// docs/models/split3d.md, "The back substitution's chunk by precision").
+template <class Real>
+constexpr int thomas_chunk = sizeof(Real) > 4 ? 6 : 8;
 
 template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
 void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
             const W& ws, bool interleaved_ws, const Flag& flag) {
-  constexpr int B = thomas_chunk;
+  constexpr int B = thomas_chunk<Real>;
   const long n = sh.n, ns = sh.systems(), st = sh.stride;
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns),
