@@ -358,8 +358,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     StateArray counters;
     counters.name = "counters";
     counters.type = "float64";
-    counters.extents = {1};
-    const double c[1] = {double(steps_)};
+    counters.extents = {3};
+    const double c[3] = {double(steps_), double(sweeps_), double(proj_iterations_)};
     counters.bytes.resize(sizeof c);
     std::memcpy(counters.bytes.data(), c, sizeof c);
     r.push_back(counters);
@@ -370,10 +370,11 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     for (int q = 0; q < 4; ++q) from_state(space_, state, state_.q[q], state_name(q));
     if (s_.projection) from_state(space_, state, phi_);
     for (const auto& a : state)
-      if (a.name == "counters" && a.bytes.size() == sizeof(double)) {
-        double c = 0;
-        std::memcpy(&c, a.bytes.data(), sizeof c);
-        steps_ = long(c);
+      if (a.name == "counters" &&
+          (a.bytes.size() == sizeof(double) || a.bytes.size() == 3 * sizeof(double))) {
+        double c[3] = {0, 0, 0};  // (checkpoints before the totals hold the steps alone)
+        std::memcpy(c, a.bytes.data(), a.bytes.size());
+        steps_ = long(c[0]), sweeps_ = long(c[1]), proj_iterations_ = long(c[2]);
       }
     div_ = divergence(space_, p_, state_, flux_);
   }
