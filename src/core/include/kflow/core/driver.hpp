@@ -91,8 +91,8 @@ struct RunResult {
 // Runs a prepared case.  Throws kflow::Error on failure (blow-up included);
 // `log` receives progress and messages.  Interrupted runs (SIGINT, SIGTERM,
 // SIGHUP) return status "interrupted" after writing a last frame and a
-// checkpoint; a second signal stops the step's solves at once and keeps the
-// last complete checkpoint.
+// checkpoint; a second signal (0.25 s or more after the first) stops the
+// step's solves at once and keeps the last complete checkpoint.
 RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log);
 
 }  // namespace kflow
