@@ -323,8 +323,10 @@ struct LineRows {
   }
 
   // CPUs' lanes (linalg's thomas_lanes): the lines from f + l ls, one
-  // variable, lanes along one axis; row k of an unmasked run is fluid() at
-  // node m0 + l ls + k st, in a loop over l that vectorises.
+  // variable, lanes along one axis; row k off the lines' ends, where none of
+  // the w lanes holds a solid node, is fluid() at node m0 + l ls + k st, in a
+  // loop over l that vectorises (the rows beside an obstacle too: a fluid
+  // node's row is fluid() in at() as well).
   struct Lanes {
     const LineRows* r = nullptr;
     Line first;     // lane 0
@@ -335,9 +337,14 @@ struct LineRows {
       (lane_axis == 0 ? c.i : lane_axis == 1 ? c.j : c.k) += l;
       return c(k);
     }
-    KOKKOS_INLINE_FUNCTION bool plain(long k) const {
+    KOKKOS_INLINE_FUNCTION bool plain(long k, int w) const {
       const int at = int(k) + (r->dir == 0 ? first.i : r->dir == 1 ? first.j : first.k);
-      return !r->masked && at > 0 && at < r->last;
+      if (at <= 0 || at >= r->last) return false;
+      if (!r->masked) return true;
+      const unsigned char* s = r->solid.data() + m0 + k * st;  // the fields' flat index
+      int any = 0;
+      for (int l = 0; l < w; ++l) any |= s[l * ls];
+      return any == 0;
     }
     KOKKOS_INLINE_FUNCTION Row plain_row(long k, int l) const {
       return r->fluid(first.var, m0 + l * ls + k * st);

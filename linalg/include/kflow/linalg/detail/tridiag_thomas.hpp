@@ -73,7 +73,7 @@ struct ArrayRows {
       const long i = f + k * st + l * ls;
       return {r->a(i), r->b(i), r->c(i), r->d(i)};
     }
-    KOKKOS_INLINE_FUNCTION bool plain(long) const { return true; }
+    KOKKOS_INLINE_FUNCTION bool plain(long, int) const { return true; }
     KOKKOS_INLINE_FUNCTION Row<Real> plain_row(long k, int l) const { return (*this)(k, l); }
     KOKKOS_INLINE_FUNCTION void prefetch(long kb, long ke, int w) const {
       for (const auto* v : {&r->a, &r->b, &r->c, &r->d})
@@ -167,7 +167,7 @@ struct LineLanes {
   const Rows* r = nullptr;
   long f = 0, ls = 0, st = 0;
   KOKKOS_INLINE_FUNCTION auto operator()(long k, int l) const { return r->line(f + l * ls, st)(k); }
-  KOKKOS_INLINE_FUNCTION bool plain(long) const { return true; }
+  KOKKOS_INLINE_FUNCTION bool plain(long, int) const { return true; }
   KOKKOS_INLINE_FUNCTION auto plain_row(long k, int l) const { return (*this)(k, l); }
   KOKKOS_INLINE_FUNCTION void prefetch(long, long, int) const {}
 };
@@ -181,10 +181,11 @@ struct has_lanes<Rows, std::void_t<decltype(std::declval<const Rows&>().lanes(0L
 // rows.lanes(f, ls, st) where the source has it (the systems whose first
 // unknowns are f + l ls, l = 0, 1, ..., the next ones st apart), else
 // LineLanes.  A lanes cursor gives row k of lane l as lanes(k, l); where
-// lanes.plain(k), also as lanes.plain_row(k, l), the same row by the same
-// arithmetic in a form a vectorised loop over l takes (no boundary or mask
-// branches); lanes.prefetch(kb, ke, w) hints the memory rows kb .. ke - 1
-// of lanes 0 .. w - 1 read (prefetch_lanes).
+// lanes.plain(k, w) (row k of lanes 0 .. w - 1), also as
+// lanes.plain_row(k, l), the same row by the same arithmetic in a form a
+// vectorised loop over l takes (no boundary or mask branches);
+// lanes.prefetch(kb, ke, w) hints the memory rows kb .. ke - 1 of lanes 0 ..
+// w - 1 read (prefetch_lanes).
 template <class Rows>
 KOKKOS_INLINE_FUNCTION auto lanes_of(const Rows& rows, long f, long ls, long st) {
   if constexpr (has_lanes<Rows>::value)
@@ -287,7 +288,7 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
               auto keep = [&](int l, const Row<Real>& q) {
                 qa[l] = q.a, qb[l] = q.b, qc[l] = q.c, qd[l] = q.d;
               };
-              if (cur.plain(k)) {
+              if (cur.plain(k, w)) {
                 KFLOW_LANES_SIMD_PLAIN
                 for (int l = 0; l < w; ++l) keep(l, cur.plain_row(k, l));
               } else {
