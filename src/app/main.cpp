@@ -50,7 +50,8 @@ const std::map<std::string, std::string> help = {
 Runs the case.  While it runs, output goes to DIR.running; a completed run then
 replaces DIR, an interrupted one (Ctrl-C, SIGTERM, SIGHUP: the step finishes, a
 last frame and a checkpoint are written; a second signal, a quarter of a second
-or more after the first, stops at once, keeping the last complete checkpoint) becomes DIR.interrupted, a failed one DIR.failed.
+or more after the first, stops at once, keeping the last complete checkpoint)
+becomes DIR.interrupted, a failed one DIR.failed.
 The output of an earlier run in DIR is never touched by a run that does not
 complete, and kflow replaces only directories a kflow run created (or empty ones).
 
