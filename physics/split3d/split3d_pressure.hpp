@@ -1,5 +1,6 @@
 #pragma once
-// physics/split3d: the projection's operator, and the output field
+// physics/split3d: the projection (not the paper's; `[physics] projection`):
+// its operator, right-hand side and correction, and the output field
 // `pressure` (docs/models/split3d.md, "Pressure"), computed on the host from
 // host copies.
 
@@ -130,6 +131,54 @@ std::vector<double> pressure_field(const Params<Real>& p, const std::vector<unsi
         if (!outflow) t[m] += phi[idx(b)];
       }
   return t;
+}
+
+// The projection option (not the paper's): b = div_h u* / dt on the interior
+// fluid nodes (central differences, boundary nodes included), 0 elsewhere.
+template <class ExecSpace, class Real, class Mem>
+void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+                    const Mask<Mem>& solid, Real dt, const linalg::Field3<Real, Mem>& b) {
+  const bool masked = solid.data() != nullptr;
+  int lo[3], hi[3];
+  interior_box(p, lo, hi);
+  linalg::box_for(
+      space, "kflow::split3d::projection_rhs", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
+        Real div = 0;
+        for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.rh[d], i, j, k);
+        b(i, j, k) = masked && solid(i, j, k) ? Real(0) : div / dt;
+      });
+}
+
+// u -= dt grad_h phi on the interior fluid nodes, central differences; across
+// a wall, an inflow or an obstacle the neighbour's phi is phi_P (zero normal
+// gradient), across an outflow 0 (phi's Dirichlet side); periodic axes wrap.
+template <class ExecSpace, class Real, class Mem>
+void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
+             const Mask<Mem>& solid, const linalg::Field3<Real, Mem>& phi, Real dt) {
+  const bool masked = solid.data() != nullptr;
+  int lo[3], hi[3];
+  interior_box(p, lo, hi);
+  linalg::box_for(
+      space, "kflow::split3d::project", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
+        if (masked && solid(i, j, k)) return;
+        const Real c = phi(i, j, k);
+        for (int d = 0; d < 3; ++d) {
+          const int di = d == 0, dj = d == 1, dk = d == 2;
+          Real nb[2];
+          for (int side = 0; side < 2; ++side) {
+            const int sg = side ? 1 : -1;
+            int a = i + sg * di, b = j + sg * dj, e = k + sg * dk;
+            int& at = d == 0 ? a : d == 1 ? b : e;
+            if (p.periodic[d] && (at == 0 || at == p.e[d] - 1))
+              at = at == 0 ? p.e[d] - 2 : 1;  // round the loop
+            if (at == 0 || at == p.e[d] - 1)
+              nb[side] = p.row[2 * d + side][0] == zero_gradient ? Real(0) : c;
+            else
+              nb[side] = masked && solid(a, b, e) ? c : phi(a, b, e);
+          }
+          s.q[d](i, j, k) -= dt * (nb[1] - nb[0]) / (2 * p.h[d]);
+        }
+      });
 }
 
 }  // namespace kflow::split3d

@@ -4,10 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
-#include <csignal>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -25,61 +22,13 @@
 #include "kflow/linalg/solver.hpp"
 #include "progress.hpp"
 #include "restart.hpp"
+#include "signals.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kflow {
 
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;  // a signal was received during the run
-std::atomic<long long> g_first_signal_ns{0};   // when, on CLOCK_MONOTONIC (0: not yet)
-static_assert(std::atomic<long long>::is_always_lock_free, "used in a signal handler");
-
-// One request may arrive twice: `timeout` (and any supervisor that does the
-// same) signals the process and then its process group, and two threads can
-// take the two.  Signals within this time of the first are that one request, not the
-// second one that stops at once.
-constexpr long long kSameRequestNs = 250000000;
-
-extern "C" void on_signal(int) {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe (POSIX)
-  const long long ns = now.tv_sec * 1000000000LL + now.tv_nsec;
-  if (g_interrupted == 0) {
-    g_first_signal_ns = ns;
-    g_interrupted = 1;
-    const char msg[] = "\nkflow: stopping after this step (signal again: stop at once)\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-    return;
-  }
-  const long long first = g_first_signal_ns;
-  if (first == 0 || ns - first < kSameRequestNs) return;
-  linalg::stop_requested = 1;  // a solve in progress stops between iterations
-}
-
-// Ctrl-C, SIGTERM and SIGHUP for the lifetime of a run: the first ends the
-// run after the current step (a last frame and checkpoint), a second one, a
-// quarter of a second or more later, stops the step's solves at once (the last
-// complete checkpoint is kept).
-struct SignalGuard {
-  using Handler = void (*)(int);
-  Handler old_int, old_term, old_hup;
-  SignalGuard() {
-    g_interrupted = 0;
-    g_first_signal_ns = 0;
-    linalg::stop_requested = 0;
-    old_int = std::signal(SIGINT, on_signal);
-    old_term = std::signal(SIGTERM, on_signal);
-    old_hup = std::signal(SIGHUP, on_signal);
-  }
-  ~SignalGuard() {
-    std::signal(SIGINT, old_int);
-    std::signal(SIGTERM, old_term);
-    std::signal(SIGHUP, old_hup);
-    linalg::stop_requested = 0;
-  }
-};
 
 // A line's samples: interpolated between cell centres, except at points on
 // the domain's boundary whose value the boundary condition fixes (the lid of
@@ -172,11 +121,6 @@ class Run {
   // with an out_ (several ranks).
   linalg::dist::LocalGrid blocks_;
 };
-
-// A signal seen by any rank ends the run after the same step on every rank.
-bool interrupted() {
-  return parallel::size() > 1 ? parallel::any(g_interrupted != 0) : g_interrupted != 0;
-}
 
 std::string Run::loop() {
   SignalGuard signals;

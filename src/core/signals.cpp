@@ -1,0 +1,64 @@
+#include "signals.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <ctime>
+
+#include "kflow/core/parallel.hpp"
+#include "kflow/linalg/solver.hpp"
+
+namespace kflow {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;  // a signal was received during the run
+std::atomic<long long> g_first_signal_ns{0};   // when, on CLOCK_MONOTONIC (0: not yet)
+static_assert(std::atomic<long long>::is_always_lock_free, "used in a signal handler");
+
+// One request may arrive twice: `timeout` (and any supervisor that does the
+// same) signals the process and then its process group, and two threads can
+// take the two.  Signals within this time of the first are that one request, not the
+// second one that stops at once.
+constexpr long long kSameRequestNs = 250000000;
+
+extern "C" void on_signal(int) {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe (POSIX)
+  const long long ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+  if (g_interrupted == 0) {
+    g_first_signal_ns = ns;
+    g_interrupted = 1;
+    const char msg[] = "\nkflow: stopping after this step (signal again: stop at once)\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+    return;
+  }
+  const long long first = g_first_signal_ns;
+  if (first == 0 || ns - first < kSameRequestNs) return;
+  linalg::stop_requested = 1;  // a solve in progress stops between iterations
+}
+
+}  // namespace
+
+SignalGuard::SignalGuard() {
+  g_interrupted = 0;
+  g_first_signal_ns = 0;
+  linalg::stop_requested = 0;
+  old_int_ = std::signal(SIGINT, on_signal);
+  old_term_ = std::signal(SIGTERM, on_signal);
+  old_hup_ = std::signal(SIGHUP, on_signal);
+}
+
+SignalGuard::~SignalGuard() {
+  std::signal(SIGINT, old_int_);
+  std::signal(SIGTERM, old_term_);
+  std::signal(SIGHUP, old_hup_);
+  linalg::stop_requested = 0;
+}
+
+bool interrupted() {
+  return parallel::size() > 1 ? parallel::any(g_interrupted != 0) : g_interrupted != 0;
+}
+
+}  // namespace kflow
