@@ -1,0 +1,329 @@
+// physics/split3d runs: restart bit for bit, the divergence limit, float
+// against double and the host threads' subnormals, the nonlinear iterations'
+// tolerance, and the assembly forms (stored, fused, transposed) against each
+// other.
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "helpers.hpp"
+#include "kflow/core/error.hpp"
+#include "kflow/core/exact.hpp"
+#include "kflow/core/registry.hpp"
+#include "kflow/core/subnormals.hpp"
+#include "kflow/io/fieldfile.hpp"
+
+using kflow::test::case_text;
+using kflow::test::diag;
+using kflow::test::field;
+using kflow::test::run_text;
+using kflow::test::TempDir;
+
+TEST_CASE("split3d checkpoint and restart continue bit-for-bit", "[regression][split3d]") {
+  TempDir tmp("split3d-restart");
+  const auto text = case_text("split3d/duct.toml");
+  const std::vector<std::string> grid = {"grid.cells=[15,7,7]", "grid.length=[1.0,1.0,1.0]",
+                                         "output.every=0.05", "output.lines=[]"};
+  auto with = [&](const char* end) {
+    auto s = grid;
+    s.push_back(std::string("time.end=") + end);
+    return s;
+  };
+  for (const int form : {0, 1, 2}) {  // none, plain and incremental projection
+    const bool projection = form > 0;
+    const std::string d = tmp.str() + "/" + std::to_string(form);
+    auto sets = [&](const char* end) {
+      auto s = with(end);
+      if (projection) s.push_back("physics.projection=true");
+      if (projection)
+        s.push_back(std::string("physics.projection_scheme=") +
+                    (form == 1 ? "\"plain\"" : "\"incremental\""));
+      return s;
+    };
+    run_text(text, d + "full", sets("0.1"));
+    run_text(text, d + "half", sets("0.05"));
+    run_text(text, d + "rest", sets("0.1"), d + "half/checkpoint.kfc");
+    const auto a = kflow::io::read_field_file(d + "full/checkpoint.kfc");
+    const auto b = kflow::io::read_field_file(d + "rest/checkpoint.kfc");
+    for (const char* name : {"kflow::split3d::u", "kflow::split3d::v", "kflow::split3d::w",
+                             "kflow::split3d::temperature", "kflow::split3d::phi", "counters"}) {
+      if (!projection && std::string(name) == "kflow::split3d::phi") continue;
+      INFO(name << " (projection form " << form << ")");
+      REQUIRE(a.array(name));
+      REQUIRE(b.array(name));
+      CHECK(a.array(name)->bytes == b.array(name)->bytes);
+    }
+  }
+  // Periodic in x and y (ghost copies in the checkpoint) with an adiabatic slab
+  // across the periodic x lines and a lid along y.
+  const auto channel = case_text("split3d/periodic-channel.toml");
+  auto csets = [&](const char* end) {
+    return std::vector<std::string>{
+        "grid.cells=[12,6,7]",
+        "physics.gamma=1.4",
+        "output.every=0.05",
+        "output.lines=[]",
+        "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0], temperature=1.2}",
+        "obstacle=[{min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]",
+        std::string("time.end=") + end,
+        "time.dt=0.01"};
+  };
+  const std::string d = tmp.str() + "/c";
+  run_text(channel, d + "full", csets("0.1"));
+  run_text(channel, d + "half", csets("0.05"));
+  run_text(channel, d + "rest", csets("0.1"), d + "half/checkpoint.kfc");
+  const auto a = kflow::io::read_field_file(d + "full/checkpoint.kfc");
+  const auto b = kflow::io::read_field_file(d + "rest/checkpoint.kfc");
+  for (const char* name : {"kflow::split3d::u", "kflow::split3d::v", "kflow::split3d::w",
+                           "kflow::split3d::temperature", "counters"}) {
+    INFO(name << " (periodic channel)");
+    REQUIRE(a.array(name));
+    REQUIRE(b.array(name));
+    CHECK(a.array(name)->bytes == b.array(name)->bytes);
+  }
+}
+
+TEST_CASE("split3d stops a run whose divergence error passes run.divergence_limit",
+          "[unit][split3d]") {
+  const auto text = case_text("split3d/duct.toml");
+  const std::vector<std::string> sets = {"grid.cells=[15,7,7]", "grid.length=[1.0,1.0,1.0]",
+                                         "time.end=0.05", "output.lines=[]"};
+  const auto ok = run_text(text, "", sets);
+  const double err = diag(ok, "divergence_error");
+  CHECK(err > 0);
+  auto low = sets;
+  low.push_back("run.divergence_limit=" + std::to_string(0.5 * err));
+  CHECK_THROWS_WITH(run_text(text, "", low),
+                    Catch::Matchers::ContainsSubstring("exceeds run.divergence_limit"));
+}
+
+TEST_CASE("split3d in float agrees with double to single precision", "[unit][split3d]") {
+  // The duct, and the periodic channel with an adiabatic slab across its
+  // periodic lines and a lid along y (float cyclic solves).
+  const std::string files[2] = {"split3d/duct.toml", "split3d/periodic-channel.toml"};
+  const std::vector<std::string> cases[2] = {
+      {"grid.cells=[15,7,7]", "grid.length=[1.0,1.0,1.0]", "time.end=0.2", "output.lines=[]"},
+      {"grid.cells=[12,6,7]", "physics.gamma=1.4",
+       "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0], temperature=1.2}",
+       "obstacle=[{min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]", "time.end=0.2",
+       "time.dt=0.01", "output.lines=[]"}};
+  for (int c = 0; c < 2; ++c) {
+    const auto text = case_text(files[c]);
+    const auto& sets = cases[c];
+    auto fl = sets;
+    fl.push_back("run.precision=\"float\"");
+    const auto d = run_text(text, "", sets, "", true), f = run_text(text, "", fl, "", true);
+    // velocity components against the largest speed, T against its own scale
+    double speed = 0;
+    for (const char* name : {"u", "v"})
+      for (double v : field(d, name).values) speed = std::max(speed, std::fabs(v));
+    for (const char* name : {"u", "v", "w", "temperature"}) {
+      const auto a = field(d, name), b = field(f, name);
+      double scale = name[0] == 't' ? 0 : speed, diff = 0;
+      for (std::size_t k = 0; k < a.values.size(); ++k) {
+        if (name[0] == 't') scale = std::max(scale, std::fabs(a.values[k]));
+        diff = std::max(diff, std::fabs(a.values[k] - b.values[k]));
+      }
+      INFO(files[c] << ", " << name << ": max difference " << diff << " of " << scale);
+      CHECK(scale > 0);
+      CHECK(diff <= 1e-5 * scale);
+    }
+  }
+}
+
+TEST_CASE("split3d in float: the host threads' subnormals, kept and flushed to zero",
+          "[unit][split3d]") {
+  // The calling thread and a thread it starts afterwards (the kflow command
+  // sets the mode before Kokkos starts its threads).
+  auto product = [] {
+    volatile float a = 1e-30f, b = 1e-10f;  // 1e-40: subnormal
+    return float(a * b);
+  };
+  struct Restore {
+    ~Restore() { kflow::set_host_subnormals(kflow::Subnormals::keep); }
+  } restore;
+  if (!kflow::set_thread_subnormals(kflow::Subnormals::flush)) {
+    SUCCEED("this platform has no flush-to-zero control");
+    return;
+  }
+  CHECK(kflow::thread_flushes_subnormals());
+  CHECK(product() == 0.0f);
+  float in_thread = -1;
+  std::thread([&] { in_thread = product(); }).join();
+  CHECK(in_thread == 0.0f);
+  kflow::set_thread_subnormals(kflow::Subnormals::keep);
+  CHECK(product() > 0.0f);
+  CHECK_THROWS_WITH(kflow::parse_subnormals("zero", "--subnormals"),
+                    Catch::Matchers::ContainsSubstring("'zero': expected 'flush'"));
+  // Every thread of the host space, then the lid-driven cavity in float (the
+  // paper's gamma = 1.4: the dissipation squares velocity gradients that start
+  // near 0, and their squares fall below FLT_MIN) kept and flushed: the fields
+  // differ by rounding at most.
+  kflow::set_host_subnormals(kflow::Subnormals::flush);
+  CHECK(kflow::describe_host_subnormals() == "subnormals flushed to zero");
+  kflow::set_host_subnormals(kflow::Subnormals::keep);
+  CHECK(kflow::describe_host_subnormals() == "subnormals kept");
+  const auto text = case_text("split3d/cavity-re100.toml");
+  const std::vector<std::string> sets = {"grid.cells=[50,50,50]", "time.steps=3", "output.lines=[]",
+                                         "run.precision=\"float\"", "run.backend=\"openmp\""};
+  kflow::RunResult r[2];
+  for (int flush = 0; flush < 2; ++flush) {
+    kflow::set_host_subnormals(flush ? kflow::Subnormals::flush : kflow::Subnormals::keep);
+    r[flush] = run_text(text, "", sets, "", true);
+  }
+  for (const char* name : {"u", "v", "w", "temperature"}) {
+    const auto a = field(r[0], name), b = field(r[1], name);
+    REQUIRE(a.values.size() == b.values.size());
+    double diff = 0;
+    for (std::size_t k = 0; k < a.values.size(); ++k)
+      diff = std::max(diff, std::fabs(a.values[k] - b.values[k]));
+    INFO(name << ": largest difference " << diff);
+    CHECK(diff <= 1e-6);  // the lid moves at 1, T is about 1
+  }
+}
+
+TEST_CASE("split3d numerics.change_tolerance ends the nonlinear iterations early",
+          "[unit][split3d]") {
+  // The transient lid cavity (Re 30, Picard, 8 local x 4 global at most): the
+  // change of u~ falls by about two orders of magnitude per local iteration
+  // (docs/models/split3d.md), so a tolerance ends the iterations early.
+  const auto text = kflow::test::case_text("split3d/cavity-re100.toml");
+  const std::vector<std::string> common = {"grid.cells=[19,19,19]",
+                                           "physics.reynolds=30.0",
+                                           "numerics.update=\"picard\"",
+                                           "numerics.local_iterations=8",
+                                           "numerics.global_iterations=4",
+                                           "time.dt=0.05",
+                                           "time.steps=6",
+                                           "output.lines=[]"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto s = common;
+    s.insert(s.end(), extra.begin(), extra.end());
+    return run_text(text, "", s, "", true);
+  };
+  const auto full = with({});
+  CHECK(diag(full, "solves_per_step") == 4 * 3 * 8 * 4);
+  // A tolerance no change meets runs the full counts: the same bits.
+  const auto zero = with({"numerics.change_tolerance=1e-300"});
+  CHECK(diag(zero, "solves_per_step") == 4 * 3 * 8 * 4);
+  CHECK(field(zero, "u").values == field(full, "u").values);
+  // A tolerance every change meets: one local iteration a direction and one
+  // global iteration, exactly the run with those counts.
+  const auto huge = with({"numerics.change_tolerance=1e30"});
+  const auto one = with({"numerics.local_iterations=1", "numerics.global_iterations=1"});
+  CHECK(diag(huge, "solves_per_step") == 4 * 3);
+  CHECK(diag(huge, "local_iterations_total") == 3 * 6);
+  for (const char* name : {"u", "v", "w", "temperature"})
+    CHECK(field(huge, name).values == field(one, name).values);
+  // In between: fewer solves, the last change within the tolerance, and the
+  // kinetic energy of the full iterations to well within the tolerance's effect.
+  const auto mid = with({"numerics.change_tolerance=1e-3"});
+  const double solves = diag(mid, "solves_per_step");
+  INFO("solves per step " << solves << ", last change " << diag(mid, "last_update_change"));
+  CHECK(solves < 4 * 3 * 8 * 4);
+  CHECK(solves >= 4 * 3 * 2);
+  CHECK(diag(mid, "last_update_change") <= 1e-3);
+  const double ke = diag(full, "kinetic_energy");
+  CHECK(std::fabs(diag(mid, "kinetic_energy") - ke) <= 1e-3 * ke);
+}
+
+namespace {
+// A split3d case (cases/split3d/<file> with the settings `set`) run on OpenMP
+// for 6 steps with numerics.assembly = a and = b, the fields kept.
+std::pair<kflow::RunResult, kflow::RunResult> two_assemblies(const std::string& file,
+                                                             std::vector<std::string> set,
+                                                             const char* a, const char* b) {
+  const auto text = case_text("split3d/" + file);
+  for (const char* k : {"time.steps=6", "output.lines=[]", "run.backend=openmp"}) set.push_back(k);
+  auto sa = set, sb = set;
+  sa.push_back(std::string("numerics.assembly=\"") + a + "\"");
+  sb.push_back(std::string("numerics.assembly=\"") + b + "\"");
+  auto ra = run_text(text, "", sa, "", true);
+  auto rb = run_text(text, "", sb, "", true);
+  REQUIRE(ra.steps == 6);
+  REQUIRE(ra.fields.size() == rb.fields.size());
+  return {std::move(ra), std::move(rb)};
+}
+}  // namespace
+
+TEST_CASE("split3d rows assembled in the solve (numerics.assembly = fused) give the stored bits",
+          "[unit][split3d]") {
+  // On CPUs both forms run the same Thomas elimination on the same rows, so
+  // the fields must be identical (on GPUs the stored rows go to the register
+  // method: test_gpu.cpp compares them to rounding): every row kind (duct inflow, outflow, an
+  // obstacle cutting lines into segments, a moving wall, adiabatic walls and
+  // an adiabatic obstacle, Picard and relaxed updates), and without
+  // obstacles, where the fused rows come from thomas_lanes' vectorised loop
+  // (the dissipation on: gamma = 1.4).
+  const char* const cases[] = {"duct-block.toml", "cavity-re100.toml", "cavity-re100.toml"};
+  const std::vector<std::vector<std::string>> sets = {
+      {"grid.cells=[31,15,15]", "grid.length=[2.0,1.0,1.0]"},
+      {"grid.cells=[19,17,15]", "physics.reynolds=30.0", "numerics.update=\"picard\"",
+       "boundary.bottom={type=\"no_slip\", adiabatic=true}",
+       "obstacle=[{min=[0.3,0.3,0.0], max=[0.6,0.5,0.4], adiabatic=true}]"},
+      {"grid.cells=[37,17,15]", "physics.reynolds=30.0"}};
+  for (int c = 0; c < 3; ++c) {
+    const auto [f, r] = two_assemblies(cases[c], sets[c], "fused", "stored");
+    for (std::size_t q = 0; q < f.fields.size(); ++q) {
+      INFO(cases[c] << ", field " << f.fields[q].name);
+      CHECK(f.fields[q].values == r.fields[q].values);
+    }
+    CHECK(diag(f, "kinetic_energy") > 0);
+  }
+  // A bad name is refused with the key.
+  const auto text = case_text("split3d/cavity-re100.toml");
+  CHECK_THROWS_WITH(run_text(text, "", {"numerics.assembly=\"fusd\""}, "", true),
+                    Catch::Matchers::ContainsSubstring("numerics.assembly"));
+}
+
+TEST_CASE(
+    "split3d's X sweep with x and y exchanged (numerics.assembly = transposed) agrees "
+    "with the fused sweep to rounding",
+    "[unit][split3d]") {
+  // swap_xy solves X as direction Y of the exchanged problem (u and v
+  // exchanged with the axes): the same rows, only the dissipation's terms
+  // summed in another order, so the fields agree to rounding, and exactly
+  // without dissipation (gamma = 1).  Every row kind, Picard and relaxed
+  // updates, periodic ghosts wrapped in the exchanged frame (the channel
+  // periodic along y), obstacles transposed with the fields.
+  const char* const cases[] = {"duct-block.toml", "cavity-re100.toml", "periodic-channel.toml",
+                               "cavity-re100.toml"};
+  const std::vector<std::vector<std::string>> sets = {
+      {"grid.cells=[31,15,13]", "grid.length=[2.0,1.0,1.0]"},
+      {"grid.cells=[19,17,15]", "physics.reynolds=30.0", "numerics.update=\"picard\"",
+       "boundary.bottom={type=\"no_slip\", adiabatic=true}",
+       "obstacle=[{min=[0.3,0.3,0.0], max=[0.6,0.5,0.4], adiabatic=true}]"},
+      {"grid.cells=[9,12,11]", "physics.gamma=1.4", "physics.body_force=[0.0,0.8,0.0]",
+       "boundary.west={type=\"no_slip\"}", "boundary.east={type=\"no_slip\"}"},
+      {"grid.cells=[15,13,11]", "physics.gamma=1.0", "physics.reynolds=10.0"}};
+  for (int c = 0; c < 4; ++c) {
+    const auto [t, f] = two_assemblies(cases[c], sets[c], "transposed", "fused");
+    for (std::size_t q = 0; q < t.fields.size(); ++q) {
+      const auto& a = t.fields[q].values;
+      const auto& b = f.fields[q].values;
+      REQUIRE(a.size() == b.size());
+      double scale = 0, diff = 0;
+      for (std::size_t m = 0; m < a.size(); ++m) {
+        scale = std::max(scale, std::fabs(b[m]));
+        diff = std::max(diff, std::fabs(a[m] - b[m]));
+      }
+      INFO(cases[c] << ", field " << t.fields[q].name << ": largest difference " << diff << " of "
+                    << scale);
+      CHECK(diff <= 1e-12 * std::max(scale, 1.0));
+      if (c == 3) CHECK(a == b);  // no dissipation: the same arithmetic
+    }
+    CHECK(diag(t, "kinetic_energy") > 0);
+  }
+}
