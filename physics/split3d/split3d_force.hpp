@@ -23,7 +23,7 @@ namespace kflow::split3d {
 template <class Real, class Mem>
 std::array<double, 3> obstacle_force(const Params<Real>& p, const Vars<Real, Mem>& state,
                                      const std::vector<unsigned char>& solid_nodes,
-                                     const linalg::Field3<Real, Mem>* phi_field) {
+                                     const linalg::Field3<double, Mem>* phi_field) {
   auto host = [](const auto& v) {
     return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   };
@@ -31,7 +31,7 @@ std::array<double, 3> obstacle_force(const Params<Real>& p, const Vars<Real, Mem
   auto solid = [&](int i, int j, int k) {
     return solid_nodes[std::size_t(i) + std::size_t(p.e[0]) * (j + std::size_t(p.e[1]) * k)] != 0;
   };
-  decltype(host(state.q[0])) phi;
+  decltype(host(*phi_field)) phi;
   if (phi_field) phi = host(*phi_field);
   const int e[3] = {p.e[0], p.e[1], p.e[2]};
   std::array<double, 3> f{0, 0, 0};

@@ -21,7 +21,8 @@
 //       in <- out
 //   U^{n+1} <- out
 //   [physics] projection = true (not the paper's): lap phi = div u / dt,
-//     u -= dt grad phi (CG + Jacobi on the interior nodes)
+//     u -= dt grad phi (CG + Jacobi on the interior nodes; in double in
+//     both precisions)
 //   divergence error, stop above run.divergence_limit
 
 #include <Kokkos_Core.hpp>
@@ -79,7 +80,11 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   using Mem = typename ExecSpace::memory_space;
   using F3 = linalg::Field3<Real, Mem>;
   using V = Vars<Real, Mem>;
-  using Op = linalg::Stencil7<Real, Mem>;
+  // The projection in double in both precisions: in float its residual
+  // stalls near eps (n + 1)^2 (docs/models/split3d.md, "Float and the
+  // projection").
+  using PF3 = linalg::Field3<double, Mem>;
+  using Op = linalg::Stencil7<double, Mem>;
   using Cg = linalg::ConjugateGradient<ExecSpace, Op>;
 
  public:
@@ -181,7 +186,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     constexpr double R = sizeof(Real);
     if (s_.incremental) {  // the pressure of the last step acts on this one's input
       phase_begin();
-      project(space_, p_, state_, solid_, phi_, Real(dt));
+      project(space_, p_, state_, solid_, phi_, dt);
       wrap(space_, p_, state_);
       phase_end(kProjection, 0);
     }
@@ -290,14 +295,14 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     phase_end(kCopies, 8 * R);
     if (s_.projection) {
       phase_begin();
-      projection_rhs(space_, p_, state_, solid_, Real(dt), rhs_);
+      projection_rhs(space_, p_, state_, solid_, dt, rhs_);
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
       control.check_every = s_.projection_method == "mg" ? 1 : 10;  // a cycle is dear
       // incremental: the increment, from zero (a restart needs nothing else)
-      const F3& x = s_.incremental ? dphi_ : phi_;
-      if (s_.incremental) Kokkos::deep_copy(space_, dphi_, Real(0));
+      const PF3& x = s_.incremental ? dphi_ : phi_;
+      if (s_.incremental) Kokkos::deep_copy(space_, dphi_, 0.0);
       proj_ = solver_->solve(x, rhs_, control);
       proj_iterations_ += proj_.iterations;
       if (!proj_.converged)
@@ -306,7 +311,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             "= " +
             num(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
             " iterations (raise solver.max_iterations)");
-      project(space_, p_, state_, solid_, x, Real(dt));
+      project(space_, p_, state_, solid_, x, dt);
       wrap(space_, p_, state_);  // periodic ghosts of the projected velocity
       if (s_.incremental) {
         const auto phi = flat(phi_), dphi = flat(dphi_);
@@ -368,7 +373,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
 
   void restore_state(const std::vector<StateArray>& state) override {
     for (int q = 0; q < 4; ++q) from_state(space_, state, state_.q[q], state_name(q));
-    if (s_.projection) from_state(space_, state, phi_);
+    if (s_.projection) restore_phi(state);
     for (const auto& a : state)
       if (a.name == "counters" &&
           (a.bytes.size() == sizeof(double) || a.bytes.size() == 3 * sizeof(double))) {
@@ -401,13 +406,27 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     ++phases_[k].calls;
   }
 
+  // phi from a checkpoint; a float run's from before the projection was in
+  // double holds float32 values, widened exactly.
+  void restore_phi(const std::vector<StateArray>& state) {
+    const StateArray* a = find_state(state, phi_.label());
+    if (!a || a->type != "float32" || a->bytes.size() != phi_.span() * sizeof(float))
+      return from_state(space_, state, phi_);
+    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), phi_);
+    std::vector<float> v(h.span());
+    std::memcpy(v.data(), a->bytes.data(), a->bytes.size());
+    for (std::size_t m = 0; m < v.size(); ++m) h.data()[m] = v[m];
+    Kokkos::deep_copy(space_, phi_, h);
+    space_.fence("kflow::split3d::restore_phi");  // h goes out of scope
+  }
+
   // The projection's fields, its operator (projection_operator) and solver.
   void make_projection() {
     const auto& g = s_.nodes;
-    phi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi", g);
-    rhs_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::phi_rhs", g);
-    if (s_.incremental) dphi_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::dphi", g);
-    op_ = projection_operator(space_, s_, p_);
+    phi_ = linalg::make_field<double, 3>(space_, "kflow::split3d::phi", g);
+    rhs_ = linalg::make_field<double, 3>(space_, "kflow::split3d::phi_rhs", g);
+    if (s_.incremental) dphi_ = linalg::make_field<double, 3>(space_, "kflow::split3d::dphi", g);
+    op_ = projection_operator(space_, s_, p_.e);
     const auto jacobi = linalg::CgPreconditioner::jacobi;
     if (s_.projection_method == "cg") {
       const auto pre = s_.projection_preconditioner == "mg" ? linalg::CgPreconditioner::mg : jacobi;
@@ -434,7 +453,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     return b;
   }
 
-  std::vector<double> host(const F3& f) const {
+  template <class View>
+  std::vector<double> host(const View& f) const {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
     std::vector<double> v(h.span());
     for (std::size_t m = 0; m < v.size(); ++m) v[m] = double(h.data()[m]);
@@ -453,10 +473,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   Flat<Real, Mem> a_, b_, c_;
   F3 flux_;
   Mask<Mem> solid_;  // empty without obstacles
-  F3 phi_, rhs_;     // projection
-  F3 dphi_;          // its increment (projection_scheme = "incremental")
+  PF3 phi_, rhs_;    // projection
+  PF3 dphi_;         // its increment (projection_scheme = "incremental")
   Op op_;
-  std::unique_ptr<linalg::Solver<ExecSpace, Real, 3>> solver_;  // the projection's
+  std::unique_ptr<linalg::Solver<ExecSpace, double, 3>> solver_;  // the projection's
   linalg::SolveStats proj_;
   long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;

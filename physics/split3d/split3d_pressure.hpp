@@ -18,20 +18,21 @@ namespace kflow::split3d {
 // zero normal gradient of phi at walls, inflows and obstacles (the
 // neighbour's coefficient folded into the diagonal), phi = 0 at outflows,
 // wrapped round periodic axes; obstacle nodes are not in the system
-// (c.p = 0).  Assembled on the host from the set-up.
-template <class Real, class ExecSpace>
-linalg::Stencil7<Real, typename ExecSpace::memory_space> projection_operator(
-    const ExecSpace& space, const Setup& s, const Params<Real>& p) {
-  using F3 = linalg::Field3<Real, typename ExecSpace::memory_space>;
+// (c.p = 0).  Assembled on the host from the set-up; e: the nodes along
+// each axis, boundary nodes included (Params::e).  In double in both
+// precisions (Model::PF3).
+template <class ExecSpace>
+linalg::Stencil7<double, typename ExecSpace::memory_space> projection_operator(
+    const ExecSpace& space, const Setup& s, const int (&e)[3]) {
+  using F3 = linalg::Field3<double, typename ExecSpace::memory_space>;
   const auto& g = s.nodes;
-  linalg::Stencil7<Real, typename ExecSpace::memory_space> op;
-  const int e[3] = {p.e[0], p.e[1], p.e[2]};
+  linalg::Stencil7<double, typename ExecSpace::memory_space> op;
   F3 c[7];
-  Kokkos::View<Real***, Kokkos::LayoutLeft, Kokkos::HostSpace> h[7];
+  Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace> h[7];
   for (int q = 0; q < 7; ++q) {
-    c[q] = linalg::make_field<Real, 3>(space, "kflow::split3d::phi_op", g);
+    c[q] = linalg::make_field<double, 3>(space, "kflow::split3d::phi_op", g);
     h[q] = Kokkos::create_mirror_view(Kokkos::HostSpace(), c[q]);
-    Kokkos::deep_copy(h[q], Real(0));
+    Kokkos::deep_copy(h[q], 0.0);
   }
   auto solid = [&](int i, int j, int k) {
     return !s.solid.empty() &&
@@ -56,9 +57,9 @@ linalg::Stencil7<Real, typename ExecSpace::memory_space> projection_operator(
             } else if (!solid(y[0], y[1], y[2])) {
               coef = cf, cp -= cf;
             }
-            h[1 + 2 * d + side](x[0], x[1], x[2]) = Real(coef);
+            h[1 + 2 * d + side](x[0], x[1], x[2]) = coef;
           }
-        h[0](i, j, k) = Real(cp);
+        h[0](i, j, k) = cp;
       }
   for (int q = 0; q < 7; ++q) Kokkos::deep_copy(space, c[q], h[q]);
   op.cp = c[0], op.cw = c[1], op.ce = c[2], op.cs = c[3], op.cn = c[4], op.cb = c[5];
@@ -134,10 +135,11 @@ std::vector<double> pressure_field(const Params<Real>& p, const std::vector<unsi
 }
 
 // The projection option (not the paper's): b = div_h u* / dt on the interior
-// fluid nodes (central differences, boundary nodes included), 0 elsewhere.
+// fluid nodes (central differences, boundary nodes included), 0 elsewhere;
+// b in double (the divergence in the run's precision).
 template <class ExecSpace, class Real, class Mem>
 void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
-                    const Mask<Mem>& solid, Real dt, const linalg::Field3<Real, Mem>& b) {
+                    const Mask<Mem>& solid, double dt, const linalg::Field3<double, Mem>& b) {
   const bool masked = solid.data() != nullptr;
   int lo[3], hi[3];
   interior_box(p, lo, hi);
@@ -145,26 +147,27 @@ void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Re
       space, "kflow::split3d::projection_rhs", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         Real div = 0;
         for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.rh[d], i, j, k);
-        b(i, j, k) = masked && solid(i, j, k) ? Real(0) : div / dt;
+        b(i, j, k) = masked && solid(i, j, k) ? 0.0 : double(div) / dt;
       });
 }
 
 // u -= dt grad_h phi on the interior fluid nodes, central differences; across
 // a wall, an inflow or an obstacle the neighbour's phi is phi_P (zero normal
 // gradient), across an outflow 0 (phi's Dirichlet side); periodic axes wrap.
+// The correction in double, rounded once to the run's precision.
 template <class ExecSpace, class Real, class Mem>
 void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
-             const Mask<Mem>& solid, const linalg::Field3<Real, Mem>& phi, Real dt) {
+             const Mask<Mem>& solid, const linalg::Field3<double, Mem>& phi, double dt) {
   const bool masked = solid.data() != nullptr;
   int lo[3], hi[3];
   interior_box(p, lo, hi);
   linalg::box_for(
       space, "kflow::split3d::project", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         if (masked && solid(i, j, k)) return;
-        const Real c = phi(i, j, k);
+        const double c = phi(i, j, k);
         for (int d = 0; d < 3; ++d) {
           const int di = d == 0, dj = d == 1, dk = d == 2;
-          Real nb[2];
+          double nb[2];
           for (int side = 0; side < 2; ++side) {
             const int sg = side ? 1 : -1;
             int a = i + sg * di, b = j + sg * dj, e = k + sg * dk;
@@ -172,11 +175,11 @@ void project(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem
             if (p.periodic[d] && (at == 0 || at == p.e[d] - 1))
               at = at == 0 ? p.e[d] - 2 : 1;  // round the loop
             if (at == 0 || at == p.e[d] - 1)
-              nb[side] = p.row[2 * d + side][0] == zero_gradient ? Real(0) : c;
+              nb[side] = p.row[2 * d + side][0] == zero_gradient ? 0.0 : c;
             else
               nb[side] = masked && solid(a, b, e) ? c : phi(a, b, e);
           }
-          s.q[d](i, j, k) -= dt * (nb[1] - nb[0]) / (2 * p.h[d]);
+          s.q[d](i, j, k) -= Real(dt * (nb[1] - nb[0]) / (2 * double(p.h[d])));
         }
       });
 }

@@ -83,6 +83,26 @@ inline std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// The last frame's rows of a line sample's CSV (`kflow run`'s line_<name>.csv:
+// a header, then rows whose first column is the frame's time), split at
+// commas; fails if the file cannot be opened.
+inline std::vector<std::vector<double>> last_frame_rows(const std::string& path) {
+  std::ifstream in(path);
+  INFO("line file " << path);
+  REQUIRE(in);
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<double> r;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) r.push_back(std::stod(cell));
+    if (!rows.empty() && r.at(0) != rows.back()[0]) rows.clear();  // a later frame
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 // The text of the case file cases/<path> (e.g. "mac2d/cavity-re100.toml");
 // fails if it cannot be opened.
 inline std::string case_text(const std::string& path) {

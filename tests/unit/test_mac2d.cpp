@@ -15,6 +15,7 @@
 
 using kflow::test::diag;
 using kflow::test::field;
+using kflow::test::last_frame_rows;
 using kflow::test::run_text;
 using kflow::test::TempDir;
 
@@ -571,21 +572,7 @@ TEST_CASE("mac2d: line samples on walls read the wall's velocity", "[regression]
            {"time.end=0.2", "output.every=0.1",
             "output.lines=[{name=\"u\",field=\"u\",from=[0.5,0.0],to=[0.5,1.0]},"
             "{name=\"v\",field=\"v\",from=[0.0,0.5],to=[1.0,0.5]}]"});
-  auto last_frame_rows = [&](const std::string& file) {
-    std::ifstream in(dir + "/" + file);
-    std::vector<std::vector<double>> rows;
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      std::vector<double> r;
-      std::stringstream s(line);
-      for (std::string cell; std::getline(s, cell, ',');) r.push_back(std::stod(cell));
-      if (!rows.empty() && r[0] != rows.back()[0]) rows.clear();  // keep the last frame's
-      rows.push_back(r);
-    }
-    return rows;
-  };
-  const auto u = last_frame_rows("line_u.csv"), v = last_frame_rows("line_v.csv");
+  const auto u = last_frame_rows(dir + "/line_u.csv"), v = last_frame_rows(dir + "/line_v.csv");
   REQUIRE(u.size() == 31);  // 30 cells + 1 points
   REQUIRE(v.size() == 31);
   CHECK(u.front()[5] == 0.0);                  // y = 0: the bottom wall
