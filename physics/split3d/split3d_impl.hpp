@@ -299,7 +299,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
-      control.check_every = s_.projection_method == "mg" ? 1 : 10;  // a cycle is dear
+      // a cycle is dear: multigrid (alone or preconditioning CG) checks every
+      // iteration (a read of the reduced residual, no extra pass)
+      control.check_every =
+          s_.projection_method == "mg" || s_.projection_preconditioner == "mg" ? 1 : 10;
       // incremental: the increment, from zero (a restart needs nothing else)
       const PF3& x = s_.incremental ? dphi_ : phi_;
       if (s_.incremental) Kokkos::deep_copy(space_, dphi_, 0.0);
