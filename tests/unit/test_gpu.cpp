@@ -430,7 +430,9 @@ TEST_CASE("split3d on cuda and openmp agrees to 1e-9 after 20 steps", "[gpu]") {
   // adiabatic obstacle rows).  CUDA solves the lines by the register method,
   // OpenMP by Thomas: the fields differ by rounding only.  The last case projects
   // by multigrid round the periodic channel's block (3D periodic V-cycles);
-  // the cavity again with the incremental projection (CG + Jacobi).
+  // the cavity again with the incremental projection (CG + multigrid, the
+  // default).  The periodic channels' X, transposed (auto, transposed), is
+  // stored and solved as cyclic lines in the exchanged frame.
   const char* const cases[] = {"duct-block.toml", "cavity-re100.toml", "periodic-channel.toml",
                                "periodic-channel.toml", "cavity-re100.toml"};
   const std::vector<std::vector<std::string>> sets = {
