@@ -439,17 +439,19 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                      std::to_string(s->local_iterations) + " local x " +
                      std::to_string(s->global_iterations) + " global iterations, update " +
                      (s->update == Update::picard ? "picard" : "relaxed"));
-  // state, nonlinear layer, two outputs (4 each), the divergence field; a, b,
-  // c where rows are stored (numerics.assembly = "stored", periodic axes); X
-  // transposed: its input, layer and output (4 each); projection (in double: twice a float's
-  // bytes): phi, its right-hand side, 7 coefficients and CG's 8 fields; multigrid's levels about 2
-  // more (an eighth, a 64th ... of x, b, r and 7 coefficients, and its work fields)
+  // Values a node: the state, the nonlinear layer and two outputs (4 each) and
+  // the divergence field; a, b and c where rows are stored (numerics.assembly
+  // = "stored"); z of the cyclic lines where an axis is periodic (4); X
+  // transposed: its input, layer and output (4 each).  The projection (in
+  // double: twice a float's bytes): phi, its right-hand side, 7 coefficients
+  // and CG's 8 fields; multigrid's levels about 2 more (an eighth, a 64th ...
+  // of x, b, r and 7 coefficients, and its work fields).
   const double wide = single ? 2 : 1;
   const bool mg = s->projection_method == "mg" || s->projection_preconditioner == "mg";
-  const bool stored =
-      s->assembly == Assembly::stored || s->periodic[0] || s->periodic[1] || s->periodic[2];
+  const bool stored = s->assembly == Assembly::stored;
+  const bool cyclic = s->periodic[0] || s->periodic[1] || s->periodic[2];
   const bool transposed = s->assembly == Assembly::transposed || s->assembly == Assembly::automatic;
-  s->values_per_cell = 17 + (stored ? 3 : 0) + (transposed ? 12 : 0) +
+  s->values_per_cell = 17 + (stored ? 3 : 0) + (cyclic ? 4 : 0) + (transposed ? 12 : 0) +
                        (s->projection ? wide * (17 + s->incremental + (mg ? 2 : 0)) : 0);
   s->saved_values_per_cell = 4 + (s->projection ? wide : 0);
   return s;

@@ -109,7 +109,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     const bool fused = transposed || s_.assembly == Assembly::fused;
     bool stored = false;
     for (int d = 0; d < 3; ++d) {
-      fused_[d] = !p_.periodic[d] && fused;
+      fused_[d] = fused;  // periodic too: cyclic lines (Tridiag::solve_rows_cyclic)
       stored = stored || !fused_[d];
     }
     // The four variables' lines, one after the other in Vars::all.
@@ -118,17 +118,13 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       sh.system_stride[2] = long(n);
       return sh;
     };
-    // A periodic X is transposed too, its rows stored and solved as cyclic
-    // lines along y there (CPUs: lanes; docs/models/split3d.md, "A periodic
-    // X transposed").
     transposed_ = transposed;
     if (transposed_) {  // X in the frame with x and y exchanged (swap_xy)
       const std::size_t et[3] = {std::size_t(p_.e[1]), std::size_t(p_.e[0]), std::size_t(p_.e[2])};
       in_t_ = make_vars<Real>(space_, "kflow::split3d::input_xy", et);
       nl_t_ = make_vars<Real>(space_, "kflow::split3d::layer_xy", et);
       out_t_ = make_vars<Real>(space_, "kflow::split3d::work_xy", et);
-      shape_t1_ = line_systems(swap_xy(p_), 1);
-      shape_t_ = four(shape_t1_);
+      shape_t_ = four(line_systems(swap_xy(p_), 1));
     }
     if (stored) {
       a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
@@ -233,7 +229,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         bool met = false, back = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
-          if (fused_[dir]) {  // u, v, w in one batch, T in another (RowPart)
+          if (fused_[dir] && pf.periodic[df]) {  // cyclic lines, the four in one batch
+            tri_.solve_rows_cyclic(xy ? shape_t_ : shape4_[dir],
+                                   LineRows<Real, Mem>(pf, df, nlf, inf, sf), of.all);
+          } else if (fused_[dir]) {  // u, v, w in one batch, T in another (RowPart)
             // T's launch on side_, beside the velocity's: fewer threads, more
             // registers each, so on a GPU its last wave leaves SMs to the other
             // (docs/models/split3d.md, "Two launches side by side").  side_
@@ -248,14 +247,13 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             tri_side_.finish();
             tri_.finish();
           } else {
-            const linalg::TridiagShape& sh = xy ? shape_t1_ : shape_[dir];
             for (int q = 0; q < 4; ++q) {
-              const auto x = flat(of.q[q]);
-              assemble(space_, pf, df, q, nlf, inf.q[q], sf, a_, b_, c_, of.q[q]);
-              if (pf.periodic[df])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
-                tri_.solve_cyclic(sh, a_, b_, c_, x, x);
+              const auto x = flat(o.q[q]);
+              assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
+              if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
+                tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
               else
-                tri_.solve(sh, a_, b_, c_, x, x);
+                tri_.solve(shape_[dir], a_, b_, c_, x, x);
             }
           }
           phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
@@ -493,7 +491,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   bool transposed_ = false;                // X solved with x and y exchanged
   V in_t_, nl_t_, out_t_;                  // its fields (swap_xy)
   Mask<Mem> solid_t_;
-  linalg::TridiagShape shape_t_, shape_t1_;  // its four variables' lines, one variable's
+  linalg::TridiagShape shape_t_;
   long steps_ = 0;
   double div_ = 0;
   long sweeps_ = 0;      // local iterations (over directions) since the start

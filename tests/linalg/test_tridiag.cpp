@@ -260,23 +260,6 @@ TEMPLATE_LIST_TEST_CASE("tridiag: a zero pivot is reported, naming the system", 
 }
 
 namespace {
-// A row source (Tridiag::solve_rows) that assembles each row from the arrays
-// scaled by 2: a power of two, so Thomas' every quotient and the solution
-// keep the bits of the unscaled rows.
-template <class Real, class A>
-struct DoubledRows {
-  A a, b, c, d;
-  struct Line {
-    const DoubledRows* r = nullptr;
-    long f = 0, st = 0;
-    KOKKOS_INLINE_FUNCTION la::TridiagRow<Real> operator()(long k) const {
-      const long i = f + k * st;
-      return {2 * r->a(i), 2 * r->b(i), 2 * r->c(i), 2 * r->d(i)};
-    }
-  };
-  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
-};
-
 template <class Space, class Real>
 std::vector<double> run_rows(const Problem& p, bool in_place) {
   return solve_on<Space, Real>(

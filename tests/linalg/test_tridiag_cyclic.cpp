@@ -95,7 +95,53 @@ std::vector<double> run_cyclic(const Problem& p, la::TridiagMethod method, bool 
                                });
 }
 
+// solve_rows_cyclic with the rows from DoubledRows (assembled as the
+// elimination reaches them).
+template <class Space, class Real>
+std::vector<double> run_cyclic_rows(const Problem& p, bool in_place) {
+  return solve_on<Space, Real>(
+      p, in_place, [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
+        la::Tridiag<Space, Real> solver(Space{});
+        solver.solve_rows_cyclic(sh, DoubledRows<Real, decltype(a)>{a, b, c, d}, x);
+      });
+}
+
 }  // namespace
+
+TEMPLATE_LIST_TEST_CASE("tridiag cyclic: rows assembled in the solve give Thomas' bits",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  // solve_rows_cyclic takes solve_cyclic's steps with the rows from a source:
+  // against the dense LU, and the same bits as solve_cyclic by Thomas on the
+  // stored rows, every size and layout, the lines of a 3D field and three
+  // fields in one batch, double and float.
+  unsigned seed = 9700;
+  for (long n : {1L, 2L, 3L, 4L, 9L, 17L, 64L, 129L})
+    for (int layout = 0; layout < 2; ++layout) {
+      const auto sh = layout ? la::interleaved_shape(n, 7) : la::contiguous_shape(n, 7);
+      const auto p = cyclic_problem(sh, seed++);
+      const bool in_place = (n + layout) % 2 == 1;
+      INFO("n = " << n << ", layout " << layout << (in_place ? ", in place" : ""));
+      const auto x = run_cyclic_rows<TestType, double>(p, in_place);
+      CHECK(cyclic_error(p, x) < 1e-13);
+      CHECK(x == run_cyclic<TestType, double>(p, la::TridiagMethod::thomas, in_place));
+      CHECK(run_cyclic_rows<TestType, float>(p, !in_place) ==
+            run_cyclic<TestType, float>(p, la::TridiagMethod::thomas, !in_place));
+    }
+  for (int dir = 0; dir < 3; ++dir) {
+    INFO("direction " << dir);
+    auto sh = field_lines(13, 6, 9, dir);
+    const auto p = cyclic_problem(sh, seed++, dir == 1 ? 5 : 0);  // y: segments
+    CHECK(run_cyclic_rows<TestType, double>(p, true) ==
+          run_cyclic<TestType, double>(p, la::TridiagMethod::thomas, true));
+    const long field = 15 * 8 * 11;  // three fields one after the other
+    sh.count[2] = 3;
+    sh.system_stride[2] = field;
+    const auto p3 = cyclic_problem(sh, seed++);
+    const auto x3 = run_cyclic_rows<TestType, double>(p3, true);
+    CHECK(cyclic_error(p3, x3) < 1e-13);
+    CHECK(x3 == run_cyclic<TestType, double>(p3, la::TridiagMethod::thomas, true));
+  }
+}
 
 TEMPLATE_LIST_TEST_CASE("tridiag cyclic: every method, size and layout against a dense LU",
                         "[unit][tridiag]", ExecutionSpaces) {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "kflow/linalg/tridiag.hpp"
 #include "kflow/linalg/tridiag_shape.hpp"
 
 namespace kflow::test {
@@ -241,5 +242,22 @@ void every_field_direction(Solve&& solve) {
     CHECK(untouched == ghosts);
   }
 }
+
+// A row source (Tridiag::solve_rows, solve_rows_cyclic) that assembles each
+// row from the arrays scaled by 2: a power of two, so Thomas' every quotient
+// and the solution keep the bits of the unscaled rows.
+template <class Real, class A>
+struct DoubledRows {
+  A a, b, c, d;
+  struct Line {
+    const DoubledRows* r = nullptr;
+    long f = 0, st = 0;
+    KOKKOS_INLINE_FUNCTION la::TridiagRow<Real> operator()(long k) const {
+      const long i = f + k * st;
+      return {2 * r->a(i), 2 * r->b(i), 2 * r->c(i), 2 * r->d(i)};
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
+};
 
 }  // namespace kflow::test

@@ -431,8 +431,9 @@ TEST_CASE("split3d on cuda and openmp agrees to 1e-9 after 20 steps", "[gpu]") {
   // OpenMP by Thomas: the fields differ by rounding only.  The last case projects
   // by multigrid round the periodic channel's block (3D periodic V-cycles);
   // the cavity again with the incremental projection (CG + multigrid, the
-  // default).  The periodic channels' X, transposed (auto, transposed), is
-  // stored and solved as cyclic lines in the exchanged frame.
+  // default).  The periodic channels' lines are cyclic: stored rows by the
+  // register method (stored) or rows assembled in the Thomas solve (the
+  // others; X transposed with auto and transposed).
   const char* const cases[] = {"duct-block.toml", "cavity-re100.toml", "periodic-channel.toml",
                                "periodic-channel.toml", "cavity-re100.toml"};
   const std::vector<std::vector<std::string>> sets = {

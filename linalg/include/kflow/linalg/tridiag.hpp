@@ -157,7 +157,8 @@ class Tridiag {
       run(sub, a, b, c, d, x, method, 0);
       run(sub, a, b, c, cyc_, cyc_, method, 0);
     }
-    detail::cyclic_finish<ExecSpace, Real>(space_, sh, a, b, c, d, x, cyc_, flag_.view());
+    detail::cyclic_finish<ExecSpace, Real>(
+        space_, sh, detail::ArrayRows<Real, ConstArray>{a, b, c, d}, x, cyc_, flag_.view());
     if (opt_.check_pivots) flag_.check((std::string(name(method)) + ", cyclic").c_str(), sh.n);
     return method;
   }
@@ -178,6 +179,29 @@ class Tridiag {
       finish();
     else
       pending_n_ = 0;  // unchecked, the solve stays queued
+  }
+
+  // solve_rows for periodic lines (solve_cyclic's systems): the same
+  // reduction, its two solves of rows 0 .. n-2 by Thomas from the row source
+  // (the second with z's right-hand side, detail::CyclicZRows), then the
+  // finish from the source's row n-1.  The rows are assembled three times
+  // and never stored; z takes a workspace the size of sh.span() (kept).  On
+  // CPUs the same bits as solve_cyclic by Thomas on the stored rows.
+  template <class Rows>
+  void solve_rows_cyclic(const TridiagShape& sh, const Rows& rows, const Array& x) {
+    detail::validate(sh, x);
+    if (sh.systems() == 0) return;
+    if (opt_.check_pivots) flag_.reset();
+    if (sh.n > 1) {
+      TridiagShape sub = sh;  // rows 0 .. n-2 of every system
+      sub.n = sh.n - 1;
+      detail::grow(space_, cyc_, sh.span());
+      detail::run_thomas<ExecSpace, Real>(space_, sub, rows, x, ws_, flag_.view());
+      detail::run_thomas<ExecSpace, Real>(space_, sub, detail::CyclicZRows<Real, Rows>{rows, sh.n},
+                                          cyc_, ws_, flag_.view());
+    }
+    detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
+    if (opt_.check_pivots) flag_.check("thomas, cyclic, rows assembled in the solve", sh.n);
   }
 
   // solve_rows in two halves: start_rows queues the solve on this solver's

@@ -14,13 +14,18 @@
 // e.g. the periodic Laplacian, whose rows 0 .. n-2 alone are regular (its
 // Schur complement measured 0.04 n eps of its terms or less, n = 3 .. 1000,
 // float and double; sigma - delta^2 with sigma = 1e-6 in float: 2 n eps).
-// n = 1: (a_0 + b_0 + c_0) x_0 = d_0.
+// n = 1: (a_0 + b_0 + c_0) x_0 = d_0.  Rows assembled on the fly
+// (Tridiag::solve_rows_cyclic) take the same steps: B z's right-hand side is
+// then a row source over the rows (CyclicZRows), and the finish reads row
+// n - 1 from the source.
 
 #include <Kokkos_Core.hpp>
 
 #include <limits>
+#include <utility>
 
 #include "kflow/linalg/detail/tridiag_rows.hpp"
+#include "kflow/linalg/detail/tridiag_thomas.hpp"
 #include "kflow/linalg/tridiag_shape.hpp"
 
 namespace kflow::linalg::detail {
@@ -41,30 +46,72 @@ void cyclic_rhs(const ExecSpace& space, const TridiagShape& sh, const A& a, cons
       });
 }
 
-// x_{n-1} from row n-1, then x_k = y_k + x_{n-1} z_k (y in x, z in w).  For
-// n = 1 the whole solve.  A zero or NaN denominator flags the system.
-template <class ExecSpace, class Real, class A, class X, class W, class Flag>
-void cyclic_finish(const ExecSpace& space, const TridiagShape& sh, const A& a, const A& b,
-                   const A& c, const A& d, const X& x, const W& w, const Flag& flag) {
+// The rows of B z (rows 0 .. n-2 of a row source's systems of n rows): the
+// source's a, b and c, and cyclic_rhs's right-hand side in place of d, by
+// the same arithmetic (so the fused and the stored forms give the same bits).
+template <class Real, class Rows>
+struct CyclicZRows {
+  Rows rows;
+  long n = 0;  // the cyclic systems' rows
+  KOKKOS_INLINE_FUNCTION Row<Real> z_row(Row<Real> r, long k) const {
+    Real z = k == 0 ? -r.a : Real(0);
+    if (k == n - 2) z = z - r.c;
+    return {r.a, r.b, r.c, z};
+  }
+  struct Line {
+    const CyclicZRows* z = nullptr;
+    decltype(std::declval<const Rows&>().line(0L, 0L)) line;
+    KOKKOS_INLINE_FUNCTION Row<Real> operator()(long k) const { return z->z_row(line(k), k); }
+  };
+  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, rows.line(f, st)}; }
+  // CPUs' lanes: the source's own (lanes_of), their plain rows kept plain.
+  struct Lanes {
+    const CyclicZRows* z = nullptr;
+    decltype(lanes_of(std::declval<const Rows&>(), 0L, 0L, 0L)) lanes;
+    KOKKOS_INLINE_FUNCTION Row<Real> operator()(long k, int l) const {
+      return z->z_row(lanes(k, l), k);
+    }
+    KOKKOS_INLINE_FUNCTION bool plain(long k, int w) const { return lanes.plain(k, w); }
+    KOKKOS_INLINE_FUNCTION Row<Real> plain_row(long k, int l) const {
+      return z->z_row(lanes.plain_row(k, l), k);
+    }
+    KOKKOS_INLINE_FUNCTION void prefetch(long kb, long ke, int w) const {
+      lanes.prefetch(kb, ke, w);
+    }
+  };
+  KOKKOS_INLINE_FUNCTION Lanes lanes(long f, long ls, long st) const {
+    return {this, lanes_of(rows, f, ls, st)};
+  }
+};
+
+// x_{n-1} from row n-1 (of the row source), then x_k = y_k + x_{n-1} z_k (y
+// in x, z in w).  For n = 1 the whole solve.  A zero or NaN denominator
+// flags the system.
+template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+void cyclic_finish(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
+                   const W& w, const Flag& flag) {
   const long n = sh.n, st = sh.stride;
   const Real tol = Real(n) * std::numeric_limits<Real>::epsilon();
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::cyclic_finish",
       Kokkos::RangePolicy<ExecSpace>(space, 0, sh.systems()), KOKKOS_LAMBDA(long m) {
         const long f = sh.first(m);
+        const auto line = rows.line(f, st);
         if (n == 1) {
-          const Real p = a(f) + b(f) + c(f);
-          const Real s = Kokkos::fabs(a(f)) + Kokkos::fabs(b(f)) + Kokkos::fabs(c(f));
+          const Row<Real> r = line(0);
+          const Real p = r.a + r.b + r.c;
+          const Real s = Kokkos::fabs(r.a) + Kokkos::fabs(r.b) + Kokkos::fabs(r.c);
           if (bad_pivot(p) || Kokkos::fabs(p) <= tol * s) flag_system(flag, m);
-          x(f) = d(f) / p;
+          x(f) = r.d / p;
           return;
         }
         const long l = f + (n - 1) * st, l2 = l - st;
-        const Real ta = a(l) * w(l2), tc = c(l) * w(f);
-        const Real p = b(l) + ta + tc;
-        const Real s = Kokkos::fabs(b(l)) + Kokkos::fabs(ta) + Kokkos::fabs(tc);
+        const Row<Real> r = line(n - 1);
+        const Real ta = r.a * w(l2), tc = r.c * w(f);
+        const Real p = r.b + ta + tc;
+        const Real s = Kokkos::fabs(r.b) + Kokkos::fabs(ta) + Kokkos::fabs(tc);
         if (bad_pivot(p) || Kokkos::fabs(p) <= tol * s) flag_system(flag, m);
-        const Real xl = (d(l) - a(l) * x(l2) - c(l) * x(f)) / p;
+        const Real xl = (r.d - r.a * x(l2) - r.c * x(f)) / p;
         for (long k = 0; k < n - 1; ++k) x(f + k * st) += xl * w(f + k * st);
         x(l) = xl;
       });
