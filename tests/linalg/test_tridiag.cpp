@@ -259,17 +259,6 @@ TEMPLATE_LIST_TEST_CASE("tridiag: a zero pivot is reported, naming the system", 
   }
 }
 
-namespace {
-template <class Space, class Real>
-std::vector<double> run_rows(const Problem& p, bool in_place) {
-  return solve_on<Space, Real>(
-      p, in_place, [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
-        la::Tridiag<Space, Real> solver(Space{});
-        solver.solve_rows(sh, DoubledRows<Real, decltype(a)>{a, b, c, d}, x);
-      });
-}
-}  // namespace
-
 TEMPLATE_LIST_TEST_CASE("tridiag: rows assembled in the solve (solve_rows) give Thomas' bits",
                         "[unit][tridiag]", ExecutionSpaces) {
   every_size_and_layout([](const Problem& p, bool in_place) {

@@ -95,17 +95,6 @@ std::vector<double> run_cyclic(const Problem& p, la::TridiagMethod method, bool 
                                });
 }
 
-// solve_rows_cyclic with the rows from DoubledRows (assembled as the
-// elimination reaches them).
-template <class Space, class Real>
-std::vector<double> run_cyclic_rows(const Problem& p, bool in_place) {
-  return solve_on<Space, Real>(
-      p, in_place, [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
-        la::Tridiag<Space, Real> solver(Space{});
-        solver.solve_rows_cyclic(sh, DoubledRows<Real, decltype(a)>{a, b, c, d}, x);
-      });
-}
-
 }  // namespace
 
 TEMPLATE_LIST_TEST_CASE("tridiag cyclic: rows assembled in the solve give Thomas' bits",
@@ -121,23 +110,23 @@ TEMPLATE_LIST_TEST_CASE("tridiag cyclic: rows assembled in the solve give Thomas
       const auto p = cyclic_problem(sh, seed++);
       const bool in_place = (n + layout) % 2 == 1;
       INFO("n = " << n << ", layout " << layout << (in_place ? ", in place" : ""));
-      const auto x = run_cyclic_rows<TestType, double>(p, in_place);
+      const auto x = run_rows<TestType, double>(p, in_place, true);
       CHECK(cyclic_error(p, x) < 1e-13);
       CHECK(x == run_cyclic<TestType, double>(p, la::TridiagMethod::thomas, in_place));
-      CHECK(run_cyclic_rows<TestType, float>(p, !in_place) ==
+      CHECK(run_rows<TestType, float>(p, !in_place, true) ==
             run_cyclic<TestType, float>(p, la::TridiagMethod::thomas, !in_place));
     }
   for (int dir = 0; dir < 3; ++dir) {
     INFO("direction " << dir);
     auto sh = field_lines(13, 6, 9, dir);
     const auto p = cyclic_problem(sh, seed++, dir == 1 ? 5 : 0);  // y: segments
-    CHECK(run_cyclic_rows<TestType, double>(p, true) ==
+    CHECK(run_rows<TestType, double>(p, true, true) ==
           run_cyclic<TestType, double>(p, la::TridiagMethod::thomas, true));
     const long field = 15 * 8 * 11;  // three fields one after the other
     sh.count[2] = 3;
     sh.system_stride[2] = field;
     const auto p3 = cyclic_problem(sh, seed++);
-    const auto x3 = run_cyclic_rows<TestType, double>(p3, true);
+    const auto x3 = run_rows<TestType, double>(p3, true, true);
     CHECK(cyclic_error(p3, x3) < 1e-13);
     CHECK(x3 == run_cyclic<TestType, double>(p3, la::TridiagMethod::thomas, true));
   }

@@ -260,4 +260,19 @@ struct DoubledRows {
   KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
 };
 
+// Tridiag::solve_rows (cyclic: solve_rows_cyclic) with the rows from
+// DoubledRows over the problem's arrays.
+template <class Space, class Real>
+std::vector<double> run_rows(const Problem& p, bool in_place, bool cyclic = false) {
+  return solve_on<Space, Real>(p, in_place,
+                               [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
+                                 la::Tridiag<Space, Real> solver(Space{});
+                                 const DoubledRows<Real, decltype(a)> rows{a, b, c, d};
+                                 if (cyclic)
+                                   solver.solve_rows_cyclic(sh, rows, x);
+                                 else
+                                   solver.solve_rows(sh, rows, x);
+                               });
+}
+
 }  // namespace kflow::test
