@@ -21,8 +21,8 @@
 //       in <- out
 //   U^{n+1} <- out
 //   [physics] projection = true (not the paper's): lap phi = div u / dt,
-//     u -= dt grad phi (CG + Jacobi on the interior nodes; in double in
-//     both precisions)
+//     u -= dt grad phi (CG + multigrid by default, on the interior nodes;
+//     in double in both precisions)
 //   divergence error, stop above run.divergence_limit
 
 #include <Kokkos_Core.hpp>
@@ -48,32 +48,10 @@
 #include "split3d.hpp"
 #include "split3d_force.hpp"
 #include "split3d_kernels.hpp"
+#include "split3d_params.hpp"
 #include "split3d_pressure.hpp"
 
 namespace kflow::split3d {
-
-// The kernels' parameters of a set-up (tau set per step).
-template <class Real>
-Params<Real> make_params(const Setup& s) {
-  Params<Real> p;
-  for (int d = 0; d < 3; ++d) {
-    p.e[d] = s.nodes.cells[d] + 2;
-    p.spacing(d, s.nodes.spacing(d));
-    p.force[d] = Real(s.body_force[d]);
-  }
-  p.nu = Real(1 / s.reynolds);
-  p.kappa = Real(1 / (s.reynolds * s.prandtl));
-  p.diss = Real((s.gamma - 1) / (s.gamma * s.reynolds));
-  for (int sd = 0; sd < 6; ++sd) {
-    const auto& b = s.side[sd];
-    for (int q = 0; q < 4; ++q) {
-      const bool open = b.kind == Kind::outflow || (q == 3 && b.kind == Kind::wall && b.adiabatic);
-      p.row[sd][q] = open ? zero_gradient : dirichlet;
-    }
-  }
-  for (int d = 0; d < 3; ++d) p.periodic[d] = s.periodic[d] ? 1 : 0;
-  return p;
-}
 
 template <class ExecSpace, class Real>
 class Model final : public kflow::Model, public kflow::PhaseTimes {
@@ -104,21 +82,16 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                   " nodes are more than one run indexes (2^31)");
     // Decision: automatic = transposed on every backend (X transposed, Y and
     // Z fused; the measured phases: docs/models/split3d.md, "Assembly").
-    const bool automatic = s_.assembly == Assembly::automatic;
-    const bool transposed = s_.assembly == Assembly::transposed || automatic;
-    const bool fused = transposed || s_.assembly == Assembly::fused;
-    bool stored = false;
-    for (int d = 0; d < 3; ++d) {
-      fused_[d] = fused;  // periodic too: cyclic lines (Tridiag::solve_rows_cyclic)
-      stored = stored || !fused_[d];
-    }
+    transposed_ = s_.assembly == Assembly::transposed || s_.assembly == Assembly::automatic;
+    // fused: every direction, periodic ones too (cyclic lines,
+    // Tridiag::solve_rows_cyclic)
+    fused_ = transposed_ || s_.assembly == Assembly::fused;
     // The four variables' lines, one after the other in Vars::all.
     auto four = [n](linalg::TridiagShape sh) {
       sh.count[2] = 4;
       sh.system_stride[2] = long(n);
       return sh;
     };
-    transposed_ = transposed;
     if (transposed_) {  // X in the frame with x and y exchanged (swap_xy)
       const std::size_t et[3] = {std::size_t(p_.e[1]), std::size_t(p_.e[0]), std::size_t(p_.e[2])};
       in_t_ = make_vars<Real>(space_, "kflow::split3d::input_xy", et);
@@ -126,7 +99,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       out_t_ = make_vars<Real>(space_, "kflow::split3d::work_xy", et);
       shape_t_ = four(line_systems(swap_xy(p_), 1));
     }
-    if (stored) {
+    if (!fused_) {
       a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
       b_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::b"), n);
       c_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::c"), n);
@@ -229,10 +202,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         bool met = false, back = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
-          if (fused_[dir] && pf.periodic[df]) {  // cyclic lines, the four in one batch
+          if (fused_ && pf.periodic[df]) {  // cyclic lines, the four in one batch
             tri_.solve_rows_cyclic(xy ? shape_t_ : shape4_[dir],
                                    LineRows<Real, Mem>(pf, df, nlf, inf, sf), of.all);
-          } else if (fused_[dir]) {  // u, v, w in one batch, T in another (RowPart)
+          } else if (fused_) {  // u, v, w in one batch, T in another (RowPart)
             // T's launch on side_, beside the velocity's: fewer threads, more
             // registers each, so on a GPU its last wave leaves SMs to the other
             // (docs/models/split3d.md, "Two launches side by side").  side_
@@ -487,9 +460,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;
   linalg::TridiagShape shape_[3], shape4_[3];
-  bool fused_[3] = {false, false, false};  // per direction: rows assembled in the solve
-  bool transposed_ = false;                // X solved with x and y exchanged
-  V in_t_, nl_t_, out_t_;                  // its fields (swap_xy)
+  bool fused_ = false;       // rows assembled in the solve (numerics.assembly)
+  bool transposed_ = false;  // X solved with x and y exchanged
+  V in_t_, nl_t_, out_t_;    // its fields (swap_xy)
   Mask<Mem> solid_t_;
   linalg::TridiagShape shape_t_;
   long steps_ = 0;
