@@ -211,40 +211,88 @@ TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a manufactured periodic solution", "[un
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("tridiag cyclic: many long loops (CPUs' lanes) against the exact solution",
+                        "[unit][tridiag]", ExecutionSpaces) {
+  // Enough systems that CPUs take them in lanes, in both layouts, and lines
+  // long enough that Thomas' carried product of the -c' (y_0 = py + q
+  // y_{k+1}) falls below eps^2 and is dropped: (sigma - delta^2) x = d with
+  // x_k = sin(2 pi q k / n + phase), as above.  Against the exact solution
+  // and against the two-solve reduction (the register method).
+  const double pi = 3.141592653589793;
+  for (long n : {2L, 3L, 301L, 1200L})
+    for (int layout = 0; layout < 2; ++layout)
+      for (double sigma : {1.0, 1e-3}) {
+        const long systems = 600;
+        const auto sh =
+            layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
+        Problem p;
+        p.shape = sh;
+        for (auto* v : {&p.a, &p.b, &p.c, &p.d}) v->assign(sh.span(), 0);
+        std::vector<double> exact(sh.span());
+        for (long m = 0; m < systems; ++m)
+          for (long k = 0; k < n; ++k) {
+            const long i = sh.first(m) + k * sh.stride, q = 1 + m % 3;
+            exact[i] = std::sin(2 * pi * double(q * k) / double(n) + 0.01 * double(m));
+            p.a[i] = p.c[i] = -1;
+            p.b[i] = 2 + sigma;
+            p.d[i] = (sigma + 2 - 2 * std::cos(2 * pi * double(q) / double(n))) * exact[i];
+          }
+        INFO("n = " << n << ", layout " << layout << ", sigma " << sigma);
+        auto error = [&](const std::vector<double>& x) {
+          double err = 0;
+          for (long i = 0; i < sh.span(); ++i) err = std::max(err, std::fabs(x[i] - exact[i]));
+          return err;
+        };
+        // rounding times the condition number (about 4 / sigma)
+        const double cond = 4 / sigma + 1;
+        const auto xd = run_cyclic<TestType, double>(p, la::TridiagMethod::thomas, false);
+        CHECK(error(xd) < 1e-13 * cond);
+        const auto xr = run_cyclic<TestType, double>(p, la::TridiagMethod::register_, false);
+        double diff = 0;
+        for (long i = 0; i < sh.span(); ++i) diff = std::max(diff, std::fabs(xd[i] - xr[i]));
+        CHECK(diff < 1e-13 * cond);
+        CHECK(error(run_cyclic<TestType, float>(p, la::TridiagMethod::thomas, true)) < 1e-5 * cond);
+      }
+}
+
 TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a singular loop and a NaN are reported, naming the system",
                         "[unit][tridiag]", ExecutionSpaces) {
-  for (long n : {1L, 2L, 7L, 40L})
-    for (int layout = 0; layout < 2; ++layout) {
-      const auto sh = layout ? la::interleaved_shape(n, 11) : la::contiguous_shape(n, 11);
-      auto p = cyclic_problem(sh, 9900 + unsigned(n));
-      // System 5: the periodic Laplacian -x_{k-1} + 2 x_k - x_{k+1} (constants
-      // in its null space; its rows 0 .. n-2 alone are regular, so only the
-      // Schur complement finds it); system 8: a NaN on the diagonal.
-      for (long k = 0; k < n; ++k) {
-        const long i = sh.first(5) + k * sh.stride;
-        p.a[i] = -1, p.b[i] = 2, p.c[i] = -1;
-      }
-      p.b[sh.first(8) + (n / 2) * sh.stride] = std::nan("");
-      for (auto method : all_methods) {
-        INFO("n = " << n << ", layout " << layout << ", " << la::name(method));
-        try {
-          run_cyclic<TestType, double>(p, method, false);
-          FAIL("no exception");
-        } catch (const la::ZeroPivot& e) {
-          CHECK(e.system() == 5);
-          CHECK(std::string(e.what()).find("cyclic") != std::string::npos);
+  // 11 systems, and 700 (CPUs take them in lanes), double and float
+  for (long systems : {11L, 700L})
+    for (long n : {1L, 2L, 7L, 40L})
+      for (int layout = 0; layout < 2; ++layout) {
+        const auto sh =
+            layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
+        auto p = cyclic_problem(sh, 9900 + unsigned(n));
+        // System s: the periodic Laplacian -x_{k-1} + 2 x_k - x_{k+1}
+        // (constants in its null space; its rows 0 .. n-2 alone are regular,
+        // so only the Schur complement finds it); system t: a NaN on the
+        // diagonal.
+        const long s = systems > 11 ? 333 : 5, t = systems > 11 ? 600 : 8;
+        for (long k = 0; k < n; ++k) {
+          const long i = sh.first(s) + k * sh.stride;
+          p.a[i] = -1, p.b[i] = 2, p.c[i] = -1;
         }
+        p.b[sh.first(t) + (n / 2) * sh.stride] = std::nan("");
+        auto named = [&](auto real, long expected) {
+          using Real = decltype(real);
+          for (auto method : all_methods) {
+            INFO("n = " << n << ", layout " << layout << ", " << systems << " systems, "
+                        << la::name(method) << ", " << sizeof(Real) << "-byte reals");
+            try {
+              run_cyclic<TestType, Real>(p, method, false);
+              FAIL("no exception");
+            } catch (const la::ZeroPivot& e) {
+              CHECK(e.system() == expected);
+              CHECK(std::string(e.what()).find("cyclic") != std::string::npos);
+            }
+          }
+        };
+        named(double(0), s);
+        named(float(0), s);
+        // without system s's singularity, system t is named
+        for (long k = 0; k < n; ++k) p.b[sh.first(s) + k * sh.stride] = 2.5;
+        named(double(0), t);
+        named(float(0), t);
       }
-      // without system 5's singularity, system 8 is named
-      for (long k = 0; k < n; ++k) p.b[sh.first(5) + k * sh.stride] = 2.5;
-      for (auto method : all_methods) {
-        INFO("n = " << n << ", layout " << layout << ", " << la::name(method) << ", NaN only");
-        try {
-          run_cyclic<TestType, double>(p, method, false);
-          FAIL("no exception");
-        } catch (const la::ZeroPivot& e) {
-          CHECK(e.system() == 8);
-        }
-      }
-    }
 }

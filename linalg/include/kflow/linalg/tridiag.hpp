@@ -12,8 +12,10 @@
 //
 // solve_cyclic: the same batches as periodic loops (the lines of a periodic
 // direction), a_0 coupling x_0 to x_{n-1} and c_{n-1} x_{n-1} to x_0.  It is
-// reduced to two ordinary solves of n - 1 unknowns by this same solver
-// (detail/tridiag_cyclic.hpp), so every method and backend serves it.
+// reduced to ordinary systems of n - 1 unknowns with two right-hand sides:
+// Thomas eliminates once for both (detail/tridiag_thomas.hpp), the other
+// methods solve twice (detail/tridiag_cyclic.hpp), so every method and
+// backend serves it.
 //
 // No pivoting: the matrices must be diagonally dominant (|b_k| >= |a_k| +
 // |c_k|, strictly in at least one row of each irreducible block) or symmetric
@@ -137,11 +139,13 @@ class Tridiag {
   // Solves every system of `sh` as a cyclic one: row 0 is a_0 x_{n-1} + b_0
   // x_0 + c_0 x_1 = d_0, row n-1 a_{n-1} x_{n-2} + b_{n-1} x_{n-1} + c_{n-1}
   // x_0 = d_{n-1} (n = 2: both neighbours of a row are the other unknown;
-  // n = 1: (a_0 + b_0 + c_0) x_0 = d_0).  Two solves of rows 0 .. n-2 by
-  // `method` and two light kernels, one pivot check for all; a zero Schur
-  // complement (a singular cyclic matrix) is reported as a ZeroPivot too.
-  // Needs a workspace the size of sh.span() (kept).  x may be d.  Why this
-  // form: docs/linalg.md, "Cyclic (periodic) systems".
+  // n = 1: (a_0 + b_0 + c_0) x_0 = d_0).  Thomas: one elimination carrying
+  // both right-hand sides of the reduction (detail/tridiag_thomas.hpp); the
+  // other methods: two solves of rows 0 .. n-2 and two light kernels (a
+  // workspace the size of sh.span(), kept).  One pivot check for all; a zero
+  // Schur complement (a singular cyclic matrix) is reported as a ZeroPivot
+  // too.  x may be d.  Why this form: docs/linalg.md, "Cyclic (periodic)
+  // systems".
   TridiagMethod solve_cyclic(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
                              const ConstArray& c, const ConstArray& d, const Array& x,
                              TridiagMethod method = TridiagMethod::automatic) {
@@ -149,16 +153,20 @@ class Tridiag {
     if (sh.systems() == 0) return method;
     if (method == TridiagMethod::automatic) method = choose(sh);
     if (opt_.check_pivots) flag_.reset();
-    if (sh.n > 1) {
-      TridiagShape sub = sh;  // rows 0 .. n-2 of every system
-      sub.n = sh.n - 1;
-      detail::grow(space_, cyc_, sh.span());
-      detail::cyclic_rhs<ExecSpace, Real>(space_, sh, a, c, cyc_);
-      run(sub, a, b, c, d, x, method, 0);
-      run(sub, a, b, c, cyc_, cyc_, method, 0);
+    const detail::ArrayRows<Real, ConstArray> rows{a, b, c, d};
+    if (sh.n > 1 && method == TridiagMethod::thomas) {
+      detail::run_thomas<ExecSpace, Real, true>(space_, sh, rows, x, ws_, flag_.view());
+    } else {
+      if (sh.n > 1) {
+        TridiagShape sub = sh;  // rows 0 .. n-2 of every system
+        sub.n = sh.n - 1;
+        detail::grow(space_, cyc_, sh.span());
+        detail::cyclic_rhs<ExecSpace, Real>(space_, sh, a, c, cyc_);
+        run(sub, a, b, c, d, x, method, 0);
+        run(sub, a, b, c, cyc_, cyc_, method, 0);
+      }
+      detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
     }
-    detail::cyclic_finish<ExecSpace, Real>(
-        space_, sh, detail::ArrayRows<Real, ConstArray>{a, b, c, d}, x, cyc_, flag_.view());
     if (opt_.check_pivots) flag_.check((std::string(name(method)) + ", cyclic").c_str(), sh.n);
     return method;
   }
@@ -181,26 +189,19 @@ class Tridiag {
       pending_n_ = 0;  // unchecked, the solve stays queued
   }
 
-  // solve_rows for periodic lines (solve_cyclic's systems): the same
-  // reduction, its two solves of rows 0 .. n-2 by Thomas from the row source
-  // (the second with z's right-hand side, detail::CyclicZRows), then the
-  // finish from the source's row n-1.  The rows are assembled three times
-  // and never stored; z takes a workspace the size of sh.span() (kept).  On
-  // CPUs the same bits as solve_cyclic by Thomas on the stored rows.
+  // solve_rows for periodic lines (solve_cyclic's systems): solve_cyclic's
+  // Thomas, one elimination carrying both right-hand sides, with the rows
+  // from the source, each assembled once and never stored.  The same bits as
+  // solve_cyclic by Thomas on the stored rows.
   template <class Rows>
   void solve_rows_cyclic(const TridiagShape& sh, const Rows& rows, const Array& x) {
     detail::validate(sh, x);
     if (sh.systems() == 0) return;
     if (opt_.check_pivots) flag_.reset();
-    if (sh.n > 1) {
-      TridiagShape sub = sh;  // rows 0 .. n-2 of every system
-      sub.n = sh.n - 1;
-      detail::grow(space_, cyc_, sh.span());
-      detail::run_thomas<ExecSpace, Real>(space_, sub, rows, x, ws_, flag_.view());
-      detail::run_thomas<ExecSpace, Real>(space_, sub, detail::CyclicZRows<Real, Rows>{rows, sh.n},
-                                          cyc_, ws_, flag_.view());
-    }
-    detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
+    if (sh.n > 1)
+      detail::run_thomas<ExecSpace, Real, true>(space_, sh, rows, x, ws_, flag_.view());
+    else
+      detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
     if (opt_.check_pivots) flag_.check("thomas, cyclic, rows assembled in the solve", sh.n);
   }
 
@@ -338,7 +339,7 @@ class Tridiag {
   TridiagOptions opt_;
   detail::PivotFlag<ExecSpace> flag_;
   Array ws_;
-  Array cyc_;                              // solve_cyclic's second right-hand side (z)
+  Array cyc_;  // solve_cyclic's second right-hand side (z) by the other methods
   std::vector<std::array<Array, 5>> red_;  // reduced systems of the register method, per depth
   int rows_now_ = 8;                       // M of the register solve under way (all levels)
   bool single_now_ = false;                // ... and whether it began as one system

@@ -1,8 +1,9 @@
 #pragma once
-// The kernels of Tridiag::solve_cyclic (tridiag.hpp): the two-solve reduction
-// of a cyclic (periodic) tridiagonal system to two ordinary ones of n - 1
-// unknowns, solved by the batched solver itself.  With x_{n-1} as a
-// parameter, rows 0 .. n-2 are an ordinary system B (a_0 and c_{n-2}, which
+// The kernels of Tridiag::solve_cyclic (tridiag.hpp) by the register method:
+// the two-solve reduction of a cyclic (periodic) tridiagonal system to two
+// ordinary ones of n - 1 unknowns, solved by the batched solver itself
+// (Thomas takes both in one elimination: detail/tridiag_thomas.hpp).  With
+// x_{n-1} as a parameter, rows 0 .. n-2 are an ordinary system B (a_0 and c_{n-2}, which
 // couple to x_{n-1}, move to the right-hand side):
 //
 //   x_k = y_k + x_{n-1} z_k,   B y = d,   B z = -(a_0 e_0 + c_{n-2} e_{n-2}),
@@ -14,15 +15,10 @@
 // e.g. the periodic Laplacian, whose rows 0 .. n-2 alone are regular (its
 // Schur complement measured 0.04 n eps of its terms or less, n = 3 .. 1000,
 // float and double; sigma - delta^2 with sigma = 1e-6 in float: 2 n eps).
-// n = 1: (a_0 + b_0 + c_0) x_0 = d_0.  Rows assembled on the fly
-// (Tridiag::solve_rows_cyclic) take the same steps: B z's right-hand side is
-// then a row source over the rows (CyclicZRows), and the finish reads row
-// n - 1 from the source.
+// n = 1: (a_0 + b_0 + c_0) x_0 = d_0, by cyclic_finish alone for every method
+// (and for a row source: Tridiag::solve_rows_cyclic).
 
 #include <Kokkos_Core.hpp>
-
-#include <limits>
-#include <utility>
 
 #include "kflow/linalg/detail/tridiag_rows.hpp"
 #include "kflow/linalg/detail/tridiag_thomas.hpp"
@@ -46,44 +42,6 @@ void cyclic_rhs(const ExecSpace& space, const TridiagShape& sh, const A& a, cons
       });
 }
 
-// The rows of B z (rows 0 .. n-2 of a row source's systems of n rows): the
-// source's a, b and c, and cyclic_rhs's right-hand side in place of d, by
-// the same arithmetic (so the fused and the stored forms give the same bits).
-template <class Real, class Rows>
-struct CyclicZRows {
-  Rows rows;
-  long n = 0;  // the cyclic systems' rows
-  KOKKOS_INLINE_FUNCTION Row<Real> z_row(Row<Real> r, long k) const {
-    Real z = k == 0 ? -r.a : Real(0);
-    if (k == n - 2) z = z - r.c;
-    return {r.a, r.b, r.c, z};
-  }
-  struct Line {
-    const CyclicZRows* z = nullptr;
-    decltype(std::declval<const Rows&>().line(0L, 0L)) line;
-    KOKKOS_INLINE_FUNCTION Row<Real> operator()(long k) const { return z->z_row(line(k), k); }
-  };
-  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, rows.line(f, st)}; }
-  // CPUs' lanes: the source's own (lanes_of), their plain rows kept plain.
-  struct Lanes {
-    const CyclicZRows* z = nullptr;
-    decltype(lanes_of(std::declval<const Rows&>(), 0L, 0L, 0L)) lanes;
-    KOKKOS_INLINE_FUNCTION Row<Real> operator()(long k, int l) const {
-      return z->z_row(lanes(k, l), k);
-    }
-    KOKKOS_INLINE_FUNCTION bool plain(long k, int w) const { return lanes.plain(k, w); }
-    KOKKOS_INLINE_FUNCTION Row<Real> plain_row(long k, int l) const {
-      return z->z_row(lanes.plain_row(k, l), k);
-    }
-    KOKKOS_INLINE_FUNCTION void prefetch(long kb, long ke, int w) const {
-      lanes.prefetch(kb, ke, w);
-    }
-  };
-  KOKKOS_INLINE_FUNCTION Lanes lanes(long f, long ls, long st) const {
-    return {this, lanes_of(rows, f, ls, st)};
-  }
-};
-
 // x_{n-1} from row n-1 (of the row source), then x_k = y_k + x_{n-1} z_k (y
 // in x, z in w).  For n = 1 the whole solve.  A zero or NaN denominator
 // flags the system.
@@ -91,7 +49,7 @@ template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
 void cyclic_finish(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
                    const W& w, const Flag& flag) {
   const long n = sh.n, st = sh.stride;
-  const Real tol = Real(n) * std::numeric_limits<Real>::epsilon();
+  const Real tol = cyclic_tol<Real>(n);
   Kokkos::parallel_for(
       "kflow::linalg::tridiag::cyclic_finish",
       Kokkos::RangePolicy<ExecSpace>(space, 0, sh.systems()), KOKKOS_LAMBDA(long m) {
@@ -107,11 +65,9 @@ void cyclic_finish(const ExecSpace& space, const TridiagShape& sh, const Rows& r
         }
         const long l = f + (n - 1) * st, l2 = l - st;
         const Row<Real> r = line(n - 1);
-        const Real ta = r.a * w(l2), tc = r.c * w(f);
-        const Real p = r.b + ta + tc;
-        const Real s = Kokkos::fabs(r.b) + Kokkos::fabs(ta) + Kokkos::fabs(tc);
-        if (bad_pivot(p) || Kokkos::fabs(p) <= tol * s) flag_system(flag, m);
-        const Real xl = (r.d - r.a * x(l2) - r.c * x(f)) / p;
+        bool bad = false;
+        const Real xl = cyclic_last(r.a, r.b, r.c, r.d, x(l2), w(l2), x(f), w(f), tol, bad);
+        if (bad) flag_system(flag, m);
         for (long k = 0; k < n - 1; ++k) x(f + k * st) += xl * w(f + k * st);
         x(l) = xl;
       });

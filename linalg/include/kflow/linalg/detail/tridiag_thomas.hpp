@@ -5,10 +5,12 @@
 // The rows come from a row source: rows.line(f, st) is a system's rows, its
 // first unknown at index f and the next ones st apart; line(k) is row k.
 // They are read from four arrays (ArrayRows) or assembled as the elimination
-// reaches them (Tridiag::solve_rows).
+// reaches them (Tridiag::solve_rows).  Cyclic (periodic) systems take one
+// elimination too (Cyclic = true: cyclic_z .. cyclic_last below).
 
 #include <Kokkos_Core.hpp>
 
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -83,6 +85,91 @@ struct ArrayRows {
   KOKKOS_INLINE_FUNCTION Lanes lanes(long f, long ls, long st) const { return {this, f, ls, st}; }
 };
 
+// ---- Cyclic systems in one elimination -----------------------------------
+// Row 0 is a_0 x_{n-1} + b_0 x_0 + c_0 x_1 = d_0, row n-1 a_{n-1} x_{n-2} +
+// b_{n-1} x_{n-1} + c_{n-1} x_0 = d_{n-1}.  With x_{n-1} as a parameter, rows
+// 0 .. n-2 are an ordinary system B (a_0 and c_{n-2} moved to the right-hand
+// side): x_k = y_k + x_{n-1} z_k, B y = d, B z = -(a_0 e_0 + c_{n-2} e_{n-2}).
+// Thomas eliminates B once for both right-hand sides (z' kept beside c') and
+// carries y_0 along: after row k, y_0 = py + q y_{k+1} (py += q d'_k, q =
+// -q c'_k), and z_0 alike, so that row n-1 gives x_{n-1} as soon as the
+// elimination reaches it, its denominator the Schur complement of B, and one
+// back substitution x_k = d'_k + x_{n-1} z'_k - c'_k x_{k+1} finishes.  The
+// rows are read once, as in an ordinary Thomas (docs/linalg.md, "Cyclic
+// (periodic) systems").  n >= 2 (n = 1: detail/tridiag_cyclic.hpp).
+
+// z's right-hand side of a row: first = 1 on row 0, last = 1 on row n-2
+// (factors, not branches: CPUs' lane loops take them).
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION Real cyclic_z(Real a, Real c, Real first, Real last) {
+  return -(a * first) - c * last;
+}
+
+// y_0 and z_0 carried past row k (its c', d', z').  q is a product of the
+// -c' and shrinks like them in a diagonally dominant row; below eps^2 its
+// terms are far below the solve's rounding, and it is set to zero there
+// (CPUs keeping subnormals would slow down on them).
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION void cyclic_carry(Real cp, Real dp, Real zp, Real& py, Real& pz,
+                                              Real& q) {
+  constexpr Real tiny = std::numeric_limits<Real>::epsilon() * std::numeric_limits<Real>::epsilon();
+  py += q * dp;
+  pz += q * zp;
+  q = -q * cp;
+  q = Kokkos::fabs(q) < tiny ? Real(0) : q;
+}
+
+// x_{n-1} from row n-1 (a, b, c, d), y and z at rows n-2 (yl, zl) and 0 (y0,
+// z0).  Flags a zero or NaN Schur complement, zero to rounding when |s| <= n
+// eps (|b| + |a zl| + |c z0|) (tol = n eps): a singular cyclic matrix such as
+// the periodic Laplacian, whose rows 0 .. n-2 alone are regular.
+template <class Real, class Bad>
+KOKKOS_FORCEINLINE_FUNCTION Real cyclic_last(Real a, Real b, Real c, Real d, Real yl, Real zl,
+                                             Real y0, Real z0, Real tol, Bad& bad) {
+  const Real ta = a * zl, tc = c * z0;
+  const Real p = b + ta + tc;
+  const Real s = Kokkos::fabs(b) + Kokkos::fabs(ta) + Kokkos::fabs(tc);
+  bad |= bad_pivot(p) || Kokkos::fabs(p) <= tol * s;
+  return (d - a * yl - c * y0) / p;
+}
+
+template <class Real>
+constexpr Real cyclic_tol(long n) {
+  return Real(n) * std::numeric_limits<Real>::epsilon();
+}
+
+// Whether the elimination of one system (row(k): row k) meets a bad pivot
+// (Cyclic: or a singular Schur complement), by the kernels' arithmetic: the
+// CPUs' lanes ask it to name the system that failed.
+template <bool Cyclic, class Real, class RowOf>
+KOKKOS_INLINE_FUNCTION bool thomas_fails(const RowOf& row, long n) {
+  const long ne = Cyclic ? n - 1 : n;
+  bool bad = false;
+  Real cp = 0, dp = 0, zp = 0, py = 0, pz = 0, q = 1;
+  for (long k = 0; k < ne; ++k) {
+    const Row<Real> r = row(k);
+    const Real p = k == 0 ? r.b : r.b - r.a * cp;
+    bad |= bad_pivot(p);
+    const Real keep = k + 1 < ne ? Real(1) : Real(0);
+    if (k == 0) {
+      cp = r.c / p * keep;
+      dp = r.d / p;
+      if constexpr (Cyclic) zp = cyclic_z(r.a, r.c, Real(1), Real(1) - keep) / p;
+    } else {
+      const Real rp = Real(1) / p;
+      cp = r.c * rp * keep;
+      if constexpr (Cyclic) zp = (cyclic_z(r.a, r.c, Real(0), Real(1) - keep) - r.a * zp) * rp;
+      dp = (r.d - r.a * dp) * rp;
+    }
+    if constexpr (Cyclic) cyclic_carry(cp, dp, zp, py, pz, q);
+  }
+  if constexpr (Cyclic) {
+    const Row<Real> r = row(n - 1);
+    cyclic_last(r.a, r.b, r.c, r.d, dp, zp, py, pz, cyclic_tol<Real>(n), bad);
+  }
+  return bad;
+}
+
 // ---- Thomas: one thread per system ----------------------------------------
 
 // Rows per chunk of the back substitution: its loads are issued together,
@@ -94,14 +181,19 @@ struct ArrayRows {
 template <class Real>
 constexpr int thomas_chunk = sizeof(Real) > 4 ? 6 : 8;
 
-template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+// ws: c' (n rows a system), then for Cyclic z' (n more).
+template <class ExecSpace, class Real, bool Cyclic = false, class Rows, class X, class W,
+          class Flag>
 void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
             const W& ws, bool interleaved_ws, const Flag& flag) {
   constexpr int B = thomas_chunk<Real>;
   const long n = sh.n, ns = sh.systems(), st = sh.stride;
+  const long ne = Cyclic ? n - 1 : n;  // rows eliminated (Cyclic: row n-1 gives x_{n-1})
+  const long zo = n * ns;              // z' in ws
+  const Real tol = cyclic_tol<Real>(n);
   Kokkos::parallel_for(
-      "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns),
-      KOKKOS_LAMBDA(long m) {
+      Cyclic ? "kflow::linalg::tridiag::thomas_cyclic" : "kflow::linalg::tridiag::thomas",
+      Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns), KOKKOS_LAMBDA(long m) {
         const long f = sh.first(m);
         // workspace index of row k
         const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
@@ -110,14 +202,22 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         const Row<Real> r0 = line(0);
         Real p = r0.b;
         bad |= bad_pivot(p);
-        Real cp = n > 1 ? r0.c / p : Real(0);
+        Real cp = ne > 1 ? r0.c / p : Real(0);
         Real dp = r0.d / p;
+        Real zp = 0, py = 0, pz = 0, q = 1;  // Cyclic: z', y_0 = py + q y_{k+1}, z_0 alike
+        if constexpr (Cyclic) {
+          const Real keep = ne > 1 ? Real(1) : Real(0);
+          cp = r0.c / p * keep;
+          zp = cyclic_z(r0.a, r0.c, Real(1), Real(1) - keep) / p;
+          cyclic_carry(cp, dp, zp, py, pz, q);
+          ws(zo + w0) = zp;
+        }
         ws(w0) = cp;
         x(f) = dp;
         // row k + 1 is read before row k's results are stored: its loads
         // overlap row k's elimination
         Row<Real> next = n > 1 ? line(1) : r0;
-        for (long k = 1; k < n; ++k) {
+        for (long k = 1; k < ne; ++k) {
           const long i = f + k * st;
           const Row<Real> rk = next;
           if (k + 1 < n) next = line(k + 1);
@@ -125,26 +225,49 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
           p = rk.b - ak * cp;
           bad |= bad_pivot(p);
           const Real r = Real(1) / p;
-          cp = k + 1 < n ? rk.c * r : Real(0);
+          if constexpr (Cyclic) {
+            const Real keep = k + 1 < ne ? Real(1) : Real(0);
+            cp = rk.c * r * keep;
+            zp = (cyclic_z(ak, rk.c, Real(0), Real(1) - keep) - ak * zp) * r;
+          } else {
+            cp = k + 1 < n ? rk.c * r : Real(0);
+          }
           dp = (rk.d - ak * dp) * r;
+          if constexpr (Cyclic) {
+            cyclic_carry(cp, dp, zp, py, pz, q);
+            ws(zo + w0 + k * ws_st) = zp;
+          }
           ws(w0 + k * ws_st) = cp;
           x(i) = dp;
         }
+        Real xl = 0;  // Cyclic: x_{n-1}
+        if constexpr (Cyclic) {
+          xl = cyclic_last(next.a, next.b, next.c, next.d, dp, zp, py, pz, tol, bad);
+          x(f + ne * st) = xl;
+          dp = xl;
+        }
         long k = n - 2;
         for (; k >= B - 1; k -= B) {
-          Real xv[B], wv[B];
+          Real xv[B], wv[B], zv[B];
           for (int l = 0; l < B; ++l) {
             xv[l] = x(f + (k - l) * st);
             wv[l] = ws(w0 + (k - l) * ws_st);
+            if constexpr (Cyclic) zv[l] = ws(zo + w0 + (k - l) * ws_st);
           }
           for (int l = 0; l < B; ++l) {
-            dp = xv[l] - wv[l] * dp;
+            if constexpr (Cyclic)
+              dp = xv[l] + xl * zv[l] - wv[l] * dp;
+            else
+              dp = xv[l] - wv[l] * dp;
             x(f + (k - l) * st) = dp;
           }
         }
         for (; k >= 0; --k) {
           const long i = f + k * st;
-          dp = x(i) - ws(w0 + k * ws_st) * dp;
+          if constexpr (Cyclic)
+            dp = x(i) + xl * ws(zo + w0 + k * ws_st) - ws(w0 + k * ws_st) * dp;
+          else
+            dp = x(i) - ws(w0 + k * ws_st) * dp;
           x(i) = dp;
         }
         if (bad) flag_system(flag, m);
@@ -238,9 +361,10 @@ constexpr int lanes_segments(long c0, long ls, long st, long m1s, long threads) 
 // lambda: run_thomas calls it for host spaces only.  Unit: neighbouring
 // systems are neighbours in memory (system_stride[0] = 1), a constant here:
 // with a run-time distance g++ versions the lane loops on it and leaves the
-// unit-distance copy scalar.
-template <class ExecSpace, class Real, bool Unit, class Rows, class X, class W, class Token,
-          class Flag>
+// unit-distance copy scalar.  Cyclic: the one-elimination cyclic solve
+// (above), z' beside c' in the thread's part of ws.
+template <class ExecSpace, class Real, bool Unit, bool Cyclic, class Rows, class X, class W,
+          class Token, class Flag>
 void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
                   const W& ws, const Token& token, const Flag& flag, int S) {
   constexpr int L = thomas_lanes_width<Real>, K = thomas_lanes_rows, SM = thomas_lanes_segments;
@@ -248,9 +372,12 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
   const long m1s = sh.count[1] * sh.count[2];
   const int lw = lanes_used<Real>(ls);
   const long blocks0 = (c0 + lw - 1) / lw, blocks1 = (m1s + S - 1) / S;
+  const long ne = Cyclic ? n - 1 : n;  // rows eliminated (Cyclic: row n-1 gives x_{n-1})
+  const Real tol = cyclic_tol<Real>(n);
   using Cursor = decltype(lanes_of(rows, 0L, 0L, 0L));
   Kokkos::parallel_for(
-      "kflow::linalg::tridiag::thomas_lanes",
+      Cyclic ? "kflow::linalg::tridiag::thomas_lanes_cyclic"
+             : "kflow::linalg::tridiag::thomas_lanes",
       Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * blocks1), [=](long item) {
         // segment j: lanes j w .. j w + w - 1, the systems m0 .. m0 + w - 1 of m1 + j
         const long m1 = item / blocks0 * S, m0 = (item % blocks0) * lw;
@@ -266,8 +393,11 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
           xs[j] = x.data() + f;
         }
         const int slot = token.acquire();
-        Real* const wk = ws.data() + slot * L * n;  // c' of row k, lane g: wk[k L + g]
+        // c' of row k, lane g: wk[k L + g]; Cyclic: z' at zk[k L + g]
+        Real* const wk = ws.data() + slot * (Cyclic ? 2 : 1) * L * n;
+        Real* const zk = wk + L * n;
         Real cp[L], dp[L];
+        Real zp[Cyclic ? L : 1], py[Cyclic ? L : 1], pz[Cyclic ? L : 1], q1[Cyclic ? L : 1];
         Real ra[K][L], rb[K][L], rc[K][L], rd[K][L];  // rows k0 .. k0 + K - 1
         int bad = 0;
         for (long k0 = 0; k0 < n; k0 += K) {
@@ -301,16 +431,40 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
           // row's c' (and a one-row system's) is never read.
           for (int r = 0; r < kn; ++r) {
             const long k = k0 + r;
+            // Cyclic: keep = 0 on row n-2 (its c is on the right-hand side)
+            const Real keep = k + 1 < ne ? Real(1) : Real(0);
             for (int j = 0; j < ns; ++j) {
               const int g = j * w;
               Real* const xp = xs[j] + k * st;
+              if (Cyclic && k == ne) {  // row n-1: x_{n-1}
+                KFLOW_LANES_SIMD
+                for (int l = 0; l < w; ++l) {
+                  const Real xl =
+                      cyclic_last(ra[r][g + l], rb[r][g + l], rc[r][g + l], rd[r][g + l], dp[g + l],
+                                  zp[g + l], py[g + l], pz[g + l], tol, bad);
+                  dp[g + l] = xl;
+                  py[g + l] = xl;  // py is spent: x_{n-1} for the back substitution
+                  xp[l * ls] = xl;
+                }
+                continue;
+              }
               if (k == 0) {
                 KFLOW_LANES_SIMD
                 for (int l = 0; l < w; ++l) {
                   const Real p = rb[r][g + l];
                   bad |= bad_pivot(p);
-                  cp[g + l] = rc[r][g + l] / p;
-                  dp[g + l] = rd[r][g + l] / p;
+                  if constexpr (Cyclic) {
+                    cp[g + l] = rc[r][g + l] / p * keep;
+                    dp[g + l] = rd[r][g + l] / p;
+                    zp[g + l] = cyclic_z(ra[r][g + l], rc[r][g + l], Real(1), Real(1) - keep) / p;
+                    py[g + l] = pz[g + l] = Real(0);
+                    q1[g + l] = Real(1);
+                    cyclic_carry(cp[g + l], dp[g + l], zp[g + l], py[g + l], pz[g + l], q1[g + l]);
+                    zk[g + l] = zp[g + l];
+                  } else {
+                    cp[g + l] = rc[r][g + l] / p;
+                    dp[g + l] = rd[r][g + l] / p;
+                  }
                   wk[g + l] = cp[g + l];
                   xp[l * ls] = dp[g + l];
                 }
@@ -321,8 +475,18 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
                 const Real ak = ra[r][g + l], p = rb[r][g + l] - ak * cp[g + l];
                 bad |= bad_pivot(p);
                 const Real q = Real(1) / p;
-                cp[g + l] = rc[r][g + l] * q;
+                if constexpr (Cyclic) {
+                  cp[g + l] = rc[r][g + l] * q * keep;
+                  zp[g + l] =
+                      (cyclic_z(ak, rc[r][g + l], Real(0), Real(1) - keep) - ak * zp[g + l]) * q;
+                } else {
+                  cp[g + l] = rc[r][g + l] * q;
+                }
                 dp[g + l] = (rd[r][g + l] - ak * dp[g + l]) * q;
+                if constexpr (Cyclic) {
+                  cyclic_carry(cp[g + l], dp[g + l], zp[g + l], py[g + l], pz[g + l], q1[g + l]);
+                  zk[k * L + g + l] = zp[g + l];
+                }
                 wk[k * L + g + l] = cp[g + l];
                 xp[l * ls] = dp[g + l];
               }
@@ -336,28 +500,21 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
             KFLOW_LANES_SIMD_PLAIN
             for (int l = 0; l < w; ++l) {
               Real& xi = xp[l * ls];
-              dp[g + l] = xi - wk[k * L + g + l] * dp[g + l];
+              if constexpr (Cyclic)
+                dp[g + l] = xi + py[g + l] * zk[k * L + g + l] - wk[k * L + g + l] * dp[g + l];
+              else
+                dp[g + l] = xi - wk[k * L + g + l] * dp[g + l];
               xi = dp[g + l];
             }
           }
         token.release(slot);
         if (bad)  // the first system of the item that failed
           for (int j = 0; j < ns; ++j)
-            for (int l = 0; l < w; ++l) {
-              const Row<Real> r0 = lanes[j](0, l);
-              bool bl = bad_pivot(r0.b);
-              Real q = n > 1 ? r0.c / r0.b : Real(0);
-              for (long k = 1; k < n && !bl; ++k) {
-                const Row<Real> rk = lanes[j](k, l);
-                const Real p = rk.b - rk.a * q;
-                bl = bad_pivot(p);
-                q = k + 1 < n ? rk.c / p : Real(0);
-              }
-              if (bl) {
+            for (int l = 0; l < w; ++l)
+              if (thomas_fails<Cyclic, Real>([&](long k) { return lanes[j](k, l); }, n)) {
                 flag_system(flag, m0 + l + c0 * (m1 + j));
                 return;
               }
-            }
       });
 }
 #undef KFLOW_LANES_SIMD  // thomas_lanes' alone, not its includers'
@@ -366,11 +523,12 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
 // Thomas on any batch: CPUs take the systems in lanes (thomas_lanes) once
 // there are work items enough to keep every thread busy, one per thread
 // otherwise (and for one system: the plain Thomas loop, the paper's CPU
-// baseline).  ws grows as needed.
-template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+// baseline).  ws grows as needed.  Cyclic: every system a cyclic one (n >= 2).
+template <class ExecSpace, class Real, bool Cyclic = false, class Rows, class X, class W,
+          class Flag>
 void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x, W& ws,
                 const Flag& flag) {
-  const long n = sh.n, ns = sh.systems();
+  const long n = sh.n, ns = sh.systems(), per = Cyclic ? 2 : 1;  // c' (and z') a row
   if constexpr (!on_gpu<ExecSpace>) {
     const long lw = lanes_used<Real>(sh.system_stride[0]), m1s = sh.count[1] * sh.count[2];
     const int S =
@@ -378,16 +536,16 @@ void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows
     const long items = (sh.count[0] + lw - 1) / lw * ((m1s + S - 1) / S);
     if (items >= space.concurrency()) {
       const Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
-      grow(space, ws, n * thomas_lanes_width<Real> * token.size());
+      grow(space, ws, per * n * thomas_lanes_width<Real> * token.size());
       if (sh.system_stride[0] == 1)
-        thomas_lanes<ExecSpace, Real, true>(space, sh, rows, x, ws, token, flag, S);
+        thomas_lanes<ExecSpace, Real, true, Cyclic>(space, sh, rows, x, ws, token, flag, S);
       else
-        thomas_lanes<ExecSpace, Real, false>(space, sh, rows, x, ws, token, flag, S);
+        thomas_lanes<ExecSpace, Real, false, Cyclic>(space, sh, rows, x, ws, token, flag, S);
       return;
     }
   }
-  grow(space, ws, n * ns);
-  thomas<ExecSpace, Real>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
+  grow(space, ws, per * n * ns);
+  thomas<ExecSpace, Real, Cyclic>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
 }
 
 }  // namespace kflow::linalg::detail
