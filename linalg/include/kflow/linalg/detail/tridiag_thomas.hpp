@@ -181,7 +181,9 @@ KOKKOS_INLINE_FUNCTION bool thomas_fails(const RowOf& row, long n) {
 template <class Real>
 constexpr int thomas_chunk = sizeof(Real) > 4 ? 6 : 8;
 
-// ws: c' (n rows a system), then for Cyclic z' (n more).
+// ws: c' (n rows a system), then for Cyclic z' (n more).  `if (Cyclic)`, not
+// `if constexpr`: nvcc's device lambdas may not first capture a variable in
+// a discarded branch.
 template <class ExecSpace, class Real, bool Cyclic = false, class Rows, class X, class W,
           class Flag>
 void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
@@ -197,6 +199,7 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         const long f = sh.first(m);
         // workspace index of row k
         const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
+        const long wz = zo + w0;  // Cyclic: z' of row k at wz + k ws_st
         bool bad = false;
         const auto line = rows.line(f, st);
         const Row<Real> r0 = line(0);
@@ -205,12 +208,12 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         Real cp = ne > 1 ? r0.c / p : Real(0);
         Real dp = r0.d / p;
         Real zp = 0, py = 0, pz = 0, q = 1;  // Cyclic: z', y_0 = py + q y_{k+1}, z_0 alike
-        if constexpr (Cyclic) {
+        if (Cyclic) {
           const Real keep = ne > 1 ? Real(1) : Real(0);
           cp = r0.c / p * keep;
           zp = cyclic_z(r0.a, r0.c, Real(1), Real(1) - keep) / p;
           cyclic_carry(cp, dp, zp, py, pz, q);
-          ws(zo + w0) = zp;
+          ws(wz) = zp;
         }
         ws(w0) = cp;
         x(f) = dp;
@@ -225,7 +228,7 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
           p = rk.b - ak * cp;
           bad |= bad_pivot(p);
           const Real r = Real(1) / p;
-          if constexpr (Cyclic) {
+          if (Cyclic) {
             const Real keep = k + 1 < ne ? Real(1) : Real(0);
             cp = rk.c * r * keep;
             zp = (cyclic_z(ak, rk.c, Real(0), Real(1) - keep) - ak * zp) * r;
@@ -233,15 +236,15 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
             cp = k + 1 < n ? rk.c * r : Real(0);
           }
           dp = (rk.d - ak * dp) * r;
-          if constexpr (Cyclic) {
+          if (Cyclic) {
             cyclic_carry(cp, dp, zp, py, pz, q);
-            ws(zo + w0 + k * ws_st) = zp;
+            ws(wz + k * ws_st) = zp;
           }
           ws(w0 + k * ws_st) = cp;
           x(i) = dp;
         }
         Real xl = 0;  // Cyclic: x_{n-1}
-        if constexpr (Cyclic) {
+        if (Cyclic) {
           xl = cyclic_last(next.a, next.b, next.c, next.d, dp, zp, py, pz, tol, bad);
           x(f + ne * st) = xl;
           dp = xl;
@@ -252,10 +255,10 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
           for (int l = 0; l < B; ++l) {
             xv[l] = x(f + (k - l) * st);
             wv[l] = ws(w0 + (k - l) * ws_st);
-            if constexpr (Cyclic) zv[l] = ws(zo + w0 + (k - l) * ws_st);
+            if (Cyclic) zv[l] = ws(wz + (k - l) * ws_st);
           }
           for (int l = 0; l < B; ++l) {
-            if constexpr (Cyclic)
+            if (Cyclic)
               dp = xv[l] + xl * zv[l] - wv[l] * dp;
             else
               dp = xv[l] - wv[l] * dp;
@@ -264,8 +267,8 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
         }
         for (; k >= 0; --k) {
           const long i = f + k * st;
-          if constexpr (Cyclic)
-            dp = x(i) + xl * ws(zo + w0 + k * ws_st) - ws(w0 + k * ws_st) * dp;
+          if (Cyclic)
+            dp = x(i) + xl * ws(wz + k * ws_st) - ws(w0 + k * ws_st) * dp;
           else
             dp = x(i) - ws(w0 + k * ws_st) * dp;
           x(i) = dp;
