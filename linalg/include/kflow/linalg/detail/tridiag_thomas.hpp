@@ -10,7 +10,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -112,7 +111,7 @@ KOKKOS_FORCEINLINE_FUNCTION Real cyclic_z(Real a, Real c, Real first, Real last)
 template <class Real>
 KOKKOS_FORCEINLINE_FUNCTION void cyclic_carry(Real cp, Real dp, Real zp, Real& py, Real& pz,
                                               Real& q) {
-  constexpr Real tiny = std::numeric_limits<Real>::epsilon() * std::numeric_limits<Real>::epsilon();
+  constexpr Real eps = Kokkos::Experimental::epsilon_v<Real>, tiny = eps * eps;
   py += q * dp;
   pz += q * zp;
   q = -q * cp;
@@ -134,15 +133,15 @@ KOKKOS_FORCEINLINE_FUNCTION Real cyclic_last(Real a, Real b, Real c, Real d, Rea
 }
 
 template <class Real>
-constexpr Real cyclic_tol(long n) {
-  return Real(n) * std::numeric_limits<Real>::epsilon();
+KOKKOS_INLINE_FUNCTION constexpr Real cyclic_tol(long n) {
+  return Real(n) * Kokkos::Experimental::epsilon_v<Real>;
 }
 
 // Whether the elimination of one system (row(k): row k) meets a bad pivot
 // (Cyclic: or a singular Schur complement), by the kernels' arithmetic: the
-// CPUs' lanes ask it to name the system that failed.
+// CPUs' lanes ask it to name the system that failed (host code).
 template <bool Cyclic, class Real, class RowOf>
-KOKKOS_INLINE_FUNCTION bool thomas_fails(const RowOf& row, long n) {
+bool thomas_fails(const RowOf& row, long n) {
   const long ne = Cyclic ? n - 1 : n;
   bool bad = false;
   Real cp = 0, dp = 0, zp = 0, py = 0, pz = 0, q = 1;
