@@ -323,10 +323,10 @@ struct LineRows {
   }
 
   // CPUs' lanes (linalg's thomas_lanes): the lines from f + l ls, one
-  // variable, lanes along one axis; row k off the lines' ends, where none of
-  // the w lanes holds a solid node, is fluid() at node m0 + l ls + k st, in a
-  // loop over l that vectorises (the rows beside an obstacle too: a fluid
-  // node's row is fluid() in at() as well).
+  // variable, lanes along one axis; row k off the lines' ends is fluid() at
+  // node m0 + l ls + k st, in a loop over l that vectorises (the rows beside
+  // an obstacle too: a fluid node's row is fluid() in at() as well), but for
+  // the lanes whose node is solid there (others()).
   struct Lanes {
     const LineRows* r = nullptr;
     Line first;     // lane 0
@@ -337,14 +337,18 @@ struct LineRows {
       (lane_axis == 0 ? c.i : lane_axis == 1 ? c.j : c.k) += l;
       return c(k);
     }
-    KOKKOS_INLINE_FUNCTION bool plain(long k, int w) const {
+    KOKKOS_INLINE_FUNCTION int others(long k, int w, int* lane) const {
       const int at = int(k) + (r->dir == 0 ? first.i : r->dir == 1 ? first.j : first.k);
-      if (at <= 0 || at >= r->last) return false;
-      if (!r->masked) return true;
+      if (at <= 0 || at >= r->last) return -1;
+      if (!r->masked) return 0;
       const unsigned char* s = r->solid.data() + m0 + k * st;  // the fields' flat index
-      int any = 0;
+      int any = 0;  // a loop that vectorises first: most rows have none
       for (int l = 0; l < w; ++l) any |= s[l * ls];
-      return any == 0;
+      if (any == 0) return 0;
+      int no = 0;
+      for (int l = 0; l < w; ++l)
+        if (s[l * ls]) lane[no++] = l;
+      return no;
     }
     KOKKOS_INLINE_FUNCTION Row plain_row(long k, int l) const {
       return r->fluid(first.var, m0 + l * ls + k * st);

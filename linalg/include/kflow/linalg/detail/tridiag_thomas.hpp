@@ -74,7 +74,7 @@ struct ArrayRows {
       const long i = f + k * st + l * ls;
       return {r->a(i), r->b(i), r->c(i), r->d(i)};
     }
-    KOKKOS_INLINE_FUNCTION bool plain(long, int) const { return true; }
+    KOKKOS_INLINE_FUNCTION int others(long, int, int*) const { return 0; }
     KOKKOS_INLINE_FUNCTION Row<Real> plain_row(long k, int l) const { return (*this)(k, l); }
     KOKKOS_INLINE_FUNCTION void prefetch(long kb, long ke, int w) const {
       for (const auto* v : {&r->a, &r->b, &r->c, &r->d})
@@ -292,7 +292,7 @@ struct LineLanes {
   const Rows* r = nullptr;
   long f = 0, ls = 0, st = 0;
   KOKKOS_INLINE_FUNCTION auto operator()(long k, int l) const { return r->line(f + l * ls, st)(k); }
-  KOKKOS_INLINE_FUNCTION bool plain(long, int) const { return true; }
+  KOKKOS_INLINE_FUNCTION int others(long, int, int*) const { return 0; }
   KOKKOS_INLINE_FUNCTION auto plain_row(long k, int l) const { return (*this)(k, l); }
   KOKKOS_INLINE_FUNCTION void prefetch(long, long, int) const {}
 };
@@ -305,12 +305,14 @@ struct has_lanes<Rows, std::void_t<decltype(std::declval<const Rows&>().lanes(0L
 
 // rows.lanes(f, ls, st) where the source has it (the systems whose first
 // unknowns are f + l ls, l = 0, 1, ..., the next ones st apart), else
-// LineLanes.  A lanes cursor gives row k of lane l as lanes(k, l); where
-// lanes.plain(k, w) (row k of lanes 0 .. w - 1), also as
-// lanes.plain_row(k, l), the same row by the same arithmetic in a form a
-// vectorised loop over l takes (no boundary or mask branches);
-// lanes.prefetch(kb, ke, w) hints the memory rows kb .. ke - 1 of lanes 0 ..
-// w - 1 read (prefetch_lanes).
+// LineLanes.  A lanes cursor gives row k of lane l as lanes(k, l), and
+// mostly also as lanes.plain_row(k, l), the same row by the same arithmetic
+// in a form a vectorised loop over l takes (no boundary or mask branches):
+// lanes.others(k, w, lane) writes the lanes of 0 .. w - 1 whose row k is
+// not that one to lane[] and returns their count (split3d: the solid
+// nodes'), or returns -1 where plain_row is not to be called for row k at
+// all (a boundary row); lanes.prefetch(kb, ke, w) hints the memory rows kb
+// .. ke - 1 of lanes 0 .. w - 1 read (prefetch_lanes).
 template <class Rows>
 KOKKOS_INLINE_FUNCTION auto lanes_of(const Rows& rows, long f, long ls, long st) {
   if constexpr (has_lanes<Rows>::value)
@@ -401,6 +403,7 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
         Real cp[L], dp[L];
         Real zp[Cyclic ? L : 1], py[Cyclic ? L : 1], pz[Cyclic ? L : 1], q1[Cyclic ? L : 1];
         Real ra[K][L], rb[K][L], rc[K][L], rd[K][L];  // rows k0 .. k0 + K - 1
+        int other[L];                                 // lanes.others' lanes
         int bad = 0;
         for (long k0 = 0; k0 < n; k0 += K) {
           const int kn = int(n - k0 < K ? n - k0 : K);
@@ -420,9 +423,13 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
               auto keep = [&](int l, const Row<Real>& q) {
                 qa[l] = q.a, qb[l] = q.b, qc[l] = q.c, qd[l] = q.d;
               };
-              if (cur.plain(k, w)) {
+              // the plain rows for every lane, then the others' over them
+              // (all through lanes(k, l) where most are others)
+              const int no = cur.others(k, w, other);
+              if (no >= 0 && 2 * no <= w) {
                 KFLOW_LANES_SIMD_PLAIN
                 for (int l = 0; l < w; ++l) keep(l, cur.plain_row(k, l));
+                for (int o = 0; o < no; ++o) keep(other[o], cur(k, other[o]));
               } else {
                 for (int l = 0; l < w; ++l) keep(l, cur(k, l));
               }
