@@ -180,46 +180,30 @@ bool thomas_fails(const RowOf& row, long n) {
 template <class Real>
 constexpr int thomas_chunk = sizeof(Real) > 4 ? 6 : 8;
 
-// ws: c' (n rows a system), then for Cyclic z' (n more).  `if (Cyclic)`, not
-// `if constexpr`: nvcc's device lambdas may not first capture a variable in
-// a discarded branch.
-template <class ExecSpace, class Real, bool Cyclic = false, class Rows, class X, class W,
-          class Flag>
+template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
 void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
             const W& ws, bool interleaved_ws, const Flag& flag) {
   constexpr int B = thomas_chunk<Real>;
   const long n = sh.n, ns = sh.systems(), st = sh.stride;
-  const long ne = Cyclic ? n - 1 : n;  // rows eliminated (Cyclic: row n-1 gives x_{n-1})
-  const long zo = n * ns;              // z' in ws
-  const Real tol = cyclic_tol<Real>(n);
   Kokkos::parallel_for(
-      Cyclic ? "kflow::linalg::tridiag::thomas_cyclic" : "kflow::linalg::tridiag::thomas",
-      Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns), KOKKOS_LAMBDA(long m) {
+      "kflow::linalg::tridiag::thomas", Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns),
+      KOKKOS_LAMBDA(long m) {
         const long f = sh.first(m);
         // workspace index of row k
         const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
-        const long wz = zo + w0;  // Cyclic: z' of row k at wz + k ws_st
         bool bad = false;
         const auto line = rows.line(f, st);
         const Row<Real> r0 = line(0);
         Real p = r0.b;
         bad |= bad_pivot(p);
-        Real cp = ne > 1 ? r0.c / p : Real(0);
+        Real cp = n > 1 ? r0.c / p : Real(0);
         Real dp = r0.d / p;
-        Real zp = 0, py = 0, pz = 0, q = 1;  // Cyclic: z', y_0 = py + q y_{k+1}, z_0 alike
-        if (Cyclic) {
-          const Real keep = ne > 1 ? Real(1) : Real(0);
-          cp = r0.c / p * keep;
-          zp = cyclic_z(r0.a, r0.c, Real(1), Real(1) - keep) / p;
-          cyclic_carry(cp, dp, zp, py, pz, q);
-          ws(wz) = zp;
-        }
         ws(w0) = cp;
         x(f) = dp;
         // row k + 1 is read before row k's results are stored: its loads
         // overlap row k's elimination
         Row<Real> next = n > 1 ? line(1) : r0;
-        for (long k = 1; k < ne; ++k) {
+        for (long k = 1; k < n; ++k) {
           const long i = f + k * st;
           const Row<Real> rk = next;
           if (k + 1 < n) next = line(k + 1);
@@ -227,49 +211,100 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
           p = rk.b - ak * cp;
           bad |= bad_pivot(p);
           const Real r = Real(1) / p;
-          if (Cyclic) {
-            const Real keep = k + 1 < ne ? Real(1) : Real(0);
-            cp = rk.c * r * keep;
-            zp = (cyclic_z(ak, rk.c, Real(0), Real(1) - keep) - ak * zp) * r;
-          } else {
-            cp = k + 1 < n ? rk.c * r : Real(0);
-          }
+          cp = k + 1 < n ? rk.c * r : Real(0);
           dp = (rk.d - ak * dp) * r;
-          if (Cyclic) {
-            cyclic_carry(cp, dp, zp, py, pz, q);
-            ws(wz + k * ws_st) = zp;
-          }
           ws(w0 + k * ws_st) = cp;
           x(i) = dp;
         }
-        Real xl = 0;  // Cyclic: x_{n-1}
-        if (Cyclic) {
-          xl = cyclic_last(next.a, next.b, next.c, next.d, dp, zp, py, pz, tol, bad);
-          x(f + ne * st) = xl;
-          dp = xl;
+        long k = n - 2;
+        for (; k >= B - 1; k -= B) {
+          Real xv[B], wv[B];
+          for (int l = 0; l < B; ++l) {
+            xv[l] = x(f + (k - l) * st);
+            wv[l] = ws(w0 + (k - l) * ws_st);
+          }
+          for (int l = 0; l < B; ++l) {
+            dp = xv[l] - wv[l] * dp;
+            x(f + (k - l) * st) = dp;
+          }
         }
+        for (; k >= 0; --k) {
+          const long i = f + k * st;
+          dp = x(i) - ws(w0 + k * ws_st) * dp;
+          x(i) = dp;
+        }
+        if (bad) flag_system(flag, m);
+      });
+}
+
+// The cyclic systems' Thomas, one thread per system (the reduction above:
+// rows 0 .. n-2 eliminated for d and z's right-hand side, row n-1, one back
+// substitution).  ws: c' (n rows a system), then z' (n more).  Its own
+// kernel, not a flag of `thomas`: that one's sweeps ran 9-17 % slower in
+// double on the H200 with the flag (docs/models/split3d.md).  n >= 2.
+template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
+void thomas_cyclic(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
+                   const W& ws, bool interleaved_ws, const Flag& flag) {
+  constexpr int B = thomas_chunk<Real>;
+  const long n = sh.n, ns = sh.systems(), st = sh.stride;
+  const Real tol = cyclic_tol<Real>(n);
+  Kokkos::parallel_for(
+      "kflow::linalg::tridiag::thomas_cyclic",
+      Kokkos::RangePolicy<ExecSpace, LightWeight>(space, 0, ns), KOKKOS_LAMBDA(long m) {
+        const long f = sh.first(m), ne = n - 1;  // rows eliminated
+        // workspace index of row k: c' at w0 + k ws_st, z' at wz + k ws_st
+        const long w0 = interleaved_ws ? m : m * n, ws_st = interleaved_ws ? ns : 1;
+        const long wz = n * ns + w0;
+        bool bad = false;
+        const auto line = rows.line(f, st);
+        const Row<Real> r0 = line(0);
+        Real p = r0.b;
+        bad |= bad_pivot(p);
+        const Real keep0 = ne > 1 ? Real(1) : Real(0);  // 0 on row n-2
+        Real cp = r0.c / p * keep0;
+        Real dp = r0.d / p;
+        Real zp = cyclic_z(r0.a, r0.c, Real(1), Real(1) - keep0) / p;
+        Real py = 0, pz = 0, q = 1;  // y_0 = py + q y_{k+1}, z_0 alike
+        cyclic_carry(cp, dp, zp, py, pz, q);
+        ws(w0) = cp;
+        ws(wz) = zp;
+        x(f) = dp;
+        Row<Real> next = line(1);  // read ahead, as in `thomas`
+        for (long k = 1; k < ne; ++k) {
+          const Row<Real> rk = next;
+          next = line(k + 1);
+          const Real ak = rk.a;
+          p = rk.b - ak * cp;
+          bad |= bad_pivot(p);
+          const Real r = Real(1) / p;
+          const Real keep = k + 1 < ne ? Real(1) : Real(0);
+          cp = rk.c * r * keep;
+          zp = (cyclic_z(ak, rk.c, Real(0), Real(1) - keep) - ak * zp) * r;
+          dp = (rk.d - ak * dp) * r;
+          cyclic_carry(cp, dp, zp, py, pz, q);
+          ws(w0 + k * ws_st) = cp;
+          ws(wz + k * ws_st) = zp;
+          x(f + k * st) = dp;
+        }
+        const Real xl = cyclic_last(next.a, next.b, next.c, next.d, dp, zp, py, pz, tol, bad);
+        x(f + ne * st) = xl;
+        dp = xl;
         long k = n - 2;
         for (; k >= B - 1; k -= B) {
           Real xv[B], wv[B], zv[B];
           for (int l = 0; l < B; ++l) {
             xv[l] = x(f + (k - l) * st);
             wv[l] = ws(w0 + (k - l) * ws_st);
-            if (Cyclic) zv[l] = ws(wz + (k - l) * ws_st);
+            zv[l] = ws(wz + (k - l) * ws_st);
           }
           for (int l = 0; l < B; ++l) {
-            if (Cyclic)
-              dp = xv[l] + xl * zv[l] - wv[l] * dp;
-            else
-              dp = xv[l] - wv[l] * dp;
+            dp = xv[l] + xl * zv[l] - wv[l] * dp;
             x(f + (k - l) * st) = dp;
           }
         }
         for (; k >= 0; --k) {
           const long i = f + k * st;
-          if (Cyclic)
-            dp = x(i) + xl * ws(wz + k * ws_st) - ws(w0 + k * ws_st) * dp;
-          else
-            dp = x(i) - ws(w0 + k * ws_st) * dp;
+          dp = x(i) + xl * ws(wz + k * ws_st) - ws(w0 + k * ws_st) * dp;
           x(i) = dp;
         }
         if (bad) flag_system(flag, m);
@@ -376,13 +411,13 @@ void thomas_lanes(const ExecSpace& space, const TridiagShape& sh, const Rows& ro
   const long m1s = sh.count[1] * sh.count[2];
   const int lw = lanes_used<Real>(ls);
   const long blocks0 = (c0 + lw - 1) / lw, blocks1 = (m1s + S - 1) / S;
-  const long ne = Cyclic ? n - 1 : n;  // rows eliminated (Cyclic: row n-1 gives x_{n-1})
   const Real tol = cyclic_tol<Real>(n);
   using Cursor = decltype(lanes_of(rows, 0L, 0L, 0L));
   Kokkos::parallel_for(
       Cyclic ? "kflow::linalg::tridiag::thomas_lanes_cyclic"
              : "kflow::linalg::tridiag::thomas_lanes",
       Kokkos::RangePolicy<ExecSpace>(space, 0, blocks0 * blocks1), [=](long item) {
+        const long ne = Cyclic ? n - 1 : n;  // rows eliminated (Cyclic: row n-1 gives x_{n-1})
         // segment j: lanes j w .. j w + w - 1, the systems m0 .. m0 + w - 1 of m1 + j
         const long m1 = item / blocks0 * S, m0 = (item % blocks0) * lw;
         const int w = int(c0 - m0 < lw ? c0 - m0 : lw);
@@ -554,7 +589,10 @@ void run_thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows
     }
   }
   grow(space, ws, per * n * ns);
-  thomas<ExecSpace, Real, Cyclic>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
+  if constexpr (Cyclic)
+    thomas_cyclic<ExecSpace, Real>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
+  else
+    thomas<ExecSpace, Real>(space, sh, rows, x, ws, on_gpu<ExecSpace>, flag);
 }
 
 }  // namespace kflow::linalg::detail
