@@ -440,8 +440,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                      std::to_string(s->global_iterations) + " global iterations, update " +
                      (s->update == Update::picard ? "picard" : "relaxed"));
   // Values a node: the state, the nonlinear layer and two outputs (4 each) and
-  // the divergence field; a, b and c where rows are stored (numerics.assembly
-  // = "stored"); z of the cyclic lines where an axis is periodic (4); X
+  // the divergence field; Thomas' c' (4, GPUs: a line's c' per thread); a, b
+  // and c where rows are stored (numerics.assembly = "stored"); z' of the
+  // cyclic lines where an axis is periodic (4); X
   // transposed: its input, layer and output (4 each).  The projection (in
   // double: twice a float's bytes): phi, its right-hand side, 7 coefficients
   // and CG's 8 fields; multigrid's levels about 2 more (an eighth, a 64th ...
@@ -451,7 +452,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const bool stored = s->assembly == Assembly::stored;
   const bool cyclic = s->periodic[0] || s->periodic[1] || s->periodic[2];
   const bool transposed = s->assembly == Assembly::transposed || s->assembly == Assembly::automatic;
-  s->values_per_cell = 17 + (stored ? 3 : 0) + (cyclic ? 4 : 0) + (transposed ? 12 : 0) +
+  s->values_per_cell = 21 + (stored ? 3 : 0) + (cyclic ? 4 : 0) + (transposed ? 12 : 0) +
                        (s->projection ? wide * (17 + s->incremental + (mg ? 2 : 0)) : 0);
   s->saved_values_per_cell = 4 + (s->projection ? wide : 0);
   return s;

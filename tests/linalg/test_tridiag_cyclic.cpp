@@ -3,14 +3,17 @@
 // systems against a dense LU with partial pivoting in long double (the wrap
 // entries a_0 and c_{n-1} in the corners), n = 1 .. 513, contiguous,
 // interleaved and the lines of a 3D field, every method, double and float,
-// in place and not; a manufactured periodic solution; lines broken into
-// segments by identity rows (split3d's obstacles); singular systems reported.
+// in place and not; a manufactured periodic solution, also on 600 loops of up
+// to 1200 rows (CPUs' lanes); lines broken into segments by identity rows
+// (split3d's obstacles); singular systems reported, in lanes too.
 
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "kflow/linalg/tridiag.hpp"
 #include "linalg/backends.hpp"
@@ -179,34 +182,42 @@ TEMPLATE_LIST_TEST_CASE("tridiag cyclic: the lines of a 3D field in x, y and z, 
   }
 }
 
+namespace {
+
+// (sigma - delta^2) x = d on the periodic lines of sh: x_k = sin(2 pi q k / n
+// + phase) is an eigenvector, d = (sigma + 2 - 2 cos(2 pi q / n)) x.  System
+// m takes q = 1 + m % qs and phase = m dphase.  Returns the exact x.
+std::vector<double> periodic_wave(Problem& p, const la::TridiagShape& sh, double sigma, long qs,
+                                  double dphase) {
+  const double pi = 3.141592653589793;
+  const long n = sh.n;
+  p.shape = sh;
+  for (auto* v : {&p.a, &p.b, &p.c, &p.d}) v->assign(sh.span(), 0);
+  std::vector<double> exact(sh.span());
+  for (long m = 0; m < sh.systems(); ++m)
+    for (long k = 0; k < n; ++k) {
+      const long i = sh.first(m) + k * sh.stride, q = 1 + m % qs;
+      exact[i] = std::sin(2 * pi * double(q * k) / double(n) + dphase * double(m));
+      p.a[i] = p.c[i] = -1;
+      p.b[i] = 2 + sigma;
+      p.d[i] = (sigma + 2 - 2 * std::cos(2 * pi * double(q) / double(n))) * exact[i];
+    }
+  return exact;
+}
+
+}  // namespace
+
 TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a manufactured periodic solution", "[unit][tridiag]",
                         ExecutionSpaces) {
-  // (sigma - delta^2) x = d on a periodic line of n points: x_k = sin(2 pi
-  // q k / n + phase) is an eigenvector, d = (sigma + 2 - 2 cos(2 pi q / n)) x.
-  const double pi = 3.141592653589793;
   for (long n : {3L, 10L, 64L, 301L})
     for (double sigma : {1.0, 1e-3}) {
-      const long systems = 4;
-      const auto sh = la::interleaved_shape(n, systems);
       Problem p;
-      p.shape = sh;
-      for (auto* v : {&p.a, &p.b, &p.c, &p.d}) v->assign(sh.span(), 0);
-      std::vector<double> exact(sh.span());
-      for (long m = 0; m < systems; ++m)
-        for (long k = 0; k < n; ++k) {
-          const long i = sh.first(m) + k * sh.stride, q = 1 + m % 2;
-          exact[i] = std::sin(2 * pi * double(q * k) / double(n) + 0.3 * double(m));
-          p.a[i] = p.c[i] = -1;
-          p.b[i] = 2 + sigma;
-          p.d[i] = (sigma + 2 - 2 * std::cos(2 * pi * double(q) / double(n))) * exact[i];
-        }
+      const auto exact = periodic_wave(p, la::interleaved_shape(n, 4), sigma, 2, 0.3);
       for (auto method : all_methods) {
         INFO("n = " << n << ", sigma " << sigma << ", " << la::name(method));
-        const auto x = run_cyclic<TestType, double>(p, method, false);
-        double err = 0;
-        for (long i = 0; i < sh.span(); ++i) err = std::max(err, std::fabs(x[i] - exact[i]));
         // the condition number grows like 4 / sigma: rounding times that
-        CHECK(err < 1e-13 * (4 / sigma + 1));
+        CHECK(max_diff(run_cyclic<TestType, double>(p, method, false), exact) <
+              1e-13 * (4 / sigma + 1));
       }
     }
 }
@@ -215,43 +226,25 @@ TEMPLATE_LIST_TEST_CASE("tridiag cyclic: many long loops (CPUs' lanes) against t
                         "[unit][tridiag]", ExecutionSpaces) {
   // Enough systems that CPUs take them in lanes, in both layouts, and lines
   // long enough that Thomas' carried product of the -c' (y_0 = py + q
-  // y_{k+1}) falls below eps^2 and is dropped: (sigma - delta^2) x = d with
-  // x_k = sin(2 pi q k / n + phase), as above.  Against the exact solution
-  // and against the two-solve reduction (the register method).
-  const double pi = 3.141592653589793;
+  // y_{k+1}) falls below eps^2 and is dropped: periodic_wave against the
+  // exact solution and against the two-solve reduction (the register method).
   for (long n : {2L, 3L, 301L, 1200L})
     for (int layout = 0; layout < 2; ++layout)
       for (double sigma : {1.0, 1e-3}) {
         const long systems = 600;
-        const auto sh =
-            layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems);
         Problem p;
-        p.shape = sh;
-        for (auto* v : {&p.a, &p.b, &p.c, &p.d}) v->assign(sh.span(), 0);
-        std::vector<double> exact(sh.span());
-        for (long m = 0; m < systems; ++m)
-          for (long k = 0; k < n; ++k) {
-            const long i = sh.first(m) + k * sh.stride, q = 1 + m % 3;
-            exact[i] = std::sin(2 * pi * double(q * k) / double(n) + 0.01 * double(m));
-            p.a[i] = p.c[i] = -1;
-            p.b[i] = 2 + sigma;
-            p.d[i] = (sigma + 2 - 2 * std::cos(2 * pi * double(q) / double(n))) * exact[i];
-          }
+        const auto exact = periodic_wave(
+            p, layout ? la::interleaved_shape(n, systems) : la::contiguous_shape(n, systems), sigma,
+            3, 0.01);
         INFO("n = " << n << ", layout " << layout << ", sigma " << sigma);
-        auto error = [&](const std::vector<double>& x) {
-          double err = 0;
-          for (long i = 0; i < sh.span(); ++i) err = std::max(err, std::fabs(x[i] - exact[i]));
-          return err;
-        };
         // rounding times the condition number (about 4 / sigma)
         const double cond = 4 / sigma + 1;
         const auto xd = run_cyclic<TestType, double>(p, la::TridiagMethod::thomas, false);
-        CHECK(error(xd) < 1e-13 * cond);
-        const auto xr = run_cyclic<TestType, double>(p, la::TridiagMethod::register_, false);
-        double diff = 0;
-        for (long i = 0; i < sh.span(); ++i) diff = std::max(diff, std::fabs(xd[i] - xr[i]));
-        CHECK(diff < 1e-13 * cond);
-        CHECK(error(run_cyclic<TestType, float>(p, la::TridiagMethod::thomas, true)) < 1e-5 * cond);
+        CHECK(max_diff(xd, exact) < 1e-13 * cond);
+        CHECK(max_diff(xd, run_cyclic<TestType, double>(p, la::TridiagMethod::register_, false)) <
+              1e-13 * cond);
+        CHECK(max_diff(run_cyclic<TestType, float>(p, la::TridiagMethod::thomas, true), exact) <
+              1e-5 * cond);
       }
 }
 
