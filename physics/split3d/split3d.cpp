@@ -442,11 +442,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // Values a node: the state, the nonlinear layer and two outputs (4 each) and
   // the divergence field; Thomas' c' (4, GPUs: a line's c' per thread); a, b
   // and c where rows are stored (numerics.assembly = "stored"); z' of the
-  // cyclic lines where an axis is periodic (4); X
-  // transposed: its input, layer and output (4 each).  The projection (in
-  // double: twice a float's bytes): phi, its right-hand side, 7 coefficients
-  // and CG's 8 fields; multigrid's levels about 2 more (an eighth, a 64th ...
-  // of x, b, r and 7 coefficients, and its work fields).
+  // cyclic lines where an axis is periodic (4); X transposed: its input, layer
+  // and output (4 each).  The projection (in double: twice a float's bytes):
+  // phi, its right-hand side, 7 coefficients and CG's 8 fields; multigrid's
+  // levels about 2 more (an eighth, a 64th ... of x, b, r and 7 coefficients,
+  // and its work fields).
   const double wide = single ? 2 : 1;
   const bool mg = s->projection_method == "mg" || s->projection_preconditioner == "mg";
   const bool stored = s->assembly == Assembly::stored;

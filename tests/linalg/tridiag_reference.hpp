@@ -245,19 +245,19 @@ void every_field_direction(Solve&& solve) {
 
 // A row source (Tridiag::solve_rows, solve_rows_cyclic) that assembles each
 // row from the arrays scaled by 2: a power of two, so Thomas' every quotient
-// and the solution keep the bits of the unscaled rows.
+// and the solution keep the bits of the unscaled rows.  It has line() only
+// (no CPU lanes cursor): the solvers take it through their generic path.
 template <class Real, class A>
 struct DoubledRows {
-  A a, b, c, d;
+  la::detail::ArrayRows<Real, A> rows;
   struct Line {
-    const DoubledRows* r = nullptr;
-    long f = 0, st = 0;
+    typename la::detail::ArrayRows<Real, A>::Line line;
     KOKKOS_INLINE_FUNCTION la::TridiagRow<Real> operator()(long k) const {
-      const long i = f + k * st;
-      return {2 * r->a(i), 2 * r->b(i), 2 * r->c(i), 2 * r->d(i)};
+      const la::TridiagRow<Real> r = line(k);
+      return {2 * r.a, 2 * r.b, 2 * r.c, 2 * r.d};
     }
   };
-  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {this, f, st}; }
+  KOKKOS_INLINE_FUNCTION Line line(long f, long st) const { return {rows.line(f, st)}; }
 };
 
 // Tridiag::solve_rows (cyclic: solve_rows_cyclic) with the rows from
@@ -267,7 +267,7 @@ std::vector<double> run_rows(const Problem& p, bool in_place, bool cyclic = fals
   return solve_on<Space, Real>(p, in_place,
                                [&](const auto& sh, auto a, auto b, auto c, auto d, auto x) {
                                  la::Tridiag<Space, Real> solver(Space{});
-                                 const DoubledRows<Real, decltype(a)> rows{a, b, c, d};
+                                 const DoubledRows<Real, decltype(a)> rows{{a, b, c, d}};
                                  if (cyclic)
                                    solver.solve_rows_cyclic(sh, rows, x);
                                  else

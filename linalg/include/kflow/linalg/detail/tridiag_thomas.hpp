@@ -6,7 +6,8 @@
 // first unknown at index f and the next ones st apart; line(k) is row k.
 // They are read from four arrays (ArrayRows) or assembled as the elimination
 // reaches them (Tridiag::solve_rows).  Cyclic (periodic) systems take one
-// elimination too (Cyclic = true: cyclic_z .. cyclic_last below).
+// elimination too: thomas_cyclic, and thomas_lanes with Cyclic = true (their
+// shared steps: cyclic_z .. cyclic_last below).
 
 #include <Kokkos_Core.hpp>
 
