@@ -209,15 +209,19 @@ std::vector<double> periodic_wave(Problem& p, const la::TridiagShape& sh, double
 
 TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a manufactured periodic solution", "[unit][tridiag]",
                         ExecutionSpaces) {
-  for (long n : {3L, 10L, 64L, 301L})
+  // Few systems: CPUs take them one a thread as GPUs do (thomas_cyclic).
+  // At n = 1200 and sigma = 1 Thomas' z' falls below eps^2 after about 75
+  // rows (its ratio 0.38 a row), and is stored and read only above that.
+  for (long n : {3L, 10L, 64L, 301L, 1200L})
     for (double sigma : {1.0, 1e-3}) {
       Problem p;
       const auto exact = periodic_wave(p, la::interleaved_shape(n, 4), sigma, 2, 0.3);
       for (auto method : all_methods) {
         INFO("n = " << n << ", sigma " << sigma << ", " << la::name(method));
         // the condition number grows like 4 / sigma: rounding times that
-        CHECK(max_diff(run_cyclic<TestType, double>(p, method, false), exact) <
-              1e-13 * (4 / sigma + 1));
+        const double cond = 4 / sigma + 1;
+        CHECK(max_diff(run_cyclic<TestType, double>(p, method, false), exact) < 1e-13 * cond);
+        CHECK(max_diff(run_cyclic<TestType, float>(p, method, true), exact) < 1e-5 * cond);
       }
     }
 }
