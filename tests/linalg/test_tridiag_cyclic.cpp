@@ -210,8 +210,8 @@ std::vector<double> periodic_wave(Problem& p, const la::TridiagShape& sh, double
 TEMPLATE_LIST_TEST_CASE("tridiag cyclic: a manufactured periodic solution", "[unit][tridiag]",
                         ExecutionSpaces) {
   // Few systems: CPUs take them one a thread as GPUs do (thomas_cyclic).
-  // At n = 1200 and sigma = 1 Thomas' z' falls below eps^2 after about 75
-  // rows (its ratio 0.38 a row), and is stored and read only above that.
+  // At n = 1200 and sigma = 1 the carried product q of the -c' falls below
+  // eps^2 after about 75 rows (0.38 a row) and is dropped there.
   for (long n : {3L, 10L, 64L, 301L, 1200L})
     for (double sigma : {1.0, 1e-3}) {
       Problem p;

@@ -108,15 +108,11 @@ KOKKOS_FORCEINLINE_FUNCTION Real cyclic_z(Real a, Real c, Real first, Real last)
 // y_0 and z_0 carried past row k (its c', d', z').  q is a product of the
 // -c' and shrinks like them in a diagonally dominant row; below eps^2 its
 // terms are far below the solve's rounding, and it is set to zero there
-// (CPUs keeping subnormals would slow down on them).  z' (the response to a
-// unit x_{n-1}, no unit of its own) is a product of the -a/p between rows 0
-// and n-2 and is flushed alike: once zero it stays zero up to row n-2, so
-// that GPUs store and read z' only for the rows before (thomas_cyclic).
+// (CPUs keeping subnormals would slow down on them).
 template <class Real>
-KOKKOS_FORCEINLINE_FUNCTION void cyclic_carry(Real cp, Real dp, Real& zp, Real& py, Real& pz,
+KOKKOS_FORCEINLINE_FUNCTION void cyclic_carry(Real cp, Real dp, Real zp, Real& py, Real& pz,
                                               Real& q) {
   constexpr Real eps = Kokkos::Experimental::epsilon_v<Real>, tiny = eps * eps;
-  zp = Kokkos::fabs(zp) < tiny ? Real(0) : zp;
   py += q * dp;
   pz += q * zp;
   q = -q * cp;
@@ -271,16 +267,8 @@ void thomas_cyclic(const ExecSpace& space, const TridiagShape& sh, const Rows& r
         Real zp = cyclic_z(r0.a, r0.c, Real(1), Real(1) - keep0) / p;
         Real py = 0, pz = 0, q = 1;  // y_0 = py + q y_{k+1}, z_0 alike
         cyclic_carry(cp, dp, zp, py, pz, q);
-        // z' is stored for rows 0 .. kz - 1 only: zero from row kz (flushed,
-        // cyclic_carry) to n - 3, and row n - 2's stays in zp
-        long kz = ne - 1;
-        if (kz > 0) {
-          if (zp == Real(0))
-            kz = 0;
-          else
-            ws(wz) = zp;
-        }
         ws(w0) = cp;
+        ws(wz) = zp;
         x(f) = dp;
         Row<Real> next = line(1);  // read ahead, as in `thomas`
         for (long k = 1; k < ne; ++k) {
@@ -295,27 +283,20 @@ void thomas_cyclic(const ExecSpace& space, const TridiagShape& sh, const Rows& r
           zp = (cyclic_z(ak, rk.c, Real(0), Real(1) - keep) - ak * zp) * r;
           dp = (rk.d - ak * dp) * r;
           cyclic_carry(cp, dp, zp, py, pz, q);
-          if (k < kz) {
-            if (zp == Real(0))
-              kz = k;
-            else
-              ws(wz + k * ws_st) = zp;
-          }
           ws(w0 + k * ws_st) = cp;
+          ws(wz + k * ws_st) = zp;
           x(f + k * st) = dp;
         }
         const Real xl = cyclic_last(next.a, next.b, next.c, next.d, dp, zp, py, pz, tol, bad);
         x(f + ne * st) = xl;
-        // row n - 2 (c' = 0 there), then the rest with z' read below kz
-        dp = x(f + (ne - 1) * st) + xl * zp;
-        x(f + (ne - 1) * st) = dp;
-        long k = n - 3;
+        dp = xl;
+        long k = n - 2;
         for (; k >= B - 1; k -= B) {
           Real xv[B], wv[B], zv[B];
           for (int l = 0; l < B; ++l) {
             xv[l] = x(f + (k - l) * st);
             wv[l] = ws(w0 + (k - l) * ws_st);
-            zv[l] = k - l < kz ? ws(wz + (k - l) * ws_st) : Real(0);
+            zv[l] = ws(wz + (k - l) * ws_st);
           }
           for (int l = 0; l < B; ++l) {
             dp = xv[l] + xl * zv[l] - wv[l] * dp;
@@ -324,7 +305,7 @@ void thomas_cyclic(const ExecSpace& space, const TridiagShape& sh, const Rows& r
         }
         for (; k >= 0; --k) {
           const long i = f + k * st;
-          dp = x(i) + xl * (k < kz ? ws(wz + k * ws_st) : Real(0)) - ws(w0 + k * ws_st) * dp;
+          dp = x(i) + xl * ws(wz + k * ws_st) - ws(w0 + k * ws_st) * dp;
           x(i) = dp;
         }
         if (bad) flag_system(flag, m);
