@@ -208,7 +208,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           } else if (fused_) {  // u, v, w in one batch, T in another (RowPart)
             // T's launch on side_, beside the velocity's: fewer threads, more
             // registers each, so on a GPU its last wave leaves SMs to the other
-            // (docs/models/split3d.md, "Two launches side by side").  side_
+            // (docs/models/split3d-sweeps.md, "Two launches side by side").  side_
             // starts after what space_ queued; the next work waits for both.
             const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
             space_.fence("kflow::split3d::sweep");

@@ -452,7 +452,8 @@ void wrap(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& 
 // solved for: relaxed u~ <- (u~ + out)/2 or Picard u~ <- out.  Returns (in
 // `change`, asynchronously) max |out - u~| over the velocity components.
 // A flat reduction on GPUs (linalg::box_reduce; an MDRange reduction ran at
-// a seventh of the bandwidth: docs/models/split3d.md).
+// a seventh of the bandwidth: docs/models/split3d-sweeps.md, "The layer
+// update").
 template <class ExecSpace, class Real, class Mem>
 void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
             const Vars<Real, Mem>& nl, const Vars<Real, Mem>& out,
@@ -464,7 +465,7 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
       KOKKOS_LAMBDA(int i, int j, int k, Real& mx) {
         // Every load before the first store: a store to nl may alias the next
         // variable's loads, so a GPU thread would wait out one variable's
-        // loads after another (docs/models/split3d.md, "The layer update's
+        // loads after another (docs/models/split3d-sweeps.md, "The layer update's
         // loads together").
         Real o[4], n[4];
         for (int q = 0; q < 4; ++q) o[q] = nl.q[q](i, j, k), n[q] = out.q[q](i, j, k);
@@ -486,7 +487,7 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
 // One kernel reads what the update and the two transpositions back would
 // read, 16 fields' worth instead of their 28.  It gives no max |out - u~|:
 // only a stopping rule reads X's change, and only that of an iteration it
-// may end early (docs/models/split3d.md, "X's last update on the way back").
+// may end early (docs/models/split3d-sweeps.md, "X's last update on the way back").
 template <class Real>
 struct UpdateBack {
   int lo[3], hi[3];

@@ -177,7 +177,7 @@ bool thomas_fails(const RowOf& row, long n) {
 // out each load's latency before the store that follows it).  6 in double,
 // 8 in float: a chunk's x and c' take 4 B registers in double, and fewer
 // registers a thread leave an SM more warps (measured on the H200:
-// docs/models/split3d.md, "The back substitution's chunk by precision").
+// docs/models/split3d-sweeps.md, "The back substitution's chunk by precision").
 template <class Real>
 constexpr int thomas_chunk = sizeof(Real) > 4 ? 6 : 8;
 
@@ -362,7 +362,7 @@ KOKKOS_INLINE_FUNCTION auto lanes_of(const Rows& rows, long f, long ls, long st)
 // page of a row where they are neighbours in memory) and assembles K =
 // thomas_lanes_rows rows of all of them before it eliminates them.  Chosen on
 // the 16 cores of the GPU machine and the 2-core development machine
-// (docs/models/split3d.md, "CPU lanes").
+// (docs/models/split3d-sweeps.md, "CPU lanes").
 template <class Real>
 constexpr int thomas_lanes_width = 2048 / int(sizeof(Real));
 constexpr int thomas_lanes_rows = 8;
