@@ -2,7 +2,8 @@
 // physics/split3d: the projection (not the paper's; `[physics] projection`):
 // its operator, right-hand side and correction, and the output field
 // `pressure` (docs/models/split3d.md, "Pressure"), computed on the host from
-// host copies.
+// host copies.  Approximate (compact Laplacian, central gradient), not exact,
+// by decision (docs/models/split3d.md, "An exact projection: not built").
 
 #include <cstddef>
 #include <vector>
