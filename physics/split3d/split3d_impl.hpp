@@ -202,21 +202,23 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         bool met = false, back = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
           phase_begin();
-          if (fused_ && pf.periodic[df]) {  // cyclic lines, the four in one batch
-            tri_.solve_rows_cyclic(xy ? shape_t_ : shape4_[dir],
-                                   LineRows<Real, Mem>(pf, df, nlf, inf, sf), of.all);
-          } else if (fused_) {  // u, v, w in one batch, T in another (RowPart)
+          if (fused_) {  // u, v, w in one batch, T in another (RowPart)
             // T's launch on side_, beside the velocity's: fewer threads, more
             // registers each, so on a GPU its last wave leaves SMs to the other
             // (docs/models/split3d-sweeps.md, "Two launches side by side").  side_
             // starts after what space_ queued; the next work waits for both.
+            // Periodic lines alike, in the cyclic solve.
             const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
+            const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf);
+            const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf);
             space_.fence("kflow::split3d::sweep");
-            tri_side_.start_rows(vars_of(sh4, 3, 1),
-                                 LineRows<Real, Mem, RowPart::temperature>(pf, df, nlf, inf, sf),
-                                 of.all);
-            tri_.start_rows(vars_of(sh4, 0, 3),
-                            LineRows<Real, Mem, RowPart::velocity>(pf, df, nlf, inf, sf), of.all);
+            if (pf.periodic[df]) {
+              tri_side_.start_rows_cyclic(vars_of(sh4, 3, 1), tr, of.all);
+              tri_.start_rows_cyclic(vars_of(sh4, 0, 3), vr, of.all);
+            } else {
+              tri_side_.start_rows(vars_of(sh4, 3, 1), tr, of.all);
+              tri_.start_rows(vars_of(sh4, 0, 3), vr, of.all);
+            }
             tri_side_.finish();
             tri_.finish();
           } else {

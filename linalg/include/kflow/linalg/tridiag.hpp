@@ -195,14 +195,11 @@ class Tridiag {
   // solve_cyclic by Thomas on the stored rows.
   template <class Rows>
   void solve_rows_cyclic(const TridiagShape& sh, const Rows& rows, const Array& x) {
-    detail::validate(sh, x);
-    if (sh.systems() == 0) return;
-    if (opt_.check_pivots) flag_.reset();
-    if (sh.n > 1)
-      detail::run_thomas<ExecSpace, Real, true>(space_, sh, rows, x, ws_, flag_.view());
+    start_rows_cyclic(sh, rows, x);
+    if (opt_.check_pivots)
+      finish();
     else
-      detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
-    if (opt_.check_pivots) flag_.check("thomas, cyclic, rows assembled in the solve", sh.n);
+      pending_n_ = 0;  // unchecked, the solve stays queued
   }
 
   // solve_rows in two halves: start_rows queues the solve on this solver's
@@ -217,14 +214,29 @@ class Tridiag {
     if (sh.systems() == 0) return;
     if (opt_.check_pivots) flag_.reset();
     detail::run_thomas<ExecSpace, Real>(space_, sh, rows, x, ws_, flag_.view());
-    pending_n_ = sh.n;
+    pending_n_ = sh.n, pending_cyclic_ = false;
+  }
+  // start_rows for periodic lines (solve_rows_cyclic's first half).
+  template <class Rows>
+  void start_rows_cyclic(const TridiagShape& sh, const Rows& rows, const Array& x) {
+    detail::validate(sh, x);
+    pending_n_ = 0;
+    if (sh.systems() == 0) return;
+    if (opt_.check_pivots) flag_.reset();
+    if (sh.n > 1)
+      detail::run_thomas<ExecSpace, Real, true>(space_, sh, rows, x, ws_, flag_.view());
+    else
+      detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
+    pending_n_ = sh.n, pending_cyclic_ = true;
   }
   void finish() {
     if (pending_n_ == 0) return;
     const long n = pending_n_;
     pending_n_ = 0;
     if (opt_.check_pivots)
-      flag_.check("thomas, rows assembled in the solve", n);
+      flag_.check(pending_cyclic_ ? "thomas, cyclic, rows assembled in the solve"
+                                  : "thomas, rows assembled in the solve",
+                  n);
     else
       space_.fence("kflow::linalg::tridiag::finish");
   }
@@ -345,7 +357,8 @@ class Tridiag {
   bool single_now_ = false;                // ... and whether it began as one system
   int reg_tmax_[2] = {0, 0};
   std::string plan_;
-  long pending_n_ = 0;  // rows of the systems start_rows queued (0: none)
+  long pending_n_ = 0;           // rows of the systems start_rows queued (0: none)
+  bool pending_cyclic_ = false;  // queued by start_rows_cyclic
 };
 
 // One-off solve (allocates a workspace each call; keep a Tridiag for loops).
