@@ -209,25 +209,12 @@ class Tridiag {
   // overlaps the other's.  Nothing else may run on the instance between.
   template <class Rows>
   void start_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
-    detail::validate(sh, x);
-    pending_n_ = 0;
-    if (sh.systems() == 0) return;
-    if (opt_.check_pivots) flag_.reset();
-    detail::run_thomas<ExecSpace, Real>(space_, sh, rows, x, ws_, flag_.view());
-    pending_n_ = sh.n, pending_cyclic_ = false;
+    start<false>(sh, rows, x);
   }
   // start_rows for periodic lines (solve_rows_cyclic's first half).
   template <class Rows>
   void start_rows_cyclic(const TridiagShape& sh, const Rows& rows, const Array& x) {
-    detail::validate(sh, x);
-    pending_n_ = 0;
-    if (sh.systems() == 0) return;
-    if (opt_.check_pivots) flag_.reset();
-    if (sh.n > 1)
-      detail::run_thomas<ExecSpace, Real, true>(space_, sh, rows, x, ws_, flag_.view());
-    else
-      detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
-    pending_n_ = sh.n, pending_cyclic_ = true;
+    start<true>(sh, rows, x);
   }
   void finish() {
     if (pending_n_ == 0) return;
@@ -242,6 +229,23 @@ class Tridiag {
   }
 
  private:
+  template <bool Cyclic, class Rows>
+  void start(const TridiagShape& sh, const Rows& rows, const Array& x) {
+    detail::validate(sh, x);
+    pending_n_ = 0;
+    if (sh.systems() == 0) return;
+    if (opt_.check_pivots) flag_.reset();
+    if constexpr (Cyclic) {
+      if (sh.n == 1)
+        detail::cyclic_finish<ExecSpace, Real>(space_, sh, rows, x, cyc_, flag_.view());
+      else
+        detail::run_thomas<ExecSpace, Real, true>(space_, sh, rows, x, ws_, flag_.view());
+    } else {
+      detail::run_thomas<ExecSpace, Real>(space_, sh, rows, x, ws_, flag_.view());
+    }
+    pending_n_ = sh.n, pending_cyclic_ = Cyclic;
+  }
+
   void run(const TridiagShape& sh, const ConstArray& a, const ConstArray& b, const ConstArray& c,
            const ConstArray& d, const Array& x, TridiagMethod method, int depth) {
     if (method == TridiagMethod::thomas) {
