@@ -84,7 +84,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     // Z fused; the measured phases: docs/models/split3d.md, "Assembly").
     transposed_ = s_.assembly == Assembly::transposed || s_.assembly == Assembly::automatic;
     // fused: every direction, periodic ones too (cyclic lines,
-    // Tridiag::solve_rows_cyclic)
+    // Tridiag::start_rows_cyclic)
     fused_ = transposed_ || s_.assembly == Assembly::fused;
     // The four variables' lines, one after the other in Vars::all.
     auto four = [n](linalg::TridiagShape sh) {
