@@ -182,11 +182,7 @@ class Tridiag {
   // offer CPUs' lanes cursor (detail/tridiag_thomas.hpp, lanes_of).
   template <class Rows>
   void solve_rows(const TridiagShape& sh, const Rows& rows, const Array& x) {
-    start_rows(sh, rows, x);
-    if (opt_.check_pivots)
-      finish();
-    else
-      pending_n_ = 0;  // unchecked, the solve stays queued
+    solve_fused<false>(sh, rows, x);
   }
 
   // solve_rows for periodic lines (solve_cyclic's systems): solve_cyclic's
@@ -195,11 +191,7 @@ class Tridiag {
   // solve_cyclic by Thomas on the stored rows.
   template <class Rows>
   void solve_rows_cyclic(const TridiagShape& sh, const Rows& rows, const Array& x) {
-    start_rows_cyclic(sh, rows, x);
-    if (opt_.check_pivots)
-      finish();
-    else
-      pending_n_ = 0;  // unchecked, the solve stays queued
+    solve_fused<true>(sh, rows, x);
   }
 
   // solve_rows in two halves: start_rows queues the solve on this solver's
@@ -229,6 +221,15 @@ class Tridiag {
   }
 
  private:
+  // solve_rows and solve_rows_cyclic: start, then check (or leave queued)
+  template <bool Cyclic, class Rows>
+  void solve_fused(const TridiagShape& sh, const Rows& rows, const Array& x) {
+    start<Cyclic>(sh, rows, x);
+    if (opt_.check_pivots)
+      finish();
+    else
+      pending_n_ = 0;  // unchecked, the solve stays queued
+  }
   template <bool Cyclic, class Rows>
   void start(const TridiagShape& sh, const Rows& rows, const Array& x) {
     detail::validate(sh, x);
