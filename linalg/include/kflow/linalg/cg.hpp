@@ -53,7 +53,7 @@
 //              (detail::CgFused: r, s = A p and w = A z double buffered).
 //              Mathematically CG; the two passes below took 1.4x as long on
 //              the H200, but on CPUs the fused pass is the slower one
-//              (docs/performance.md), so CPUs run the two passes.
+//              (measured), so CPUs run the two passes.
 //   multigrid, and none / Jacobi on CPUs  two passes (z = M r, where
 //              stored, needs the whole r):
 //     direction  p_new = z + beta p_old at the cell and its neighbours,
@@ -226,8 +226,8 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
       }
     }
     const double inv_cells = singular_ ? 1.0 / double(cells_) : 0.0;
-    // The fused pass on GPUs; CPUs run the two passes (faster there:
-    // docs/performance.md).
+    // The fused pass on GPUs; CPUs run the two passes (measured faster
+    // there).
     constexpr bool fused = J != detail::CgZ::stored && on_gpu<ExecSpace>;
     int rb = 0;  // the fused iteration's current buffer of r, s, w
     // A stored z: z = M r and r.z into slot `k` (its max |r| kept).

@@ -1,5 +1,5 @@
 #pragma once
-// A 5-point matrix stored in DIA format, the format of seed 001 (after Bell &
+// A 5-point matrix stored in DIA format, as in Baumann & Buran 2010 (after Bell &
 // Garland): the N = nx * ny rows of the interior cells, row
 // r = (i - 1) + (j - 1) nx for stored indices i = 1..nx, j = 1..ny, and one
 // column of `data` per diagonal, lowest first: offsets -nx, -1, 0, +1, +nx

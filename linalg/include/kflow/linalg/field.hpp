@@ -55,7 +55,7 @@ Field<Real, Dim, typename ExecSpace::memory_space> make_field(const ExecSpace& s
 }
 
 // Tile of the MDRange on GPUs: long in i (coalesced), short in j and k
-// ({64, 4}, {32, 2, 2}: the best measured, docs/performance.md).  CPU
+// ({64, 4}, {32, 2, 2}: the best measured on an H200).  CPU
 // backends keep Kokkos' default tiling.
 
 // Policy over the interior cells of `grid`, in stored (ghost-including) indices.
@@ -81,8 +81,8 @@ GridPolicy<ExecSpace, Dim> interior_policy(const ExecSpace& space, const Grid& g
 // parallel_for of f(i, j, k) over the box lo <= (i, j, k) < hi: an MDRange
 // on GPUs (the tile of interior_policy); on CPUs one task per line (j, k)
 // looping over i, which vectorises and costs several times less per cell
-// than Kokkos' host MDRange (docs/performance.md: multigrid's transfers, 3D
-// diffusion, split3d's assembly).
+// than Kokkos' host MDRange (measured on multigrid's transfers, 3D
+// diffusion and split3d's assembly).
 template <class ExecSpace, class F>
 void box_for(const ExecSpace& space, const char* label, const int (&lo)[3], const int (&hi)[3],
              const F& f) {

@@ -3,7 +3,7 @@
 // (kk_gmres.hpp): the incomplete factorization A ~ L U by
 // KokkosSparse::spiluk (level-of-fill k), applied as two sparse triangular
 // solves (KokkosSparse::sptrsv, level scheduled).  The general-sparse cousin
-// of seed 003's SIP (sip.hpp), which factors the 5-point operator with its
+// of Stone's SIP (sip.hpp), which factors the 5-point operator with its
 // own stencil.  Rows outside the system (empty in make_crs) get a unit
 // diagonal for the factorization, so that L and U stay non-singular; the
 // preconditioner passes those entries through.  Needs Kokkos Kernels.

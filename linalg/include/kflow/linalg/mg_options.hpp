@@ -41,7 +41,7 @@ struct MgOptions {
   int pre_sweeps = 2, post_sweeps = 2;
   // Red-black Gauss-Seidel's relaxation factor (over-relaxed smoothing, as
   // Yavneh 1996 analyses for red-black SOR in multigrid).  1.15 saves one or
-  // two cycles to 1e-6 in 2D and 3D (3D V(2,2): 8 -> 6; docs/linalg.md); the
+  // two cycles to 1e-6 in 2D and 3D (3D V(2,2): 8 -> 6); the
   // cycle stays symmetric for any value in (0, 2), so CG may use it.
   double smoother_omega = 1.15;
   // Weighted Jacobi's weight; 0: 4/5 (2D), 6/7 (3D), the weights that damp
@@ -49,7 +49,7 @@ struct MgOptions {
   double jacobi_weight = 0;
   // Chebyshev: the smoothed part of the spectrum of D^-1 A is [lambda_max /
   // ratio, lambda_max] (lambda_max: Gershgorin's bound per level).  6: the
-  // best V(2,2)-cycles measured on the Poisson problem (docs/linalg.md).
+  // best V(2,2)-cycles measured on the Poisson problem.
   double chebyshev_ratio = 6;
   // The coarsest level: red-black SOR iterations (`coarse_sweeps` of them;
   // 0: 2 max(n) + 2) or conjugate gradients to rounding, on one team.

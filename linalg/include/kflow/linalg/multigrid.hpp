@@ -8,7 +8,7 @@
 // at least 2 (in a periodic direction n and n/2 must be even, for the
 // red-black smoother); the last level is the coarsest.  An odd size is
 // coarsened as if padded by one cell outside the system (the mask rule
-// below), so 1022 -> 511 -> 256 and primes coarsen too (docs/linalg.md).
+// below), so 1022 -> 511 -> 256 and primes coarsen too.
 // Transfers and coarse operators:
 // detail/mg_kernels.hpp (full weighting, bilinear/trilinear interpolation,
 // the rediscretised coarse operator; a fluid/solid mask is inherited: a

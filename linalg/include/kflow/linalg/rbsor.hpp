@@ -1,6 +1,6 @@
 #pragma once
-// Red-black SOR for a 5-point operator (stencil.hpp, operator.hpp), as in the seed-000
-// paper (eqs. (10)-(11), with its typo in (11) corrected: the relaxation
+// Red-black SOR for a 5-point operator (stencil.hpp, operator.hpp), as in Menenguci,
+// Valli, Catabriga & Veronese (eqs. (10)-(11), with the typo in (11) corrected: the relaxation
 // term uses the old value of the black cell):
 //
 //   x_P <- (1 - omega) x_P + omega (b_P - sum_nb c_nb x_nb) / c_P

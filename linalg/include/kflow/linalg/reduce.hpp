@@ -96,11 +96,11 @@ int reduce_threads(const ExecSpace& space, long total, int blocks) {
 // parallel_reduce of f(i, j, k, acc...) over the box lo <= (i, j, k) < hi.
 // On GPUs the points are one flat index range, i fastest (coalesced), swept
 // by a fixed number of threads: `blocks` blocks of 256 a multiprocessor (4
-// unless a kernel's registers allow fewer: docs/performance.md).  Kokkos'
+// unless a kernel's registers allow fewer).  Kokkos'
 // MDRange reductions launch few blocks, its range reductions a partial
 // second wave.  Host backends take whole rows along i per work item (Rows3:
 // a plain inner loop; Kokkos' host MDRange tiles cost more than the work of
-// split3d's update, docs/performance.md).  Results through reducers
+// split3d's update).  Results through reducers
 // (Kokkos::Max<double>(x), a View, ...).
 template <class ExecSpace, class F, class... Reducers>
 void box_reduce_blocks(int blocks, const ExecSpace& space, const std::string& label,

@@ -1,7 +1,7 @@
 #pragma once
 // Stone's strongly implicit procedure (SIP) for a 5-point (2D) or 7-point
-// (3D) operator (operator.hpp), seed 003 (Ezzatti & Nesmachnow), in the
-// Ferziger & Peric form (digest 003 sections 3.2 and 3.3; the paper gives no
+// (3D) operator (operator.hpp), as Ezzatti & Nesmachnow use it, in the
+// Ferziger & Peric form (their caffa code; Ezzatti & Nesmachnow give no
 // formulas).  2D:
 //
 //   M = L U ~ A,  L: (L_W, L_S, L_P),  U: unit diagonal, (U_N, U_E),
@@ -23,10 +23,11 @@
 // One iteration: r = b - A x; forward y = (r - L y(lower neighbours)) / L_P;
 // backward d = y - U d(upper neighbours); x += d (stationary.hpp's loop).
 //
-// Decisions on digest 003's open questions (3, 5, 6):
+// Decisions on what the paper leaves open:
 // - alpha is a parameter, 0 <= alpha < 1 (0 is ILU(0) as a stationary
 //   iteration); default 0.92, the value common in caffa-derived codes (the
-//   paper gives none; the sweep behind it is in docs/performance.md).
+//   paper gives none; on the Poisson problem the fewest iterations of 0,
+//   0.5, 0.8 and 0.92, while 0.97 diverges).
 // - Stopping rule: SolveControl, as for red-black SOR and CG; tolerance 0
 //   runs a fixed number of sweeps (the paper's "refining iterations").
 // - The factorization is computed once per operator (constructor).
@@ -47,9 +48,9 @@
 //                  one launch per anti-diagonal on GPUs and the
 //                  lexicographic sweep on hosts.
 //   diagonals      3D, GPU default: one launch per hyperplane i + j + k = const.
-// Seed 003's 2D GPU orderings (one launch per anti-diagonal, the paper's
-// method, and pipelined strips) reproduce the paper beside its benchmark:
-// physics/linsys/sip_paper.hpp.
+// Ezzatti & Nesmachnow's 2D GPU orderings (one launch per anti-diagonal, the
+// paper's method, and pipelined strips) reproduce the paper beside its
+// benchmark in the application (physics/linsys/sip_paper.hpp).
 
 #include <Kokkos_Core.hpp>
 
@@ -218,7 +219,7 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     tiles_ = s;
     const bool team = gpu || tiles_.wavefront;
     constexpr int lanes = detail::sip_lanes<ExecSpace>();
-    // GPU defaults: the best of a sweep (docs/performance.md).
+    // GPU defaults: the best of a measured sweep.
     tiles_.rows = s.rows > 0 ? s.rows : strip_rows > 0 ? strip_rows : team ? lanes : 32;
     tiles_.cols = s.cols > 0 ? s.cols : 128;
     tiles_.group = s.group > 0 ? s.group : 8;

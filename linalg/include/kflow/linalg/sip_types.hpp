@@ -11,8 +11,9 @@ namespace kflow::linalg {
 
 // Orderings of SIP's sequential sweeps (sip.hpp); automatic: tiles on GPUs in
 // 2D, diagonals (hyperplanes) on GPUs in 3D, lexicographic on host backends.
-// 2D takes lexicographic and tiles; 3D lexicographic and diagonals.  (Seed
-// 003's 2D GPU orderings, diagonals and pipelined, are in physics/linsys.)
+// 2D takes lexicographic and tiles; 3D lexicographic and diagonals.  (Ezzatti
+// & Nesmachnow's 2D GPU orderings, diagonals and pipelined, are in the
+// application's benchmarks, physics/linsys.)
 enum class SipOrdering { automatic, lexicographic, diagonals, tiles };
 
 template <>

@@ -15,8 +15,7 @@ inline constexpr bool on_gpu =
 // argument).  Kokkos' default puts functors of 512 bytes or more (policy
 // included, so most MDRange kernels) into constant memory, and such a launch
 // waits for the previous one to finish: the host could not queue kernels
-// ahead, nor run two on two instances side by side (docs/performance.md has
-// the cost measured on mac2d).
+// ahead, nor run two on two instances side by side.
 using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
 
 // A second instance for work that may run beside `space`'s: on GPUs a stream

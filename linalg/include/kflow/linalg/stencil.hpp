@@ -4,7 +4,7 @@
 //
 //   (A x)_P = c.p x_P + c.w x_W + c.e x_E + c.s x_S + c.n x_N
 //
-// Convention (digest 000, open question 4): the stored numbers are the
+// Convention: the stored numbers are the
 // matrix entries themselves (for the Laplacian c.p < 0 < c.w ...), and the
 // system is A x = b.  A cell with c.p == 0 is not part of the system
 // (an obstacle cell): solvers leave its value alone.  Neighbours that are not

@@ -208,8 +208,7 @@ void transpose_xy(const ExecSpace& space, const Kokkos::Array<View, N>& src,
 // with in[R] read at src's (i, j, k) and writes out[V].  The same tiles and
 // planes as transpose_xy (tiles half as wide along j for R = 2).  No
 // reduction on the way: a team reduction over so small a tile cost more than
-// the kernel's memory traffic on the H200 (docs/models/split3d-sweeps.md, "X's last
-// update on the way back").
+// the kernel's memory traffic on an H200.
 template <int R, int V, class ExecSpace, class View, std::size_t NR, std::size_t NV, class Map>
 void transpose_map_xy(const ExecSpace& space, const std::string& label,
                       const Kokkos::Array<View, NR>& src, const Kokkos::Array<View, NV>& dst,

@@ -35,8 +35,9 @@
 //             registers (a, b, c, d read and x written once).  Systems longer
 //             than a team go through a reduced system solved recursively.
 //   automatic CPUs: thomas.  GPUs: register.
-// The seed-003 reproductions (cyclic reduction, PCR, the hybrid and
-// partitioned methods in team scratch) live in physics/linsys.
+// The reproductions of Ezzatti & Nesmachnow's GPU methods (cyclic reduction,
+// PCR, the hybrid and partitioned methods in team scratch) live in the
+// application's benchmarks (physics/linsys), not in this library.
 
 #include <Kokkos_Core.hpp>
 
@@ -144,8 +145,8 @@ class Tridiag {
   // other methods: two solves of rows 0 .. n-2 and two light kernels (a
   // workspace the size of sh.span(), kept).  One pivot check for all; a zero
   // Schur complement (a singular cyclic matrix) is reported as a ZeroPivot
-  // too.  x may be d.  Why this form: docs/linalg.md, "Cyclic (periodic)
-  // systems".
+  // too.  x may be d.  This form reads a, b, c as they are (Sherman-Morrison
+  // would need a modified copy of b).
   TridiagMethod solve_cyclic(const TridiagShape& sh, const ConstArray& a, const ConstArray& b,
                              const ConstArray& c, const ConstArray& d, const Array& x,
                              TridiagMethod method = TridiagMethod::automatic) {

@@ -243,7 +243,7 @@ struct CgNextZ {
 // z at five points; with Uniform5's boundary-aware coefficients computed
 // there it ran fastest with 2 blocks on the H200 (the two-pass direction
 // kernel alone needed 80 registers, which leaves room for 3), with stored
-// coefficients with 4 (measured, not derived: docs/performance.md).
+// coefficients with 4 (measured, not derived).
 template <class Op>
 inline constexpr int cg_fused_blocks = 4;
 template <class Real>
@@ -334,8 +334,8 @@ struct CgResidual {
 // After a stored-z preconditioner (multigrid on A, not on s A) wrote z:
 // z = s (z - mean), and r.z reduced.  mean: sums(slot).delta (z's sum over
 // the system, CgSystemSum) times inv_cells, 0 for a regular system.  Without
-// it CG + multigrid broke down (p.Ap <= 0) on a singular 3D system
-// (docs/linalg.md): a constant part of z, the likely cause, adds nothing.
+// it CG + multigrid broke down (p.Ap <= 0) on a singular 3D system: a
+// constant part of z, the likely cause, adds nothing.
 template <class Op, class F, class S>
 struct CgStoredDot {
   using Real = typename F::value_type;

@@ -21,8 +21,8 @@
 // coefficients it is the rediscretisation on the coarse cells (face
 // coefficients averaged, a cell-centred Dirichlet wall stays one), a solid
 // cell stays solid unless a child is fluid, and a row that sums to zero
-// still does.  A zeroth-order term (I - dt k lap) comes out halved: the
-// documented approximation (docs/linalg.md).
+// still does.  A zeroth-order term (I - dt k lap) comes out halved, an
+// approximation: multigrid converges more slowly on such operators.
 
 #include <Kokkos_Core.hpp>
 

@@ -195,7 +195,7 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
             // Row -1 of this group, read during the group before: lanes
             // whose value was still unwritten read it again until the whole
             // group has arrived (a warp vote), then the next group's is read
-            // (one group ahead measured best, docs/performance.md).
+            // (one group ahead measured best).
             Real below_row[NH];
             KFLOW_SIP_UNROLL
             for (int m = 0; m < NH; ++m) {
@@ -289,7 +289,7 @@ void sip_tiles_team(const ExecSpace& space, int nx, int ny, int threads, const F
 
 // Threads per team of the team kernel: the compute lanes, enough loaders for
 // one round of E = 4 elements each and one spare warp of loaders (GPUs; the
-// sweep behind it is in docs/performance.md), or one compute thread and one
+// best of a measured sweep), or one compute thread and one
 // loader where the host has two threads (s.threads overrides).
 template <class ExecSpace>
 int sip_tiles_threads(const SipTiles& s) {

@@ -26,7 +26,7 @@ namespace kflow::linalg::detail {
 //     group's loads are in, hints the first M / 2 rows of its partition in
 //     the next group into L2 (prefetch.global.L2; nothing on other
 //     backends), so that group's first loads hit L2 while this group's PCR
-//     runs (the variants tried are in docs/performance.md).
+//     runs (hinting whole partitions, or this group's rows, was slower).
 // Team scratch: 7 V values.
 template <class Real>
 KOKKOS_INLINE_FUNCTION void prefetch_l2(const Real* p) {

