@@ -1,6 +1,6 @@
 #pragma once
-// physics/lbm: lattice Boltzmann method (seed 002: Sepka Júnior 2015, the
-// waLBerla GPU extension), D2Q9, D3Q19 and D3Q27.
+// physics/lbm: lattice Boltzmann method (Sepka Júnior 2015, the waLBerla
+// GPU extension), D2Q9, D3Q19 and D3Q27.
 //
 // Method.  Populations f_i on the cells of the grid (no ghost layer on one
 // rank: the walls lie half a cell outside the first and last cell, "halfway"

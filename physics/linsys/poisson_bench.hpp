@@ -1,6 +1,6 @@
 #pragma once
 // `kflow bench poisson`: time to tolerance of the 2D Poisson solvers on one
-// problem (issue #4's comparison table): Stone's SIP, red-black SOR with the
+// problem: Stone's SIP, red-black SOR with the
 // optimal omega, and conjugate gradients without and with the Jacobi
 // preconditioner, all from x = 0 to the same criterion
 // max |b - A x| <= tol max |b| (checked every `check_every` iterations).

@@ -1,12 +1,12 @@
 #pragma once
-// `kflow bench sip`: the paper's Table 2 (seed 003, section 5.2) as a runnable
+// `kflow bench sip`: Ezzatti & Nesmachnow's Table 2 (their sec. 5.2) as a runnable
 // benchmark.  SIP on the 2D five-point Poisson problem with (2^k + 2)^2 nodes
-// (2^k x 2^k cells plus one boundary node on each side, caffa's convention;
-// digest 003 section 5.2), k = 5, 7, 9, 10 by default: matrix dimensions
+// (2^k x 2^k cells plus one boundary node on each side, caffa's
+// convention), k = 5, 7, 9, 10 by default: matrix dimensions
 // 1156, 16900, 264196, 1052676.
 //
-// The problem (digest 003 open question 4: the paper's "representative
-// scenarios" are not available): -laplace u = f on the unit square, u = 0 on
+// The problem (the paper's "representative scenarios" are not
+// available): -laplace u = f on the unit square, u = 0 on
 // the walls (mirrored ghosts), f such that u = sin(pi x) sin(pi y).  Rows per
 // size and solver:
 //   factorization     SIP's incomplete LU (once per operator);
@@ -221,8 +221,8 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
   }
 }
 
-// A 2D SIP by ordering name: linalg's (lexicographic, tiles) or seed 003's
-// (diagonals, pipelined: sip_paper.hpp).
+// A 2D SIP by ordering name: linalg's (lexicographic, tiles) or those kept
+// to reproduce the paper (diagonals, pipelined: sip_paper.hpp).
 template <class Space, class Op>
 std::unique_ptr<la::Solver<Space, typename Op::real_type, 2>> make_sip2(const Op& op,
                                                                         const std::string& ordering,

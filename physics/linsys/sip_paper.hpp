@@ -1,6 +1,6 @@
 #pragma once
-// Seed 003's GPU orderings of 2D SIP's sweeps (digest 003 section 3.2),
-// kept to reproduce the paper beside `kflow bench sip`:
+// GPU orderings of 2D SIP's sweeps, kept to reproduce Ezzatti & Nesmachnow
+// beside `kflow bench sip`:
 //   diagonals  one launch per anti-diagonal i + j = const, one thread per
 //              point: the paper's GPU method.
 //   pipelined  strips of rows, a software-pipelined wavefront in one kernel

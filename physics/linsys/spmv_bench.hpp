@@ -5,7 +5,7 @@
 //                registers): ideal traffic x read once + y written,
 //                2 values per cell;
 //   DIA          linalg::spmv on the same operator assembled by make_dia5,
-//                the storage of seed 001: + the 5 diagonals, 7 values per
+//                the storage of Baumann & Buran: + the 5 diagonals, 7 values per
 //                cell;
 //   CRS          KokkosSparse::spmv (Kokkos Kernels) on the same operator
 //                assembled by linalg::make_crs, on 1-D vectors of the rows

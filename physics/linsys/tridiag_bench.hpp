@@ -1,7 +1,7 @@
 #pragma once
 // `kflow bench tridiag`: the batched and single-system tridiagonal solvers of
-// linalg/tridiag.hpp and tridiag_variants.hpp (seed 003), and cuSPARSE's on the same data in
-// CUDA builds.
+// linalg/tridiag.hpp and tridiag_variants.hpp (kept to reproduce Ezzatti &
+// Nesmachnow), and cuSPARSE's on the same data in CUDA builds.
 //
 // Cases (--set case=...):
 //   batched  `systems` (default n^2) systems of n unknowns (default n = 512,
@@ -12,7 +12,7 @@
 //            interleaved + thomas + transpose back" for the x lines;
 //   single   one system of n = 2^16, 2^22, 2^24, 2^25 (the paper's Table 3).
 // Bytes per solve: four coefficient arrays read and the solution written, once
-// each (5 n systems values): the figure the issue's 70 % target refers to.
+// each (5 n systems values): the bytes the effective bandwidth counts.
 // register: one row per combination of --set register_rows=8,16 (0: chosen)
 // register_team=LIST (0: 256, single systems 128, GPUs' streamed kernel 512)
 // register_systems=LIST (0: fill the team) register_stage=auto,on,off
@@ -368,7 +368,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
                   rows_out.push_back(rrow);
                 }
         continue;
-      } else if (mname != "thomas" && mname != "auto") {  // the seed-003 variants
+      } else if (mname != "thomas" && mname != "auto") {  // tridiag_variants.hpp's
         const auto m = la::parse<TridiagVariant>(mname);
         if (!variants.fits(m, sh)) {
           log << "tridiag: " << mname << " skipped for " << what

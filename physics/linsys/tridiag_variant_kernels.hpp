@@ -1,11 +1,11 @@
 #pragma once
-// Kernels of the seed-003 tridiagonal methods that linalg's Tridiag does not
+// Kernels of the tridiagonal methods that linalg's Tridiag does not
 // offer (tridiag_variants.hpp): cyclic reduction on global memory, PCR and the
 // partition method ("hybrid") in team scratch, and the partitioned method for
 // systems longer than team scratch.  They share linalg's row algebra.
 //
-// Open question 8 of digest 003 (CR indexing, termination, non-power-of-two
-// n): decided as in cr_forward below: 0-based rows; level l (1..q,
+// What the paper leaves open (CR indexing, termination, non-power-of-two
+// n) is decided as in cr_forward below: 0-based rows; level l (1..q,
 // q = floor(log2 n)) updates rows i with (i + 1) % 2^l == 0, so the paper's
 // "odd-indexed equations" are the odd ones counted from 1; it runs until one
 // equation (row 2^q - 1) is left, as the paper says (Zhang et al. stop at two),

@@ -1,5 +1,5 @@
 #pragma once
-// The seed-003 tridiagonal methods kept to reproduce the paper's experiments
+// The tridiagonal methods kept to reproduce the paper's experiments
 // (kflow bench tridiag, Tables 3 and 4 of Ezzatti & Nesmachnow): linalg's
 // Tridiag offers what a model needs (thomas, register); these run only when a
 // benchmark or a test names them.  Same shapes, contract and pivot checks as

@@ -1,7 +1,7 @@
 #pragma once
 // `kflow bench rbsor`: red-black SOR sweeps on the pressure equation of a
 // square cavity (the masked 5-point Laplacian mac2d uses), n x n cells.
-// Effective bandwidth as the issue defines it: per iteration the pressure is
+// Effective bandwidth as counted here: per iteration the pressure is
 // read and written once and the right-hand side read once (3 values per
 // cell); the one-byte mask is not counted.
 

@@ -1,6 +1,6 @@
 #pragma once
 // physics/mac2d: 2D incompressible Navier-Stokes on the staggered MAC grid,
-// as in the seed-000 paper (Menenguci, Valli, Catabriga & Veronese) and the
+// as in Menenguci, Valli, Catabriga & Veronese's GPU paper and the
 // book it follows (Griebel, Dornseifer & Neunhoeffer, "Numerical Simulation
 // in Fluid Dynamics", SIAM 1998):
 //
@@ -11,8 +11,8 @@
 //   dt = tau min( Re/2 (1/dx^2 + 1/dy^2)^-1, dx/|u|max, dy/|v|max )  (9)
 //
 // with convection blended between central and donor-cell differences by
-// gamma.  Decisions on the paper's typos and gaps (digest 000, section 8) are
-// listed in README.md ("mac2d") and next to the code that implements them.
+// gamma.  Decisions on the paper's typos and gaps are listed in
+// docs/models/mac2d.md and next to the code that implements them.
 //
 // Indexing as in the book: cells 1..imax x 1..jmax, one ghost layer; u(i,j)
 // on the east face of cell (i,j), v(i,j) on its north face; every array has

@@ -27,9 +27,8 @@ namespace kernels {
 namespace mb = linalg::mask_bits;
 inline constexpr double pi = 3.14159265358979323846;
 
-// West and east sides, rows j = 1..jmax (Griebel et al. 1998, sec. 3.1.2;
-// digest 000, sec. 3.6).  In a periodic direction the west kernel copies
-// both ghost columns.
+// West and east sides, rows j = 1..jmax (Griebel et al. 1998, sec. 3.1.2).
+// In a periodic direction the west kernel copies both ghost columns.
 template <class ExecSpace, class F2, class In>
 void side_bc_x(const ExecSpace& space, const linalg::Grid& g,
                const SideParams<typename F2::value_type>& sp, const F2& u, const F2& v,
@@ -185,8 +184,8 @@ struct MomentumParams {
 
 // F (eq. (4), with the book's donor-cell blended convection) on the east
 // face of cell (i, j) when it separates two fluid cells (mask bit east);
-// F = u on every other face (domain boundary and obstacle faces, digest
-// 000 sec. 3.4).
+// F = u on every other face (domain boundary and obstacle faces, as the
+// paper's boundary values of F and G for eq. (8)).
 template <class Real, class F2>
 KOKKOS_INLINE_FUNCTION Real f_value(const MomentumParams<Real>& m, const F2& u, const F2& v,
                                     std::uint8_t fl, int i, int j) {
@@ -274,7 +273,7 @@ void project_rhs(const ExecSpace& space, const Op& op, long fluid_cells, const F
 }
 
 // Velocity correction (6), (7) on faces between two fluid cells (the paper's
-// eq. (7) prints dt/dx; dt/dy is the consistent form, digest item 1).
+// eq. (7) prints dt/dx; dt/dy is the consistent form, as in Griebel et al.).
 template <class ExecSpace, class F2, class Op, class Dt>
 void correct_velocity(const ExecSpace& space, const Op& op, const Dt& step_dt, const F2& f,
                       const F2& gg, const F2& p, const F2& u, const F2& v) {
@@ -312,7 +311,8 @@ void velocity_max(const ExecSpace& space, const linalg::Grid& g, bool ghosts, co
       Kokkos::MinMax<Real, Mem>(out));
 }
 
-// Eq. (9) with the squared diffusive limit (digest item 2), without tau:
+// Eq. (9) with the squared diffusive limit (Griebel et al.; the paper prints
+// 1/dx + 1/dy), without tau:
 // the one formula for the host's stable_dt() and the device-chosen steps.
 KOKKOS_INLINE_FUNCTION double stable_dt(double umax, double vmax, double re, double dx, double dy) {
   double dt = re / 2 / (1 / (dx * dx) + 1 / (dy * dy));

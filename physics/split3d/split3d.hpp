@@ -1,7 +1,7 @@
 #pragma once
 // physics/split3d: 3D flow of a viscous heat-conducting gas at low Mach
-// number by coordinate splitting, as in seed 004 (Berezin, Paskonov &
-// Sakharnykh 2012; digest 004).  The paper's dimensionless system, density 1,
+// number by coordinate splitting, as in Berezin, Paskonov & Sakharnykh
+// (2012).  The paper's dimensionless system, density 1,
 // pressure = temperature (p = R T, R = 1):
 //
 //   du/dt + (u.grad) u = -grad T + (1/Re) lap u  (+ f, kflow's body force)
@@ -44,8 +44,8 @@ enum class Update { relaxed, picard };
 // batch); transposed: fused, X solved with the x and y axes exchanged
 // (its lines coalesced on GPUs; the fields transposed there and back);
 // automatic: transposed on every backend (docs/models/split3d.md,
-// "Assembly").  Periodic
-// directions are always stored (their cyclic solve needs the rows twice).
+// "Assembly").  Periodic directions follow the same choice: their lines are
+// cyclic systems, fused (Tridiag::start_rows_cyclic) or stored (solve_cyclic).
 enum class Assembly { automatic, stored, fused, transposed };
 
 struct Side {
@@ -109,8 +109,9 @@ struct Setup : ModelSetup {
   double divergence_limit = 0.01;
   double peclet = 0;  // cell Peclet number at the start (largest speed, largest spacing)
   // Beside the paper's scheme: a pressure projection after each step
-  // ([physics] projection = true), its Poisson solve by CG + Jacobi to
-  // max |b - A x| / max |b| <= projection_tolerance.
+  // ([physics] projection = true), its Poisson solve (by default CG + a
+  // multigrid cycle; CG + Jacobi where a periodic axis has an odd node count)
+  // to max |b - A x| / max |b| <= projection_tolerance.
   bool projection = false;
   // "plain": each step's phi makes u* divergence-free (Chorin); "incremental":
   // -grad phi^n acts on the step's input and the projection solves the

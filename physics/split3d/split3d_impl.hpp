@@ -2,7 +2,7 @@
 // Kokkos implementation of physics/split3d (included only by the generated
 // per-(backend, precision) translation units).
 //
-// One time step (digest 004, sec. 3.2; docs/models/split3d.md, decisions 4-8):
+// One time step (Berezin et al. 2012, sec. 4; docs/models/split3d.md, decisions 4-8):
 //   u~ <- U^n
 //   repeat global_iterations:
 //     in <- U^n

@@ -6,7 +6,7 @@
 // LayoutLeft (x fastest, the paper's layout).  A direction's systems are its
 // grid lines through the interior nodes of the other two directions; each
 // line's first and last unknowns are the boundary nodes (Dirichlet or
-// zero-gradient rows), the rows between are (digest 004, sec. 3.1)
+// zero-gradient rows), the rows between are (Berezin et al. 2012, sec. 4)
 //
 //   a = -u~/(2h) - nu/h^2,  b = 1/tau + 2 nu/h^2,  c = u~/(2h) - nu/h^2,
 //   d = f_in/tau + S,
@@ -185,7 +185,7 @@ KOKKOS_INLINE_FUNCTION Real ddx(const F& f, int ax, Real rh, int i, int j, int k
   return (f(i + di, j + dj, k + dk) - f(i - di, j - dj, k - dk)) * rh;
 }
 
-// The dissipation function's part of direction d (digest 004, sec. 2):
+// The dissipation function's part of direction d (Berezin et al. 2012, sec. 3):
 //   Phi_d = sum_c (d_d u_c)^2 + (d_d u_d)^2 + sum_{e != d} (d_e u_d)(d_d u_e),
 // e.g. Phi_x = 2 u_x^2 + v_x^2 + w_x^2 + u_y v_x + u_z w_x; at the node of
 // flat index m, off[a] the flat distance of neighbours along axis a (central
@@ -520,8 +520,8 @@ void update_back(const ExecSpace& space, const Params<Real>& pt, bool picard,
       A{out.q[0], out.q[1], out.q[2], out.q[3], nl.q[0], nl.q[1], nl.q[2], nl.q[3]}, map);
 }
 
-// The divergence error as the authors' code computes it (digest 004,
-// Appendix A): per interior node (i, j, k) the net flux out of the dual cell
+// The divergence error as the authors' public code computes it: per
+// interior node (i, j, k) the net flux out of the dual cell
 // [i-1, i] x [j-1, j] x [k-1, k], each face's normal velocity the mean of its
 // four corners; written per node into flux (0 elsewhere), and the mean of
 // |flux| over the interior nodes returned.

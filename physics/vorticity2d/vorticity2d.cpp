@@ -88,7 +88,7 @@ Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& domai
   return b;
 }
 
-// Material of the thesis (digest 001, sec. 2.7), taken as printed: "water at
+// Material of the thesis (its sec. 5), taken as printed: "water at
 // 1 bar, 20 C" with nu = 1000 m^2/s (sic; water has 1e-6) and g = 9.81
 // (the thesis gives none).
 struct Material {
@@ -99,7 +99,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   const auto gs = c.section("grid");
   // [grid] cells = interior nodes; the boundary ring lies at distance h
-  // outside them: h = L / (n + 1) (digest 001, open question 1).
+  // outside them: h = L / (n + 1) (the thesis leaves the placement open).
   linalg::Grid domain = parse_grid(gs, 2, 2, "[nx, ny] (interior nodes)");
   const int nx = domain.cells[0], ny = domain.cells[1];
   const double hx = domain.length[0] / (nx + 1), hy = domain.length[1] / (ny + 1);
@@ -252,8 +252,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                                   "\" (psi over Kokkos Kernels) takes \"jacobi\" or \"none\" "
                                   "(multigrid is matrix-free: method = \"cg\" or \"mg\")");
   s->restart = int(ss.get_int("restart", 50, 1, 10000));
-  // The thesis gives no tolerance (digest 001, sec. 3.6: 1e-9 reproduces its
-  // iteration counts, bench case); kflow's criterion max |b - A x| / max |b|
+  // The thesis gives no tolerance (1e-9 reproduces the CG iteration counts of
+  // its sec. 4.4, bench case); kflow's criterion max |b - A x| / max |b|
   // at 1e-6 moves a steady state by < 1e-8 (docs/models/vorticity2d.md).
   s->control.tolerance = ss.get("tolerance", 1e-6, 0.0, 1e300);
   if (c.section("run").get_choice("precision", {"double", "float"}, "double") == "float" &&

@@ -1,7 +1,7 @@
 #pragma once
 // physics/vorticity2d: 2D incompressible flow in the stream function and
-// vorticity formulation with Boussinesq heat transport, as in the seed-001
-// thesis (Baumann & Buran, TU Berlin 2010; digest 001):
+// vorticity formulation with Boussinesq heat transport, as in the thesis of
+// Baumann & Buran (TU Berlin 2010):
 //
 //   -lap psi = omega,   u = d psi/dy,  v = -d psi/dx
 //   d omega/dt + c.grad omega = nu lap omega + C dT/dx      (C = beta g)
@@ -27,7 +27,7 @@ namespace kflow::vorticity2d {
 
 // Sides in kflow's order: west, east, south, north (2 axis + high).
 // An outflow is a zero normal gradient of psi, omega and T (the thesis
-// prescribes an outflow velocity it does not give: digest 001, question 10).
+// prescribes an outflow velocity it does not give).
 enum class Kind { wall, inflow, outflow };
 enum class Profile { uniform, parabolic };
 enum class Thermal { fixed, adiabatic };
@@ -79,8 +79,9 @@ struct Setup : ModelSetup {
   // (the thesis's heat-diffusion test).
   double t0 = 0, t_left = 0, t_right = 0, split = 0;
   bool split_initial = false;
-  // Solves.  psi: "cg" with a preconditioner ("jacobi" | "none" | "mg") or
-  // "mg" (geometric multigrid, options mg); omega and T: CG with the
+  // Solves.  psi: "cg" with a preconditioner ("jacobi" | "none" | "mg"),
+  // "mg" (geometric multigrid, options mg), or "kk_cg" | "kk_gmres" (over
+  // Kokkos Kernels, "jacobi" | "none"); omega and T: CG with the
   // preconditioner ("jacobi" where it is "mg": multigrid's coarse levels
   // halve their identity term, docs/linalg.md).
   std::string method = "cg";

@@ -50,7 +50,7 @@ class Model final : public kflow::Model {
     const auto& g = s_.nodes;
     const int nx = g.cells[0], ny = g.cells[1];
     // x is the fast index (LayoutLeft), as the thesis's matrices have it; its
-    // printed lexi formula swaps i and j (digest 001, question 2).
+    // printed lexi formula swaps i and j.
     psi_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::psi", g);
     omega_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::omega", g);
     temp_ = linalg::make_field<Real, 2>(space_, "kflow::vorticity2d::temperature", g);

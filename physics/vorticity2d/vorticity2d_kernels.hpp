@@ -55,7 +55,7 @@ KOKKOS_INLINE_FUNCTION Real van_leer(Real a, Real b) {
 }
 
 // c . grad zeta at node (i, j).  Upwind: the thesis's eq. (18) in its
-// self-consistent form (digest 001, sec. 3.3: the printed last line has sign
+// self-consistent form (its sec. 3.1.2: the printed last line has sign
 // errors).  TVD: the flux form with van Leer-limited face values (first
 // order where the second upwind node lies beyond the ring), minus
 // zeta_P div_h (0 up to rounding), so both share the same upwind limit.
@@ -114,7 +114,7 @@ void rhs_psi(const ExecSpace& space, const linalg::Grid& g,
 // of T (called after the T solve as well: `which` 1 psi/omega, 2 T).
 //   Thom:   omega_0 = -2 (psi_1 - psi_0 - h psi_n) / h^2 - psi_tt,0
 //   thesis: omega_0 = -(psi_1 - psi_0 - h psi_n) / h^2 - psi_tt,0  (half of
-//           Thom's normal part: digest 001, sec. 3.4, derived)
+//           Thom's normal part: the thesis's sec. 3.2, derived)
 //   Woods:  omega_0 = -3 (psi_1 - psi_0 - h psi_n) / h^2 - omega_1 / 2
 //           - psi_tt,1 / 2 - psi_tt,0   (second order)
 // psi_n: the inward normal derivative (the wall's tangential velocity);
@@ -181,7 +181,7 @@ void ring(const ExecSpace& space, const Params<typename F2::value_type>& m, cons
 // Right-hand sides of the omega and T systems (I - dt k lap) z = b:
 //   b = z - dt c.grad z (+ dt C dT/dx for omega) + dt k / h^2 (Dirichlet ring)
 // The buoyancy term is the central difference (T_E - T_W) / 2h with the sign
-// of eq. (9) (digest 001, open question 4: the printed T_D has it reversed).
+// of eq. (9) (the thesis's printed T_D has it reversed).
 template <class ExecSpace, class F2>
 void rhs_transport(const ExecSpace& space, const linalg::Grid& g,
                    const Params<typename F2::value_type>& m, double dt, double nu, double kappa,
