@@ -14,7 +14,7 @@ namespace kflow::lbm {
 
 namespace {
 
-// Stability and accuracy thresholds (docs/models/lbm.md, "Checks before the run").
+// Stability and accuracy thresholds (the checks before the run, docs/models/lbm.md).
 constexpr double tau_error = 0.5;       // tau <= 0.5: viscosity <= 0
 constexpr double tau_warning = 0.55;    // BGK/TRT near the stability limit
 constexpr double mach_error = 0.6;      // Ma = u sqrt(3)

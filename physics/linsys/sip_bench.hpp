@@ -23,8 +23,7 @@
 //                     for red-black SOR (omega = 2 / (1 + sin(pi h)), the
 //                     optimum for this problem) on the same data.
 // Timings exclude host<->device copies (nothing is copied) and include every
-// kernel launch; the paper does not say what its times include (open
-// question 2).
+// kernel launch; the paper does not say what its times include.
 
 #include <Kokkos_Core.hpp>
 
