@@ -5,8 +5,8 @@
 # builds with (g++, CMake, ninja, Kokkos with OpenMP, VTK, toml++, Catch2 3,
 # matplotlib, hypre with OpenMPI: the multigrid peer), and Kokkos Kernels'
 # headers, unpacked from Debian experimental's binary package for header-only
-# use against libkokkos-dev (step 4 below; README.md, "Kokkos Kernels").  Debian 12 (bookworm)
-# has no usable Kokkos, which is why the root exists at all; see README.md ("Building") for the native path.
+# use against libkokkos-dev (step 4 below; README.md, "The toolchain").  Debian 12 (bookworm)
+# has no usable Kokkos, which is why the root exists at all; see README.md ("Native build") for the native path.
 #
 # Idempotent: a complete root is recognised by a stamp file that records the
 # package list and this script's recipe version; a second call costs seconds.
@@ -100,7 +100,7 @@ if ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" update >
 fi
 inroot apt-get clean >/dev/null 2>&1 || true
 
-# Packaging bug in libkokkos-dev 5.2.2 (environment.md): KokkosTargets.cmake
+# Packaging bug in libkokkos-dev 5.2.2: KokkosTargets.cmake
 # names libkokkosalgorithms.a and libkokkossimd.a, which the package does not
 # ship, so find_package(Kokkos) fails.  Both libraries are header-only for our
 # use; an empty archive in their place is enough.

@@ -40,8 +40,8 @@ if [[ $bootstrap == 1 ]]; then
   root=$("$here/bootstrap.sh" --print-root)
 fi
 
-# Directories visible inside: the work tree (and shared/ beside it, which
-# holds the project's read-only documents), plus the current directory.
+# Directories visible inside: the work tree (and a ../shared directory beside
+# it, where one exists), plus the current directory.
 binds=("$top")
 [[ -d "$top/../shared" ]] && binds+=("$(cd "$top/../shared" && pwd)")
 case "$PWD" in "$top"/*|"$top") ;; *) binds+=("$PWD") ;; esac

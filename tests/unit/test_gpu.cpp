@@ -149,7 +149,7 @@ TEST_CASE("lbm on cuda and openmp agrees to rounding; two-grid = in-place on cud
 TEST_CASE("mac2d on cuda and openmp agrees to 1e-10 after 100 steps", "[gpu]") {
   // A cavity with an obstacle, a channel with inflow/outflow and a step, and
   // a periodic Taylor-Green box: every boundary and obstacle kernel runs.
-  // Issue #3: same fields to 1e-10 relative in double.
+  // Same fields to 1e-10 relative in double.
   const char* const cases[] = {R"([case]
 model = "mac2d"
 [grid]
@@ -211,7 +211,7 @@ max_iterations = 20
 steps = 100
 )"};
   // Each case with the default red-black SOR, multigrid, and CG with the
-  // multigrid preconditioner (issue 17: CUDA = OpenMP to rounding).
+  // multigrid preconditioner (CUDA = OpenMP to rounding).
   const std::vector<std::vector<std::string>> solvers = {
       {},
       {"solver.pressure.method=\"mg\""},

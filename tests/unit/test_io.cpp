@@ -158,7 +158,7 @@ TEST_CASE("field files round-trip exactly and reject damaged files", "[unit]") {
   CHECK_THROWS_AS(kflow::io::read_field_file(tmp.str() + "/missing.kfc"), kflow::Error);
 }
 
-// Damage a checkpoint can suffer (issue: "nothing lost, nothing destroyed"):
+// Damage a checkpoint can suffer ("nothing lost, nothing destroyed"):
 // one flipped bit in an array or in the metadata fails the checksum; a
 // metadata value with a newline round-trips; numbers are read strictly
 // ("2s", "0.x", "nan", out of range); sizes that do not match the extents or

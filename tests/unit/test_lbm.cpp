@@ -81,7 +81,7 @@ TEST_CASE("lbm Poiseuille: BGK converges at second order (fixed tau)", "[unit]")
 
 TEST_CASE("lbm Poiseuille: TRT profile within 1e-3 of the exact solution", "[unit]") {
   // With the magic parameter 3/16 the halfway wall is exact for any tau;
-  // 1e-3 relative is the issue's tolerance at the finest grid (32 cells).
+  // 1e-3 relative is the required tolerance at the finest grid (32 cells).
   // t = 10 H^2/nu: the slowest transient has decayed to exp(-pi^2 10) ~ 5e-5.
   for (const char* tau : {"lattice.tau=0.7", "lattice.tau=1.5"}) {
     const double e = poiseuille_error({tau, "time.end=10.0"}, 32);
@@ -482,7 +482,7 @@ TEST_CASE("lbm 2D cavity Re = 100 on 256^2 within 0.02 of Ghia et al. (1982)",
       dev = std::max(dev, std::fabs(interp(uc, y, 0.0, 1.0) - ref));
     for (const auto& [x, ref] : kflow::test::reference_table("ghia1982_re100_v.csv", 17))
       dev = std::max(dev, std::fabs(interp(vc, x, 0.0, 0.0) - ref));
-    // WARN: the figure is reported (README) even when the test passes.
+    // WARN: the figure is reported even when the test passes.
     WARN(precision << ": largest deviation from Ghia et al. (1982), Tables I and II, Re = 100: "
                    << dev);
     CHECK(dev <= 0.02);
@@ -494,7 +494,7 @@ TEST_CASE("lbm float16s: 2D cavity Re = 1000 within 1% of float's stream-functio
   // cases/lbm/cavity-2d-re1000.toml on 128^2 (tau = 0.538) to t = 100 L/U,
   // steady: psi(x, y) = integral of u dy from the bottom wall (midpoint rule
   // on the cell centres), its minimum the primary vortex's strength (Ghia et
-  // al. 1982: -0.1179 on 129^2).  float16s against float, the issue's 1 %.
+  // al. 1982: -0.1179 on 129^2).  float16s against float, the required 1 %.
   double psi_min[2];
   const char* precisions[2] = {"float", "float16s"};
   const int n = 128;

@@ -202,7 +202,7 @@ TEST_CASE("mac2d device-chosen time steps give the same run as host-chosen ones"
 TEST_CASE("mac2d lid-driven cavity at Re = 100 against Ghia et al. (1982)", "[validation][long]") {
   // Ghia, Ghia & Shin, J. Comput. Phys. 48 (1982) 387-411, Tables I and II
   // (cases/reference).  128^2 cells, gamma = 0.5, t = 20 (steady).
-  // Issue #3: largest deviation at the tabulated interior points <= 0.01.
+  // Required: largest deviation at the tabulated interior points <= 0.01.
   const auto r = run_text(kflow::test::case_text("mac2d/cavity-re100.toml"), "",
                           {"output.lines=[]"}, "", true);
   kflow::linalg::Grid g;
@@ -309,7 +309,7 @@ void require_gpu() {
 }  // namespace
 
 TEST_CASE("mac2d cavity at Re = 1000 on 256^2 against Ghia et al. (1982)", "[validation][long]") {
-  // Issue #3: largest deviation <= 0.02 at Ghia's interior points; gamma = 0.2.
+  // Required: largest deviation <= 0.02 at Ghia's interior points; gamma = 0.2.
   // Measured on an H200: 0.0128 (v at x = 0.9609); gamma = 0.5 gave 0.0213.
   const auto r = run_text(case_text("cavity-re1000.toml"), "", {"output.lines=[]"}, "", true);
   kflow::linalg::Grid g;
@@ -562,7 +562,7 @@ TEST_CASE("reference tables in cases/reference read back with every row", "[unit
           23);
 }
 
-// A line sample on a wall takes the wall's value (the issue's reproducer: the
+// A line sample on a wall takes the wall's value (the bug's reproducer: the
 // lid of the Re = 100 cavity read 0.974 at y = 1, the nearest cell centre's u):
 // u = 1 on the moving lid, 0 on the bottom wall; v = 0 on the side walls.
 TEST_CASE("mac2d: line samples on walls read the wall's velocity", "[regression]") {

@@ -154,7 +154,7 @@ TEMPLATE_LIST_TEST_CASE("split3d rows of X, Y and Z equal the discrete operator 
             // the row applied to X, minus its right-hand side ...
             const double row = ha[m] * X[m - s] + hb[m] * X[m] + hc[m] * X[m + s] - hd[m];
             // ... and the discrete operator written out: (X - in)/tau + u~ dX/dx_d
-            // - nu d2X/dx_d^2 - S, with S as the paper prints it (digest 004, sec. 2, 3.1)
+            // - nu d2X/dx_d^2 - S, with S as the paper prints it (its secs. 3 and 4)
             const double h = p.h[dir], nu = var == 3 ? p.kappa : p.nu;
             double S = 0;
             if (var == dir) S = -p.grad_t * D(hn[3], dir, m) + p.force[dir];

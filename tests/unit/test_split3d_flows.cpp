@@ -81,7 +81,7 @@ TEST_CASE("split3d square duct, 23x15x15: centre line near the series solution",
   // Coarse and short (2 cores: about 4 s).  Measured: dt = 0.01 -0.9 %
   // (LOD's O(tau) steady-state error, -0.6 % of it, and O(h^2) at h = 1/16,
   // -0.3 %), the tau -> 0 limit from dt = 0.02 and 0.01 -0.3 %.  Tolerances:
-  // 1.5 % at dt = 0.01 (looser than the 1 %: the long test below
+  // 1.5 % at dt = 0.01 (looser than the required 1 %: the long test below
   // holds that on 31^2), 0.5 % for the limit.
   REQUIRE(std::fabs(duct_series - 0.884056) < 1e-6);  // the lbm duct case's value
   const auto a = duct_centre(23, 15, 1.5, 0.01, 3.0, 1.0);

@@ -131,7 +131,7 @@ TEST_CASE("vorticity2d cavity at Re = 100, 64^2: centre lines and vortex near Gh
 
 TEST_CASE("vorticity2d cavity at Re = 100, 128^2, within 0.01 of Ghia et al.",
           "[validation][long]") {
-  // Ghia, Ghia & Shin, J. Comput. Phys. 48 (1982), Tables I and II; issue:
+  // Ghia, Ghia & Shin, J. Comput. Phys. 48 (1982), Tables I and II: the
   // interior points within 0.01 on 128^2.
   const auto r = run_text(case_text("cavity-re100.toml"), "", {"output.lines=[]"}, "", true);
   const double dev = ghia_deviation(r, nodes(128, 128), "100");
@@ -141,8 +141,8 @@ TEST_CASE("vorticity2d cavity at Re = 100, 128^2, within 0.01 of Ghia et al.",
 
 TEST_CASE("vorticity2d cavity at Re = 1000, 127^2, t = 120: primary vortex near Botella & Peyret",
           "[validation][long]") {
-  // Issue 14's Re = 1000 check on the coarsest of its three grids (the
-  // others: docs/models/vorticity2d.md, measured on the GPU).  Botella &
+  // The Re = 1000 check on the coarsest of three grids (the others:
+  // docs/models/vorticity2d.md, measured on the GPU).  Botella &
   // Peyret (1998), spectral: psi_min = -0.1189366 at (0.5308, 0.5652); Ghia
   // et al. (1982), 129^2: -0.117929 at (0.5313, 0.5625)
   // (cases/reference/cavity_primary_vortex.csv).  Measured on 127^2 (H100):
@@ -171,7 +171,7 @@ TEST_CASE("vorticity2d plane Poiseuille flow: developed velocity and temperature
   // Developed: u = 6 y (1 - y) (mean 1), T = y (walls at 0 and 1, no
   // cross-flow).  The discrete stream function of the parabola is exact
   // (cubic); the velocity output is its central difference, 2 h^2 below the
-  // parabola (h = 1/40: 0.00125 = 8.3e-4 of u_max): the issue's 1e-3
+  // parabola (h = 1/40: 0.00125 = 8.3e-4 of u_max): the tolerance 1e-3
   // (relative to u_max) holds.  T: 1e-4 absolute at x = 4.5.
   const auto r = run_text(case_text("poiseuille.toml"), "", {"output.lines=[]"}, "", true);
   const auto g = nodes(239, 39, 6.0, 1.0);
@@ -184,7 +184,7 @@ TEST_CASE("vorticity2d plane Poiseuille flow: developed velocity and temperature
   WARN("Poiseuille at x = 4.5: max |u - 6y(1-y)| / 1.5 = " << du / 1.5 << ", max |T - y| = " << dt);
   CHECK(du / 1.5 <= 1e-3);
   CHECK(dt <= 1e-4);
-  // every solve of the run reached its tolerance (the issue: on a problem
+  // every solve of the run reached its tolerance (required on a problem
   // with a known solution)
   CHECK(diag(r, "unconverged_solves") == 0);
 }
@@ -241,7 +241,7 @@ TEST_CASE("vorticity2d differentially heated cavity at Ra = 1e5, 128^2, near de 
 
 TEST_CASE("vorticity2d buoyancy turns a box warm on the right counter-clockwise", "[unit]") {
   // Thesis sec. 5.4: warm fluid rises on the right, cold sinks on the left
-  // (digest 001, sec. 2.4: the sign of C dT/dx): psi > 0 inside.
+  // (thesis sec. 2.4: the sign of C dT/dx): psi > 0 inside.
   const auto r = run_text(case_text("buoyancy-box.toml"), "", {"time.end=0.01"}, "", false);
   CHECK(diag(r, "psi_max") > 0.1);
   CHECK(diag(r, "psi_min") > -0.1 * diag(r, "psi_max"));

@@ -46,7 +46,7 @@ struct PreparedCase {
   double dt_floor = 1e-14;
   // time.clock = "float32": the model time is accumulated in single
   // precision and steps are not shortened to land on output times or the
-  // end (the loop runs while t < end), as in the seed-000 paper's GPU code;
+  // end (the loop runs while t < end), as in Menenguci et al.'s GPU code;
   // it reproduces that paper's step counts (Table 1).
   bool float_clock = false;
   // time.device_dt: with an adaptive dt and a model that can choose it on
