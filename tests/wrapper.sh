@@ -5,7 +5,7 @@
 # wrapper's shared directories refuses such output instead of losing it.
 # Run by tools/test on the host (outside the root), before ctest.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd -P)
 fail() { echo "wrapper test FAIL: $*"; exit 1; }
 tmp=$(mktemp -d /tmp/kflow-wrapper-XXXXXX)
 beside="$top/../kflow-wrapper-$$"

@@ -21,7 +21,7 @@ set -euo pipefail
 RECIPE=5   # bump when the package list or the fix-ups below change
 PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev libvtk9-dev
   libtomlplusplus-dev libcatch2-dev python3 python3-matplotlib python3-numpy
-  binutils ca-certificates libhypre-dev libsuperlu-dist-dev)
+  binutils ca-certificates libhypre-dev libsuperlu-dist-dev ccache)
 # Kokkos Kernels: headers only, from this binary package of Debian experimental
 # (Trilinos 17.0, Kokkos Kernels 5.0.2), unpacked with dpkg-deb -x into
 # $KK_PREFIX, never installed with dpkg (its Trilinos Kokkos collides with

@@ -11,8 +11,8 @@
 # elsewhere: it would be lost with the root's private /tmp and files).
 # With KFLOW_NATIVE=1 the command runs directly on the host instead.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd -P)
+top=$(cd "$here/.." && pwd -P)
 root=""
 bootstrap=1
 extra=()
@@ -27,6 +27,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $# -gt 0 ]] || { echo "usage: tools/in-root.sh [--root DIR] -- COMMAND..." >&2; exit 2; }
 
+# unshare and chroot live in sbin, which a minimal PATH (cron's /usr/bin:/bin) lacks.
+PATH="$PATH:/usr/sbin:/sbin"
 if [[ "${KFLOW_NATIVE:-0}" == 1 ]]; then
   exec "$@"
 fi

@@ -19,7 +19,7 @@
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n 2,20p "$0"; exit 2; }
 kflow=$1 out=$2 backend=${3:-cuda} jobs=${4:-4} set=${5:-all}
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd -P)
 cases=$top/cases/vorticity2d
 [[ -e $out ]] && { echo "vorticity2d-study: $out exists; give a new directory" >&2; exit 1; }
 mkdir -p "$out"

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "kflow/core/backend.hpp"
+#include "kflow/core/build_info.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
@@ -199,7 +200,10 @@ int cmd_list(const Args&) {
 
 int cmd_info(const Args& a) {
   KokkosSession k(a);
-  std::cout << "kflow " << KFLOW_VERSION << "\nbackends compiled in:";
+  std::cout << "kflow " << KFLOW_VERSION << "\nbuilt with:\n";
+  for (const auto& [item, version] : kflow::build_info())
+    std::cout << "  " << item << ": " << version << "\n";
+  std::cout << "backends compiled in:";
   for (const auto& b : kflow::compiled_backends()) std::cout << " " << b;
   std::cout << " (default " << kflow::default_backend() << ")\ndevices:\n";
   for (const auto& b : kflow::compiled_backends())

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "kflow/core/backend.hpp"
+#include "kflow/core/build_info.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/gather.hpp"
 #include "kflow/core/parallel.hpp"
@@ -360,6 +361,7 @@ RunResult Run::finish(const std::string& status) {
 
   io::RunSummary s;
   s.version = KFLOW_VERSION;
+  s.build = build_info();
   s.case_name = pc_.name;
   s.case_file = opt_.case_path;
   s.model = pc_.model->name;

@@ -296,7 +296,11 @@ void RunOutput::checkpoint(const FieldFile& ck) {
 void RunOutput::write_summary(const RunSummary& r) {
   const auto& g = r.grid;
   std::ostringstream s;
-  s << "{\n  \"kflow\": \"" << r.version << "\",\n"
+  s << "{\n  \"kflow\": \"" << r.version << "\",\n  \"build\": {";
+  for (std::size_t k = 0; k < r.build.size(); ++k)
+    s << (k ? ", " : "") << "\"" << r.build[k].first << "\": \"" << json_escape(r.build[k].second)
+      << "\"";
+  s << "},\n"
     << "  \"case\": \"" << json_escape(r.case_name) << "\",\n"
     << "  \"case_file\": \"" << json_escape(r.case_file) << "\",\n"
     << "  \"model\": \"" << r.model << "\",\n"

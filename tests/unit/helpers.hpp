@@ -18,6 +18,11 @@
 
 namespace kflow::test {
 
+// The source tree (cases/ lives there) and the tests' scratch directory in
+// the build tree (tests/unit/main.cpp).
+std::string source_dir();
+std::string scratch_dir();
+
 // A fresh directory under the system temporary directory, removed at scope exit.
 struct TempDir {
   std::filesystem::path path;
@@ -25,7 +30,7 @@ struct TempDir {
     static int counter = 0;
     // Under the build tree: a run refuses output the toolchain root would lose.
     path =
-        std::filesystem::path(KFLOW_TEST_TMPDIR) /
+        std::filesystem::path(scratch_dir()) /
         ("kflow-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
@@ -106,7 +111,7 @@ inline std::vector<std::vector<double>> last_frame_rows(const std::string& path)
 // The text of the case file cases/<path> (e.g. "mac2d/cavity-re100.toml");
 // fails if it cannot be opened.
 inline std::string case_text(const std::string& path) {
-  const std::string full = std::string(KFLOW_SOURCE_DIR) + "/cases/" + path;
+  const std::string full = source_dir() + "/cases/" + path;
   INFO("case file " << full);
   REQUIRE(std::ifstream(full));
   return read_file(full);
@@ -118,7 +123,7 @@ inline std::string case_text(const std::string& path) {
 // rows, so a missing, empty or truncated table cannot pass.
 inline std::vector<std::vector<std::string>> reference_rows(const std::string& file,
                                                             std::size_t rows) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/" + file);
+  std::ifstream in(source_dir() + "/cases/reference/" + file);
   INFO("reference table cases/reference/" << file);
   REQUIRE(in);
   std::vector<std::vector<std::string>> r;

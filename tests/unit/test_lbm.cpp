@@ -450,7 +450,7 @@ namespace {
 // The final fields of a case file of cases/lbm/ with overrides.
 kflow::RunResult run_case(const std::string& name, const std::vector<std::string>& sets) {
   kflow::RunOptions opt;
-  opt.case_path = std::string(KFLOW_SOURCE_DIR) + "/cases/lbm/" + name;
+  opt.case_path = kflow::test::source_dir() + "/cases/lbm/" + name;
   opt.overrides = sets;
   opt.write_output = false;
   opt.quiet = true;

@@ -285,7 +285,7 @@ std::string case_text(const std::string& name) {
 // Published numbers are read from cases/reference/<file> (CSV rows
 // "case,quantity,lower,upper,reference,source" or "quantity,value,...").
 double reference_value(const std::string& file, const std::string& key, int column) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/" + file);
+  std::ifstream in(kflow::test::source_dir() + "/cases/reference/" + file);
   REQUIRE(in);
   std::string line;
   while (std::getline(in, line)) {

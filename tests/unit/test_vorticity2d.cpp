@@ -30,7 +30,7 @@ std::string case_text(const std::string& name) {
 // A reference table with a header row and several columns (cases/reference):
 // rows as maps column -> text.  Fails unless it read exactly `rows` rows.
 std::vector<std::map<std::string, std::string>> table(const std::string& file, std::size_t rows) {
-  std::ifstream in(std::string(KFLOW_SOURCE_DIR) + "/cases/reference/" + file);
+  std::ifstream in(kflow::test::source_dir() + "/cases/reference/" + file);
   INFO("reference table cases/reference/" << file);
   REQUIRE(in);
   auto split = [](const std::string& line) {

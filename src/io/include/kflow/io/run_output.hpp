@@ -16,6 +16,7 @@
 #include <array>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kflow/core/model.hpp"
@@ -44,6 +45,8 @@ struct RunSummary {
   std::array<int, 3> ranks{1, 1, 1};
   std::vector<double> rank_wall_total, rank_wall_stepping, rank_wall_exchange;
   std::string halo;  // how the halo's buffers travelled (parallel::transport_name)
+  // What the program was built with (kflow::build_info): (item, version).
+  std::vector<std::pair<std::string, std::string>> build;
 };
 
 // The marker file of every directory kflow writes.
