@@ -6,7 +6,7 @@
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tridiag",
     "batched and single tridiagonal solves: Thomas, CR, PCR, hybrid, partitioned, register "
-    "(and cuSPARSE in CUDA builds); seed 003 Table 3 and 3D ADI batches",
+    "(and cuSPARSE in CUDA builds); Ezzatti & Nesmachnow's Table 3 and 3D ADI batches",
     "case=batched|adi|single (batched), n=LIST (batched 512,256; adi 512 GPU / 256 CPU; single "
     "2^16,2^22,2^24,2^25), systems=N (batched; default n^2), layout=contiguous,interleaved, "
     "method=LIST of thomas,cr,pcr,hybrid,partitioned,register,auto,cusparse or all, "
@@ -21,7 +21,7 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "sip",
-    "Stone's SIP on the 2D Poisson problem with (2^k+2)^2 nodes (seed 003 Table 2): "
+    "Stone's SIP on the 2D Poisson problem with (2^k+2)^2 nodes (Ezzatti & Nesmachnow's Table 2): "
     "factorization, one iteration, iterations and time to tolerance; red-black SOR beside it",
     "dim=2|3 (2; 3: SIP 3D on n^3 cells, n = 2^k, k 4,5,6), k=LIST (5,7,9,10), ordering=LIST of "
     "lexicographic (CPU),diagonals,pipelined,tiles or all (GPU diagonals,pipelined,tiles; CPU "
@@ -39,9 +39,9 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "poisson",
     "time to tolerance of SIP, red-black SOR (optimal omega), CG (none, Jacobi, multigrid), "
     "CG over Kokkos Kernels (where built) and geometric multigrid on one 2D Poisson problem with "
-    "(2^k+2)^2 nodes (issue #4's comparison "
-    "table), or a 3D one on (2^k)^3 cells",
-    "k=LIST (5,7; the table: 10), solvers=LIST of "
+    "(2^k+2)^2 nodes (docs/performance.md compares them at k = 10), or a 3D one on (2^k)^3 "
+    "cells",
+    "k=LIST (5,7; the comparison: 10), solvers=LIST of "
     "sip,rbsor,cg,cg_jacobi,kk_cg,kk_cg_jacobi,kk_gmres,kk_gmres_jacobi,mg,mg_f,mg_v1,mg_v3,"
     "mg_cheb,"
     "cg_mg,cg_mg_cheb,hypre_pfmg,hypre_pcg (all; hypre in builds with hypre, one MPI rank; "
@@ -60,7 +60,7 @@ KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "spmv",
     "y = A x for the 5-point Laplacian (Dirichlet sides) on n x n cells: matrix-free "
-    "(linalg::Uniform5), DIA (linalg::Dia5, seed 001's format) and Kokkos Kernels' "
+    "(linalg::Uniform5), DIA (linalg::Dia5, Baumann & Buran's format) and Kokkos Kernels' "
     "KokkosSparse::spmv on the CRS form (linalg::make_crs; where built); ideal bytes for the "
     "bandwidth, GFlop/s at 9 flop/row",
     "n=LIST (cells per side, 1024,4096)"}))

@@ -116,7 +116,7 @@ void sip_pipelined(const ExecSpace& space, int nx, int ny, int h, const F& f, co
 // the pipelined ordering (0: 32 on GPUs, 1 on host backends).
 template <class ExecSpace, class Op>
 class SipPaper : public linalg::Solver<ExecSpace, typename Op::real_type, 2> {
-  static_assert(Op::dim == 2, "seed 003's orderings are 2D");
+  static_assert(Op::dim == 2, "Ezzatti & Nesmachnow's orderings are 2D");
 
  public:
   using Real = typename Op::real_type;

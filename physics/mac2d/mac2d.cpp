@@ -408,7 +408,7 @@ double inflow_at(const Boundary& b, double s) {
 KFLOW_REGISTER_MODEL((ModelInfo{
     "mac2d",
     "2D incompressible Navier-Stokes, staggered MAC grid, donor-cell/central blend (gamma), "
-    "red-black SOR pressure solve, obstacles by flag field (seed 000; Griebel et al. 1998)",
+    "red-black SOR pressure solve, obstacles by flag field (Griebel et al. 1998; Menenguci et al.)",
     parse,
     R"(
 [case]

@@ -404,8 +404,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                          ", the smaller of 1/Re and 1/(Re Pr))";
   if (s->peclet > 2 && !warn_peclet)
     ps.fail("reynolds", pe +
-                            " exceeds 2: the central scheme's rows are not diagonally dominant "
-                            "(digest 004, sec. 3.1); refine grid.cells to h <= " +
+                            " exceeds 2: the central scheme's rows are not diagonally dominant; "
+                            "refine grid.cells to h <= " +
                             num(2 * nu / std::max(umax, 1e-300)) +
                             ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
   if (s->peclet > 2)
@@ -534,7 +534,7 @@ KFLOW_REGISTER_MODEL((ModelInfo{
     "split3d",
     "3D Navier-Stokes (the paper's low-Mach gas: pressure = temperature) by coordinate "
     "splitting, X/Y/Z implicit lines through linalg's batched Tridiag, local and global "
-    "nonlinear iterations (seed 004; Berezin, Paskonov & Sakharnykh 2012)",
+    "nonlinear iterations (Berezin, Paskonov & Sakharnykh 2012)",
     parse,
     // The bench times the authors' configuration (relaxed, 4 local x 2 global
     // iterations: the paper's Table 1 and their code), not the run default.

@@ -420,7 +420,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 KFLOW_REGISTER_MODEL((ModelInfo{
     "vorticity2d",
     "2D stream function-vorticity with Boussinesq heat transport, IMEX (implicit diffusion), "
-    "upwind or TVD convection, three CG solves per step (seed 001; Baumann & Buran 2010)",
+    "upwind or TVD convection, three CG solves per step (Baumann & Buran 2010)",
     parse,
     R"(
 [case]

@@ -35,13 +35,13 @@ void require_backend(const std::string& name, const std::string& where) {
   std::string list;
   for (const auto& b : all) list += (list.empty() ? "" : ", ") + b;
   const bool known = name == "cuda" || name == "openmp" || name == "serial";
+  const std::string rebuild =
+      ".  Rebuild kflow against a Kokkos with that backend enabled (docs/getting-started.md, '" +
+      std::string(name == "cuda" ? "The GPU build (CUDA)" : "Building with CMake") + "').";
   throw Error(where + ": backend '" + name + "' " +
               (known ? "is not compiled into this build of kflow"
                      : "is not a backend kflow knows (serial, openmp, cuda)") +
-              "; this build has: " + list +
-              (known ? ".  Rebuild kflow against a Kokkos with that backend enabled (README.md, "
-                       "'Building')."
-                     : "."));
+              "; this build has: " + list + (known ? rebuild : "."));
 }
 
 std::string backend_description(const std::string& name) {

@@ -53,8 +53,9 @@ auto paper(SipPaperOrdering o, double alpha, int strip) {
 
 }  // namespace
 
-TEMPLATE_LIST_TEST_CASE("seed 003's SIP orderings give the host's lexicographic iterates",
-                        "[unit][sip]", kflow::test::ExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE(
+    "Ezzatti & Nesmachnow's SIP orderings give the host's lexicographic iterates", "[unit][sip]",
+    kflow::test::ExecutionSpaces) {
   using Space = TestType;
   for (auto [nx, ny] : {std::pair{21, 13}, std::pair{37, 29}, std::pair{200, 333}, std::pair{1, 40},
                         std::pair{64, 1}}) {
@@ -80,7 +81,7 @@ TEMPLATE_LIST_TEST_CASE("seed 003's SIP orderings give the host's lexicographic 
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("seed 003's SIP orderings solve a variable-coefficient system",
+TEMPLATE_LIST_TEST_CASE("Ezzatti & Nesmachnow's SIP orderings solve a variable-coefficient system",
                         "[unit][sip]", kflow::test::ExecutionSpaces) {
   using Space = TestType;
   const auto g = grid2(23, 17);
@@ -101,8 +102,8 @@ TEMPLATE_LIST_TEST_CASE("seed 003's SIP orderings solve a variable-coefficient s
     }
 }
 
-TEMPLATE_LIST_TEST_CASE("seed 003's SIP orderings as a preconditioner: L U z = r", "[unit][sip]",
-                        kflow::test::ExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE("Ezzatti & Nesmachnow's SIP orderings as a preconditioner: L U z = r",
+                        "[unit][sip]", kflow::test::ExecutionSpaces) {
   using Space = TestType;
   const auto g = grid2(15, 11);
   const auto dop = op_to_space<Space>(variable_op(g));

@@ -103,7 +103,7 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
       if (ordering_ == SipOrdering::diagonals)
         throw std::invalid_argument(
             "SIP: 2D takes the lexicographic and tiles orderings (the per-diagonal "
-            "sweeps of seed 003 are kflow::linsys::SipPaper)");
+            "sweeps of Ezzatti & Nesmachnow are kflow::linsys::SipPaper)");
       if (gpu && ordering_ == SipOrdering::lexicographic)
         throw std::invalid_argument(
             "SIP: the lexicographic ordering runs on one thread; use tiles on a GPU");
