@@ -205,7 +205,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           if (fused_) {  // u, v, w in one batch, T in another (RowPart)
             // T's launch on side_, beside the velocity's: fewer threads, more
             // registers each, so on a GPU its last wave leaves SMs to the other
-            // (docs/models/split3d-sweeps.md, "Two launches side by side").  side_
+            // (192^3 sweeps 38 -> 51-53 % of the ceiling in double: docs/performance.md,
+            // "Tuning choices").  side_
             // starts after what space_ queued; the next work waits for both.
             // Periodic lines alike, in the cyclic solve.
             const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];

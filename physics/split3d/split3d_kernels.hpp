@@ -451,9 +451,9 @@ void wrap(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& 
 // The nonlinear layer after a local iteration, on the nodes direction dir
 // solved for: relaxed u~ <- (u~ + out)/2 or Picard u~ <- out.  Returns (in
 // `change`, asynchronously) max |out - u~| over the velocity components.
-// A flat reduction on GPUs (linalg::box_reduce; an MDRange reduction ran at
-// a seventh of the bandwidth: docs/models/split3d-sweeps.md, "The layer
-// update").
+// A flat reduction on GPUs (linalg::box_reduce; an MDRange reduction launches
+// few blocks: 25.6 against 6.2 ms a step at 192^3 in double on the H200,
+// docs/performance.md, "Tuning choices").
 template <class ExecSpace, class Real, class Mem>
 void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
             const Vars<Real, Mem>& nl, const Vars<Real, Mem>& out,
@@ -465,8 +465,8 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
       KOKKOS_LAMBDA(int i, int j, int k, Real& mx) {
         // Every load before the first store: a store to nl may alias the next
         // variable's loads, so a GPU thread would wait out one variable's
-        // loads after another (docs/models/split3d-sweeps.md, "The layer update's
-        // loads together").
+        // loads after another (docs/performance.md, "Tuning choices": split3d's
+        // layer update).
         Real o[4], n[4];
         for (int q = 0; q < 4; ++q) o[q] = nl.q[q](i, j, k), n[q] = out.q[q](i, j, k);
         for (int q = 0; q < 4; ++q) {
@@ -487,7 +487,8 @@ void update(const ExecSpace& space, const Params<Real>& p, int dir, bool picard,
 // One kernel reads what the update and the two transpositions back would
 // read, 16 fields' worth instead of their 28.  It gives no max |out - u~|:
 // only a stopping rule reads X's change, and only that of an iteration it
-// may end early (docs/models/split3d-sweeps.md, "X's last update on the way back").
+// may end early, and a max reduction here cost more than the traffic saved
+// (docs/performance.md, "Variants tried and dropped").
 template <class Real>
 struct UpdateBack {
   int lo[3], hi[3];

@@ -190,7 +190,7 @@ TEST_CASE("split3d cubic cavity at Re = 400 against Jiang et al. (1994) and Wong
   // differ from each other by up to 0.015 at Jiang's points.  A GPU run
   // (3000 steps: 37 s on an H200 with the default Picard 4 x 1), hours on 2
   // cores.  Measured there: 0.0124 from Jiang et al., 0.0087 from Wong &
-  // Baker (docs/models/split3d.md, "The cubic cavity at Re = 400").
+  // Baker (docs/models/split3d.md, "The cubic cavity").
   // Tolerance 0.03.
   const auto s = split3d_cavity(95, 400, 0.01, 30, "incremental", "split3d/cavity-re400.toml");
   const double dj = deviation_u(s, "cavity3d_jiang1994_re400_u.csv", 27);

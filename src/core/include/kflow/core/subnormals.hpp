@@ -4,7 +4,7 @@
 // runs make many: split3d's dissipation squares velocity gradients that start
 // near zero (1e-20 squared is below FLT_MIN, 1.2e-38), and its float steps
 // took 1.5 to 2.7 times longer on CPUs for it (docs/performance.md,
-// "Subnormals on CPUs").  kflow therefore flushes them to zero on its host
+// "Tuning choices").  kflow therefore flushes them to zero on its host
 // threads by default (--subnormals keep keeps them): a value changes by less
 // than FLT_MIN (DBL_MIN in double).  GPUs handle subnormals at full speed
 // and keep them.
