@@ -22,6 +22,8 @@
 
 #include "kflow/core/bench.hpp"
 #include "kflow/core/config.hpp"
+#include "kflow/core/driver.hpp"
+#include "kflow/core/precision.hpp"
 #include "lbm_impl.hpp"
 
 namespace kflow::lbm {
@@ -94,6 +96,14 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
                                     : std::to_string(cells[0]) + "x" + std::to_string(cells[1]) +
                                           "x" + std::to_string(cells[2]);
       log << "kflow bench lbm: " << stencil << " cavity " << shape << ", " << scheme << "\n";
+      try {  // (every rank judges alike: the ranks on a host share its memory)
+        check_memory(setup->values_per_cell * double(cells[0]) * double(cells[1]) *
+                         double(cells[2]) * bytes_per_value(o.precision),
+                     0, o.backend, "bench lbm", stencil + " cavity " + shape + ", " + scheme,
+                     "smaller --set sizes=...");
+      } catch (const Error& e) {
+        throw parallel::AgreedError(e.what());
+      }
       auto model = make_model<Space, Real>(*setup);
       for (int k = 0; k < 4; ++k) model->step(0, 0);  // warm-up (even: AA back in step)
       model->fence();

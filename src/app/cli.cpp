@@ -2,11 +2,15 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
@@ -20,26 +24,136 @@ namespace {
 // (OpenMPTraits::MAX_THREAD_COUNT); more threads deadlock or crash inside it.
 constexpr long kMaxHostThreads = 512;
 
-// The number of host threads asked for (--threads, else OMP_NUM_THREADS's
-// first entry), checked against that pool; 0 when neither says.
+// An environment variable's integer (strictly: digits only), checked to lie
+// in [lo, hi]; `what` says what it is.  -1 when it is not set.
+long env_count(const char* name, const std::string& text, long lo, long hi,
+               const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno == ERANGE || n < lo || n > hi ||
+      !std::isdigit(static_cast<unsigned char>(text[0])))
+    throw Error(std::string(name) + "=" + text + ": expected " + what + " from " +
+                std::to_string(lo) + " to " + std::to_string(hi));
+  return n;
+}
+
+// The number of host threads asked for (--threads, else KOKKOS_NUM_THREADS,
+// else OMP_NUM_THREADS's first entry), each given one checked against that
+// pool; 0 when none says.
 long host_threads(const Args& a) {
   const long threads = parse_count(a, "--threads", 0);
   if (threads > kMaxHostThreads)
     usage_error("--threads " + opt(a, "--threads") + ": at most " +
                     std::to_string(kMaxHostThreads) + " (Kokkos' OpenMP thread pool)",
                 a.command);
-  if (threads > 0) return threads;
-  const char* env = std::getenv("OMP_NUM_THREADS");
-  if (!env || !*env) return 0;
-  const std::string first = std::string(env).substr(0, std::string(env).find(','));
-  char* end = nullptr;
-  errno = 0;
-  const long n = std::strtol(first.c_str(), &end, 10);
-  if (first.empty() || *end || errno == ERANGE || n < 1 || n > kMaxHostThreads)
-    throw Error("OMP_NUM_THREADS=" + std::string(env) +
-                ": expected a number of threads from 1 to " + std::to_string(kMaxHostThreads) +
-                " (Kokkos' OpenMP thread pool)");
-  return n;
+  const std::string pool = "a number of threads";
+  const std::string pool_note = " (Kokkos' OpenMP thread pool)";
+  long chosen = threads;
+  try {
+    // (Kokkos reads KOKKOS_NUM_THREADS whatever --threads says: it is checked too)
+    if (const char* env = std::getenv("KOKKOS_NUM_THREADS")) {
+      const long n = env_count("KOKKOS_NUM_THREADS", env, 1, kMaxHostThreads, pool);
+      if (chosen == 0) chosen = n;
+    }
+    if (const char* env = std::getenv("OMP_NUM_THREADS"); env && *env) {
+      const std::string first = std::string(env).substr(0, std::string(env).find(','));
+      long n = 0;
+      try {
+        n = env_count("OMP_NUM_THREADS", first, 1, kMaxHostThreads, pool);
+      } catch (const Error&) {
+        throw Error("OMP_NUM_THREADS=" + std::string(env) + ": expected " + pool + " from 1 to " +
+                    std::to_string(kMaxHostThreads));
+      }
+      if (chosen == 0) chosen = n;
+    }
+  } catch (const Error& e) {
+    throw Error(e.what() + pool_note);
+  }
+  return chosen;
+}
+
+bool env_bool(const std::string& v) {
+  std::string l;
+  for (char c : v) l += char(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* w : {"1", "0", "true", "false", "yes", "no", "on", "off"})
+    if (l == w) return true;
+  return false;
+}
+
+// Kokkos reads these when it starts and aborts with a backtrace (or hangs,
+// or crashes) on values it cannot use: each is checked here first, with a
+// kflow message (docs/safety.md).
+void check_kokkos_environment() {
+  for (const char* name :
+       {"KOKKOS_DISABLE_WARNINGS", "KOKKOS_PRINT_CONFIGURATION", "KOKKOS_TUNE_INTERNALS"})
+    if (const char* v = std::getenv(name); v && !env_bool(v))
+      throw Error(std::string(name) + "=" + v +
+                  ": expected true or false (also 1, 0, yes, no, on, off); Kokkos reads it");
+  // GPU indices: below the device count where a GPU backend is built in
+  // (elsewhere Kokkos ignores them: any index is one).
+  long devices = 1L << 30;
+#ifdef KOKKOS_ENABLE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  devices = count;
+#endif
+  const std::string gpus =
+      devices < (1L << 30) ? " (this machine has " + std::to_string(devices) + " GPUs)" : "";
+  auto gpu_index = [&](const char* name, const std::string& text, const std::string& all) {
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end || errno == ERANGE || n < 0 || n >= devices ||
+        !std::isdigit(static_cast<unsigned char>(text[0])))
+      throw Error(std::string(name) + "=" + all + ": expected " +
+                  (devices == 0
+                       ? std::string("nothing: this machine has no GPU Kokkos can use; "
+                                     "unset it")
+                       : (all == text ? "a GPU index" : "GPU indices separated by commas") +
+                             (devices < (1L << 30) ? " from 0 to " + std::to_string(devices - 1)
+                                                   : std::string(" (0, 1, ...)")) +
+                             gpus + ", got '" + text + "'"));
+  };
+  if (const char* v = std::getenv("KOKKOS_DEVICE_ID")) gpu_index("KOKKOS_DEVICE_ID", v, v);
+  if (const char* v = std::getenv("KOKKOS_VISIBLE_DEVICES")) {
+    std::stringstream list(v);
+    std::string item;
+    bool any = false;
+    while (std::getline(list, item, ',')) {
+      any = true;
+      gpu_index("KOKKOS_VISIBLE_DEVICES", item, v);
+    }
+    if (!any) gpu_index("KOKKOS_VISIBLE_DEVICES", "", v);
+  }
+  if (const char* v = std::getenv("KOKKOS_MAP_DEVICE_ID_BY");
+      v && std::string(v) != "mpi_rank" && std::string(v) != "random")
+    throw Error(std::string("KOKKOS_MAP_DEVICE_ID_BY=") + v +
+                ": expected mpi_rank or random; Kokkos reads it");
+  // Kokkos Tools: the libraries Kokkos loads into kflow (';' between them).
+  for (const char* name : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"})
+    if (const char* v = std::getenv(name)) {
+      std::stringstream list(v);
+      std::string lib;
+      while (std::getline(list, lib, ';')) {
+        struct stat st {};
+        if (lib.empty()) continue;
+        if (::stat(lib.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+          throw Error(std::string(name) + "=" + v + ": " + lib +
+                      (::stat(lib.c_str(), &st) != 0 ? " does not exist" : " is not a file") +
+                      "; expected the path of a Kokkos Tools library (or unset it)");
+      }
+    }
+  // Variables this Kokkos no longer reads.
+  for (const char* name : {"KOKKOS_NUM_DEVICES", "KOKKOS_SKIP_DEVICE", "KOKKOS_NUMA"})
+    if (std::getenv(name))
+      std::cerr << "kflow: note: " << name << " is not read by this Kokkos ("
+                << KOKKOS_VERSION_MAJOR << "." << KOKKOS_VERSION_MINOR
+                << "); KOKKOS_VISIBLE_DEVICES and KOKKOS_DEVICE_ID "
+                << "choose GPUs\n";
 }
 
 // One GPU per rank of a distributed run: the rank's index on its host picks
@@ -129,6 +243,7 @@ KokkosSession::KokkosSession(const Args& a) {
   // before the host threads start (they inherit it), and on each after
   set_thread_subnormals(mode);
   Kokkos::InitializationSettings s;
+  check_kokkos_environment();
   const long threads = host_threads(a);
   if (threads > 0) s.set_num_threads(static_cast<int>(threads));
   choose_device(s);

@@ -255,6 +255,10 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like
   // a full disk, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed pipe on stdout or stderr (`kflow run ... | head`) makes a write
+  // fail with EPIPE instead of killing the process: a run then ends after its
+  // step with a checkpoint, like an interrupted one (signals.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
   MpiSession mpi(&argc, &argv);
   const Args a = parse_args(argc, argv);
   return run_command(a);
@@ -298,13 +302,12 @@ int run_command(const Args& a) {
     std::cerr << "kflow: error: " << kflow::parallel::rank_prefix() << e.what() << "\n";
     end_job();
     return 1;
-  } catch (const std::bad_alloc& e) {  // Kokkos' allocation failures derive from it
-    std::cerr << "kflow: error: " << kflow::parallel::rank_prefix() << "out of memory: " << e.what()
-              << "\n";
-    end_job();
-    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "kflow: internal error: " << kflow::parallel::rank_prefix() << e.what() << "\n";
+    // An allocation that failed (std::bad_alloc, Kokkos' failures) in kflow's
+    // words; anything else is kflow's fault.
+    const std::string said = kflow::failure_message(e);
+    std::cerr << "kflow: " << (said == e.what() ? "internal error: " : "error: ")
+              << kflow::parallel::rank_prefix() << said << "\n";
     end_job();
     return 1;
   }

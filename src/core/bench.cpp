@@ -120,6 +120,10 @@ std::size_t default_stream_elements(const std::string& backend, const std::strin
 StreamResult bench_stream(const std::string& backend, const std::string& precision,
                           std::size_t elements, int repeat) {
   require_backend(backend, "--backend");
+  const double bytes = 3.0 * double(elements) * (precision == "double" ? 8 : 4);
+  check_memory(bytes, 0, backend, "bench stream",
+               "3 arrays of " + std::to_string(elements) + " " + precision + " elements",
+               "a smaller --size");
   StreamResult r;
 #ifdef KOKKOS_ENABLE_CUDA
   if (backend == "cuda") r = stream_real<Kokkos::Cuda>(precision, elements, repeat);
@@ -149,6 +153,9 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   opt.overrides = overrides;
   opt.backend = backend;
   PreparedCase pc = prepare(Config::parse(info->bench_case, opt.case_path, overrides), opt);
+  check_memory(pc.state_bytes, 0, pc.backend, "bench " + model,
+               "grid " + pc.setup->grid.cells_text() + ", " + pc.precision,
+               "a coarser --set grid.cells=[...] or --set run.precision=float");
   auto factory = Registry::instance().factory(model, pc.backend, pc.precision);
   std::unique_ptr<Model> m = factory(*pc.setup);
   const auto& g = pc.setup->grid;

@@ -2,9 +2,14 @@
 
 #include <toml++/toml.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <sstream>
 
 #include "kflow/core/error.hpp"
@@ -22,9 +27,20 @@ std::string describe(const toml::node& n) {
     case toml::node_type::table:
       s << "a table";
       break;
-    case toml::node_type::array:
-      s << "an array";
+    case toml::node_type::array: {
+      // short arrays as written, long ones by their length
+      const auto& a = *n.as_array();
+      bool plain = a.size() <= 8;
+      for (auto&& e : a) plain = plain && !e.is_array() && !e.is_table();
+      if (plain) {
+        s << "[";
+        for (std::size_t k = 0; k < a.size(); ++k) s << (k ? ", " : "") << describe(*a.get(k));
+        s << "]";
+      } else {
+        s << "an array of " << a.size() << " element" << (a.size() == 1 ? "" : "s");
+      }
       break;
+    }
     default:
       n.visit([&](auto&& v) { s << v; });
   }
@@ -94,6 +110,27 @@ Config::~Config() = default;
 Config Config::load(const std::string& path, const std::vector<std::string>& overrides) {
   Config c;
   c.path_ = path;
+  // A case file is a regular, readable file of text (toml++ reads a
+  // directory, /dev/null or a FIFO as an empty case, or waits on it).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    const auto kind = S_ISDIR(st.st_mode)    ? "a directory"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                      : S_ISCHR(st.st_mode)  ? "a character device"
+                      : S_ISBLK(st.st_mode)  ? "a block device"
+                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                             : nullptr;
+    if (kind)
+      throw Error(path + ": cannot read the case file: it is " + kind +
+                  ", not a file; expected a TOML case file");
+    constexpr off_t most = 16 << 20;
+    if (st.st_size > most)
+      throw Error(path + ": cannot read the case file: it has " + std::to_string(st.st_size) +
+                  " bytes, a case file at most " + std::to_string(most) +
+                  " (is it the case file?)");
+    if (!std::ifstream(path))
+      throw Error(path + ": cannot read the case file: " + std::strerror(errno));
+  }
   try {
     *c.table_ = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
@@ -198,6 +235,19 @@ void Config::record_at(const std::string& key, const std::string& what) const {
   problems_.emplace_back(key, message_at(key, what));
 }
 
+bool Config::reported(const std::string& key) const {
+  for (const auto& [k, m] : problems_)
+    if (k == key) return true;
+  return false;
+}
+
+void Config::throw_problems() const {
+  if (problems_.empty()) return;
+  const auto last = problems_.back();
+  problems_.pop_back();
+  throw_all(last.first, last.second);
+}
+
 // Every recorded problem, one per line, then `last` unless it is about a
 // key already reported (a check that failed on a fallback value).
 void Config::throw_all(const std::string& key, const std::string& last) const {
@@ -271,11 +321,7 @@ void Config::check_unknown() const {
     }
   };
   walk(*table_, "");
-  if (!problems_.empty()) {
-    const auto last = problems_.back();
-    problems_.pop_back();
-    throw_all(last.first, last.second);
-  }
+  throw_problems();
 }
 
 std::string Config::to_toml() const {
@@ -317,6 +363,14 @@ std::string Config::Section::where(const std::string& key) const {
 
 void Config::Section::fail(const std::string& key, const std::string& what) const {
   c_->fail_at(join(key), what);
+}
+
+void Config::Section::problem(const std::string& key, const std::string& what) const {
+  if (!c_->reported(join(key))) c_->record_at(join(key), what);
+}
+
+bool Config::Section::reported(const std::string& key) const {
+  return c_->reported(join(key));
 }
 
 // A problem with one key's value: recorded (check_unknown reports it with the
@@ -389,10 +443,10 @@ std::string Config::Section::get_string(const std::string& key, const std::strin
 }
 
 std::string Config::Section::require_string(const std::string& key) const {
-  if (!has(key)) fail(key, "missing; expected a string");
+  if (!has(key)) KFLOW_SOFT(key, "missing; expected a string", "");
   const auto* n = c_->find(join(key));
   if (auto* s = n->as_string()) return s->get();
-  fail(key, "expected a string, got " + describe(*n));
+  KFLOW_SOFT(key, "expected a string, got " + describe(*n), "");
 }
 
 std::string Config::Section::get_choice(const std::string& key,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <new>
 #include <set>
 #include <sstream>
 
@@ -87,6 +88,8 @@ class Run {
         progress_(log, opt.quiet, &log == &std::cerr && ::isatty(STDERR_FILENO)),
         out_(std::move(out)),
         last_frame_time_(opt.restart.empty() ? -1 : start.t),
+        log_step_(opt.restart.empty() ? -1 : start.step),
+        frame_step_(log_step_),
         log_(log),
         blocks_(linalg::dist::make_local_grid(pc.setup->grid, pc.setup->decomposition)) {}
 
@@ -101,6 +104,7 @@ class Run {
   void write_log();
   void warn_unconverged();
   void write_frame();
+  void write_frame_now();
 
   PreparedCase& pc_;
   const RunOptions& opt_;
@@ -116,6 +120,9 @@ class Run {
   double loop_seconds_ = 0, output_seconds_ = 0;
   double last_frame_time_;  // of the last complete frame and its checkpoint (-1: none)
   bool stopped_mid_step_ = false;
+  // The steps of the last log row and of the last frame with its checkpoint
+  // (a restart's: its checkpoint's).
+  long log_step_, frame_step_;
   double warned_unconverged_ = 0;  // unconverged_solves at the last warning
   std::ostream& log_;
   // This rank's block: output gathers the blocks to rank 0, the only rank
@@ -131,7 +138,8 @@ std::string Run::loop() {
   const bool batching = pc_.device_dt && model_->fixed_dt() <= 0 && pc_.fixed_dt <= 0 && ddt &&
                         ddt->max_stable_dt() > 0;
   try {
-    if (clock_.step() == 0) {
+    // (a restart's checkpoint comes with its frame and log row, carried over)
+    if (clock_.step() == 0 && opt_.restart.empty()) {
       diag_ = model_->diagnostics(clock_.time());
       write_log();
       write_frame();
@@ -154,9 +162,11 @@ std::string Run::loop() {
       clock_.advance(s);
       after_step(s.at_output);
     }
-    if (status == "interrupted") {
+    // The last step's frame and log row, unless they were written with the
+    // step (a signal during its output) or the run starts here (a restart).
+    if (status == "interrupted" && clock_.step() != frame_step_) {
       diag_ = model_->diagnostics(clock_.time());
-      write_log();
+      if (clock_.step() != log_step_) write_log();
       write_frame();
     }
     model_->fence();
@@ -191,7 +201,7 @@ std::string Run::loop() {
       } catch (const Error&) {
       }
     }
-    throw Error(std::string(e.what()) + starved + where);
+    throw Error(failure_message(e) + starved + where);
   }
   progress_.done();
   loop_seconds_ = seconds_since(t_loop);
@@ -253,12 +263,25 @@ void Run::warn_unconverged() {
 void Run::write_log() {
   if (out_)
     out_->log_row(clock_.step(), clock_.time(), clock_.dt(), seconds_since(t_start_), diag_);
+  log_step_ = clock_.step();
 }
 
 // A frame (with its line samples) and the checkpoint that restarts from it.
 // Several ranks: every rank's block of each field goes to rank 0, which
 // writes the frame and checkpoint on the global grid as one rank would.
 void Run::write_frame() {
+  try {
+    write_frame_now();
+  } catch (const std::bad_alloc&) {  // its host copies: named with the estimate
+    const double free = available_memory("openmp");
+    throw Error("out of memory: frame " + std::to_string(frame_) + " at t = " + fmt(clock_.time()) +
+                " needs about " + fmt(pc_.frame_bytes / 1e9, 3) +
+                " GB of host memory (its fields and the checkpoint's state)" +
+                (free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string()));
+  }
+}
+
+void Run::write_frame_now() {
   if (!opt_.write_output) return;
   const auto t_out = Clock::now();
   const double t = clock_.time();
@@ -277,6 +300,12 @@ void Run::write_frame() {
       mine.offset[d] = blocks_.offset[d];
       mine.cells[d] = d < blocks_.local.dim ? blocks_.local.cells[d] : 1;
     }
+    // Rank 0 lists every rank's piece among the run's files before they exist.
+    parallel::on_root([&] {
+      std::vector<std::string> names;
+      for (int r = 0; r < parallel::size(); ++r) names.push_back(io::piece_name(frame_, r));
+      if (out_) out_->record(names);
+    });
     io::write_vti_piece(
         io::staging_directory(pc_.output_dir) + "/" + io::piece_name(frame_, parallel::rank()),
         pc_.setup->grid, mine, fields, t);
@@ -312,6 +341,7 @@ void Run::write_frame() {
   if (!out_) {
     parallel::barrier();  // rank 0 has written the frame: output time, not stepping
     output_seconds_ += seconds_since(t_out);
+    frame_step_ = clock_.step();
     return;
   }
   io::FieldFile ck;
@@ -329,6 +359,7 @@ void Run::write_frame() {
   out_->checkpoint(ck);
   parallel::barrier();
   last_frame_time_ = t;
+  frame_step_ = clock_.step();
   output_seconds_ += seconds_since(t_out);
 }
 
@@ -396,10 +427,58 @@ RunResult Run::finish(const std::string& status) {
   out_->write_summary(s);
   r.output_dir = status == "completed" ? out_->directory() : out_->directory() + ".interrupted";
   out_->finish(r.output_dir);
+  for (const auto& n : out_->notes()) log_ << "kflow: note: " << n << "\n";
   return r;
 }
 
 }  // namespace
+
+std::string failure_message(const std::exception& e) {
+  auto free_text = [](const std::string& backend) {
+    const double free = available_memory(backend);
+    return free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string();
+  };
+  const std::string what = e.what();
+  if (dynamic_cast<const Error*>(&e)) return what;
+  // Kokkos: "Kokkos ERROR: Host memory space failed to allocate 745.1 GiB (label="a")."
+  const std::string kokkos = "Kokkos ERROR: ", failed = " memory space failed to allocate ";
+  if (const auto at = what.find(failed); what.rfind(kokkos, 0) == 0 && at != std::string::npos) {
+    const std::string space = what.substr(kokkos.size(), at - kokkos.size());
+    std::string size = what.substr(at + failed.size()), label;
+    if (const auto lp = size.find(" (label=\""); lp != std::string::npos) {
+      label = size.substr(lp + 9);
+      label = label.substr(0, label.find('"'));
+      size = size.substr(0, lp);
+    }
+    const bool gpu = space.find("Cuda") != std::string::npos;
+    return "out of memory: " + size + " of " + space + " memory for \"" + label +
+           "\" could not be allocated" + free_text(gpu ? "cuda" : "openmp") +
+           "; a smaller grid or size, float precision or a larger machine";
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of memory: an allocation on the host failed (" + what + ")" + free_text("openmp") +
+           "; a smaller grid or size, or a larger machine";
+  if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&e))
+    return f->path1().string() + (f->path2().empty() ? "" : " -> " + f->path2().string()) + ": " +
+           f->code().message();
+  return what;
+}
+
+void check_memory(double device_bytes, double host_bytes, const std::string& backend,
+                  const std::string& what, const std::string& detail, const std::string& advice) {
+  auto gb = [](double b) {
+    return fmt(b / 1e9, 3) + " GB";
+  };
+  const bool host = backend != "cuda";
+  const double free = available_memory(backend), host_free = available_memory("openmp");
+  const double need = device_bytes + (host ? host_bytes : 0);
+  if (free > 0 && need > 0.9 * free)
+    throw Error(what + " needs about " + gb(need) + " of " + (host ? "host" : "device") +
+                " memory (" + detail + "), " + gb(free) + " are free here; " + advice);
+  if (!host && host_free > 0 && host_bytes > 0.9 * host_free)
+    throw Error(what + " needs about " + gb(host_bytes) + " of host memory beside the device's (" +
+                detail + "), " + gb(host_free) + " are free here; " + advice);
+}
 
 namespace {
 std::string cells_text(const linalg::Grid& g) {
@@ -484,20 +563,10 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
 
   // Memory: refused before allocating when it cannot fit (judged on rank 0:
   // the ranks of a job on one host share its memory).
-  auto gb = [](double b) {
-    return fmt(b / 1e9, 3) + " GB";
-  };
   parallel::on_root([&] {
-    const bool host = pc.backend != "cuda";
-    const double free = available_memory(pc.backend), host_free = available_memory("openmp");
-    const double need = pc.state_bytes + (host ? pc.frame_bytes : 0);
-    if (free > 0 && need > 0.9 * free)
-      throw Error("the case needs about " + gb(need) + " of " + (host ? "host" : "device") +
-                  " memory (grid " + grid.cells_text() + ", " + pc.precision + "), " + gb(free) +
-                  " are free here; a coarser grid, float precision or a larger machine");
-    if (!host && host_free > 0 && pc.frame_bytes > 0.9 * host_free)
-      throw Error("the case's output needs about " + gb(pc.frame_bytes) +
-                  " of host memory per frame, " + gb(host_free) + " are free here");
+    check_memory(pc.state_bytes, pc.frame_bytes, pc.backend, "the case",
+                 "grid " + grid.cells_text() + ", " + pc.precision,
+                 "a coarser grid, float precision or a larger machine");
   });
 
   // The output's lock before any work (rank 0 writes all output); the
@@ -521,7 +590,16 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   parallel::on_root([&] {
     if (out) out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
   });
-  std::unique_ptr<Model> model = factory(*pc.setup);
+  std::unique_ptr<Model> model;
+  try {
+    model = factory(*pc.setup);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {  // an allocation of the state: named with the estimate
+    throw Error(failure_message(e) + " (allocating the model's state, about " +
+                fmt(pc.state_bytes / 1e9, 3) + " GB for grid " + grid.cells_text() + ", " +
+                pc.precision + ")");
+  }
   // A model whose discretisation fixes the step (lattice Boltzmann).
   const double model_dt = model->fixed_dt();
   if (model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
@@ -533,7 +611,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     model->restore_state(
         block_of_state(ck.arrays, linalg::dist::make_local_grid(grid, pc.setup->decomposition)));
     if (out) {
-      out->carry_over(start.step, start.t, start.next_frame);
+      for (const auto& n : out->carry_over(start.step, start.t, start.next_frame))
+        log << "kflow: note: " << n << "\n";
       out->checkpoint(ck);  // the output holds the checkpoint it continues from
     }
     if (!opt.quiet)

@@ -1,10 +1,13 @@
 #include "signals.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <ctime>
+#include <iostream>
 
 #include "kflow/core/parallel.hpp"
 #include "kflow/linalg/solver.hpp"
@@ -39,6 +42,25 @@ extern "C" void on_signal(int) {
   linalg::stop_requested = 1;  // a solve in progress stops between iterations
 }
 
+// Whether stdout or stderr has lost its reader (`kflow run | head`, a `tee`
+// killed by a hang-up): a message could not be written (SIGPIPE is ignored:
+// the write fails with EPIPE and the stream goes bad), or either is a pipe
+// whose reading end is closed (poll's POLLERR), looked at ten times a second
+// at most.  The run then ends like an interrupted one: nobody reads it.
+bool output_closed() {
+  static bool closed = false;
+  static std::chrono::steady_clock::time_point last{};
+  if (closed || std::cout.bad() || std::cerr.bad()) return closed = true;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::milliseconds(100)) return false;
+  last = now;
+  for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    pollfd p{fd, 0, 0};  // (POLLERR is reported whatever the events asked)
+    if (::poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) return closed = true;
+  }
+  return false;
+}
+
 }  // namespace
 
 SignalGuard::SignalGuard() {
@@ -58,7 +80,8 @@ SignalGuard::~SignalGuard() {
 }
 
 bool interrupted() {
-  return parallel::size() > 1 ? parallel::any(g_interrupted != 0) : g_interrupted != 0;
+  const bool here = g_interrupted != 0 || output_closed();
+  return parallel::size() > 1 ? parallel::any(here) : here;
 }
 
 }  // namespace kflow

@@ -20,8 +20,9 @@ struct SignalGuard {
   Handler old_int_, old_term_, old_hup_;
 };
 
-// Whether a signal arrived; on several ranks, whether any rank saw one (a
-// collective: every rank calls it at the same step, and all end there).
+// Whether a signal arrived or stdout or stderr lost its reader (a closed
+// pipe); on several ranks, whether any rank saw one (a collective: every
+// rank calls it at the same step, and all end there).
 bool interrupted();
 
 }  // namespace kflow

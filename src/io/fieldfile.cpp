@@ -1,5 +1,7 @@
 #include "kflow/io/fieldfile.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/pvd.hpp"
+#include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
 
 namespace kflow::io {
@@ -253,13 +256,43 @@ std::size_t convert_frames(const std::string& dir) {
   if (!fs::is_directory(dir)) throw Error(dir + ": not a directory");
   if (!vtk_available())
     throw Error("this kflow was built without VTK; run 'kflow convert' with a build that has VTK");
+  // A run holds a flock on its directory while it writes it: a live run's
+  // output is refused, and a run waits for this convert before it replaces
+  // the directory.
+  const DirectoryLock lock(dir, false);
+  if (!lock.held())
+    throw Error(dir +
+                " is in use by a running kflow (a run writing it, or another convert); convert "
+                "it when that has ended");
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".kff") files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw Error(dir + ": no .kff frames to convert");
+  // In a run's directory, a .vti or run.pvd its run did not write is a user's
+  // file: refused, never replaced.
+  {
+    const auto foreign = foreign_entries(dir);
+    std::vector<std::string> in_the_way;
+    for (auto name : files)
+      if (std::binary_search(foreign.begin(), foreign.end(),
+                             fs::path(name).replace_extension(".vti").string()))
+        in_the_way.push_back(fs::path(name).replace_extension(".vti").string());
+    if (std::binary_search(foreign.begin(), foreign.end(), std::string("run.pvd")))
+      in_the_way.push_back("run.pvd");
+    if (!in_the_way.empty()) {
+      std::string list;
+      for (const auto& n : in_the_way) list += (list.empty() ? "" : ", ") + n;
+      throw Error(dir + " holds " + list +
+                  ", which kflow did not write; convert would replace them: move them first");
+    }
+  }
+  // Every .vti is written under a temporary name beside its frame; only when
+  // every frame has converted do they take their names (a failed convert
+  // leaves the directory as it was).
+  const std::string temporary = ".convert-" + std::to_string(::getpid());
   std::vector<std::pair<double, std::string>> frames;
-  try {  // a failed convert removes the .vti files it wrote
+  try {
     for (const auto& name : files) {
       const auto path = dir + "/" + name;
       const auto ff = read_field_file(path);
@@ -281,13 +314,20 @@ std::size_t convert_frames(const std::string& dir) {
       }
       const double t = meta_double(ff, "time", path);
       const auto out = fs::path(name).replace_extension(".vti").string();
-      write_vti(dir + "/" + out, g, fields, t);
+      write_vti(dir + "/" + out + temporary, g, fields, t);
       frames.emplace_back(t, out);
     }
+    std::vector<std::string> names{"run.pvd"};
+    for (const auto& [t, name] : frames) names.push_back(name);
+    record_run_files(dir, names);
   } catch (...) {
-    for (const auto& [t, name] : frames) std::remove((dir + "/" + name).c_str());
+    for (const auto& [t, name] : frames) std::remove((dir + "/" + name + temporary).c_str());
     throw;
   }
+  for (const auto& [t, name] : frames)
+    if (std::rename((dir + "/" + name + temporary).c_str(), (dir + "/" + name).c_str()) != 0)
+      throw Error("cannot rename " + dir + "/" + name + temporary + " to " + name + ": " +
+                  std::strerror(errno));
   write_pvd(dir + "/run.pvd", frames);
   return frames.size();
 }

@@ -1,5 +1,7 @@
 #include "kflow/io/files.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,6 +35,34 @@ void write_atomic(const std::string& path, const std::function<void(std::ostream
 
 void write_text_atomic(const std::string& path, const std::string& text) {
   write_atomic(path, [&](std::ostream& o) { o << text; });
+}
+
+DirectoryLock::DirectoryLock(const std::string& dir, bool wait) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + dir + ": " + std::strerror(errno));
+  int rc;
+  do rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int e = errno;
+    ::close(fd);
+    if (e != EWOULDBLOCK) throw Error("cannot lock " + dir + ": " + std::strerror(e));
+    return;
+  }
+  fd_ = fd;
+}
+
+DirectoryLock& DirectoryLock::operator=(DirectoryLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace kflow::io

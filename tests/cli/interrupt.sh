@@ -3,9 +3,9 @@
 set -euo pipefail
 kflow=$1 out=$2 case=$3
 rm -rf "$out" "$out".*
-"$kflow" run "$case" --output "$out" --set time.end=1e9 --set output.every_steps=200 \
+"$kflow" run "$case" --output "$out" --set time.end=1e5 --set output.every_steps=200 \
   --set output.every=\"x\" 2>/dev/null && { echo "a bad case ran"; exit 1; } || true
-"$kflow" run "$case" --output "$out" --set time.end=1e9 --set 'output.fields=["u"]' \
+"$kflow" run "$case" --output "$out" --set time.end=1e5 --set 'output.fields=["u"]' \
   --set output.every=10 --set output.lines=[] >"$out.log" 2>&1 &
 pid=$!
 for _ in $(seq 200); do [[ -f "$out.running/checkpoint.kfc" ]] && break; sleep 0.05; done
@@ -17,7 +17,7 @@ cat "$out.log"
 grep -q "interrupted; continue with" "$out.log"
 # The printed command reproduces the run: every --set, the output, the checkpoint.
 cont=$(grep "continue with" "$out.log")
-for part in "--set time.end=1e9" "--set 'output.fields=[\"u\"]'" "--set output.every=10" \
+for part in "--set time.end=1e5" "--set 'output.fields=[\"u\"]'" "--set output.every=10" \
             "--set 'output.lines=[]'" "--output $out " "--restart $out.interrupted/checkpoint.kfc"; do
   [[ "$cont" == *"$part"* ]] || { echo "the printed command lacks: $part"; exit 1; }
 done
@@ -26,7 +26,7 @@ grep -q '"status": "interrupted"' "$out.interrupted/summary.json"
 step=$(grep -a -m1 '^step ' "$out.interrupted/checkpoint.kfc" | cut -d' ' -f2)
 echo "interrupted at step $step"
 "$kflow" run "$case" --quiet --output "$out" --restart "$out.interrupted/checkpoint.kfc" \
-  --set time.end=1e9 --set time.steps=$((step + 10)) --set 'output.fields=["u"]' \
+  --set time.end=1e5 --set time.steps=$((step + 10)) --set 'output.fields=["u"]' \
   --set output.every=10 --set output.lines=[] 2> "$out.restart.log"
 cat "$out.restart.log"
 # The checkpoint holds the case as run: the restart names the key it changes.

@@ -47,7 +47,7 @@ mkdir empty && "$kflow" run "$case" "${small[@]}" --output empty || fail "an emp
 
 # Killed without a word (SIGKILL): the restart from DIR.running's checkpoint
 # carries over every frame and log row up to it.
-long=(--set 'grid.cells=[64,64]' --set time.end=1e9 --set output.every=0.5 --set output.lines=[])
+long=(--set 'grid.cells=[64,64]' --set time.end=1e5 --set output.every=0.5 --set output.lines=[])
 "$kflow" run "$case" "${long[@]}" --output k > k.log 2>&1 &
 pid=$!
 for _ in $(seq 400); do [[ -f k.running/frame_00003.vti || -f k.running/frame_00003.kff ]] && break; sleep 0.05; done

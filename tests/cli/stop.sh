@@ -53,7 +53,7 @@ step=$(grep -a -m1 '^step ' twice.interrupted/checkpoint.kfc | cut -d' ' -f2)
 (( SECONDS - start < 60 )) || fail "signal twice: stopped after $((SECONDS - start)) s"
 
 # SIGHUP (a closed terminal) ends the run like SIGTERM.
-"$kflow" run "$case" --set 'grid.cells=[64,64]' --set time.end=1e9 --set output.lines=[] \
+"$kflow" run "$case" --set 'grid.cells=[64,64]' --set time.end=1e5 --set output.lines=[] \
   --output hup > hup.log 2>&1 &
 pid=$!
 wait_for hup.running/checkpoint.kfc

@@ -57,6 +57,8 @@ class Config {
     std::int64_t get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
                          std::int64_t max) const;
     std::int64_t require_int(const std::string& key, std::int64_t min, std::int64_t max) const;
+    // require_string: a missing key or another type is recorded (reported
+    // with the rest by check_unknown) and "" returned.
     bool get_bool(const std::string& key, bool fallback) const;
     std::string get_string(const std::string& key, const std::string& fallback) const;
     std::string require_string(const std::string& key) const;
@@ -81,6 +83,10 @@ class Config {
     // Throws an error about `key` (for checks that combine several keys),
     // with every problem found before it.
     [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+    // A problem with `key` that does not stop the reading: recorded (unless
+    // one was recorded for the key already) and reported with the rest.
+    void problem(const std::string& key, const std::string& what) const;
+    bool reported(const std::string& key) const;  // a problem with `key` was recorded
     std::string where(const std::string& key) const;
     std::string full(const std::string& key) const { return join(key); }
 
@@ -100,6 +106,9 @@ class Config {
   // is recorded and the reader goes on with the fallback, so one check
   // reports them all.  Throws kflow::Error (one line per problem).
   void check_unknown() const;
+  // Throws the problems recorded so far, if any (where the reading cannot go
+  // on: a case without a model).
+  void throw_problems() const;
 
   // The configuration as run (after overrides), as TOML and as JSON.
   std::string to_toml() const;
@@ -113,6 +122,7 @@ class Config {
   [[noreturn]] void fail_at(const std::string& key, const std::string& what) const;
   std::string message_at(const std::string& key, const std::string& what) const;
   void record_at(const std::string& key, const std::string& what) const;  // and go on
+  bool reported(const std::string& key) const;
   [[noreturn]] void throw_all(const std::string& key, const std::string& last) const;
   void apply_override(const std::string& assignment);
 

@@ -73,6 +73,19 @@ void decompose(PreparedCase& pc);
 // The same for a configuration already loaded (bench cases, tests).
 PreparedCase prepare(Config config, const RunOptions& opt);
 
+// Refuses (kflow::Error with the numbers) work that cannot fit: `device_bytes`
+// in the memory of `backend` (the host's MemAvailable, a GPU's free memory)
+// and `host_bytes` more on the host.  "<what> needs about 12 GB of host
+// memory (<detail>), 8 GB are free here; <advice>".  Runs and benches call it
+// before they allocate.
+void check_memory(double device_bytes, double host_bytes, const std::string& backend,
+                  const std::string& what, const std::string& detail, const std::string& advice);
+
+// What a failure says to the user: a kflow::Error's message; an allocation
+// that failed (std::bad_alloc, Kokkos' "failed to allocate") in kflow's
+// words with what needed how much and what is free; else what().
+std::string failure_message(const std::exception& e);
+
 struct RunResult {
   std::string status;  // "completed" | "interrupted"
   // Interrupted by a second signal during a step: the state is mid-step, the

@@ -5,22 +5,26 @@
 // a finished run.  Contents: frame_NNNNN.vti|.kff (+ run.pvd for .vti;
 // several ranks: frame_NNNNN.pvti and a piece frame_NNNNN_rRRRR.vti a rank),
 // log.csv, line_<name>.csv, checkpoint.kfc, summary.json, case.toml and the
-// marker file .kflow-run.
+// marker file .kflow-run, which lists every file the run wrote (a name is
+// added before its file is created).
 //
 // What kflow promises (docs/safety.md): it replaces only directories an
-// earlier run created (they hold .kflow-run) or empty ones; one run at a
-// time writes to a directory (<dir>.lock holds its process id); every file
-// is complete or absent; a restart from any checkpoint, <dir>.running's
+// earlier run created (they hold .kflow-run) or empty ones, and deletes only
+// the files the marker lists; one run at a time writes to a directory (it
+// holds a flock on <dir>.lock and on <dir>.running while it lives); every
+// file is complete or absent; a restart from any checkpoint, <dir>.running's
 // included, carries over everything up to it.
 
 #include <array>
 #include <fstream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kflow/core/model.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/io/files.hpp"
 #include "kflow/io/lines.hpp"
 #include "kflow/io/pvd.hpp"
 #include "kflow/io/vtk.hpp"
@@ -59,19 +63,36 @@ std::string staging_directory(const std::string& dir);
 // The piece of frame `index` that rank `rank` writes (several ranks, .vti).
 std::string piece_name(long index, int rank);
 
+// The lock file of the output `dir`: "<output_directory(dir)>.lock".
+std::string lock_path(const std::string& dir);
+
 // Why kflow must not write a run's output to `dir` (and its .running,
 // .interrupted, .failed siblings), or "" when it may: it must name a
-// directory below some parent ("", ".", "..", "/" do not), and whatever is
-// there must be an empty directory or one an earlier run created.
+// directory below some parent ("", ".", "..", "/" do not), whatever is
+// there must be an empty directory or one an earlier run created holding
+// only the files that run wrote, and <dir>.lock, when there, must be
+// kflow's.
 std::string output_problem(const std::string& dir);
+
+// The entries of directory `dir` that no kflow run wrote there, sorted
+// (directories end in "/"): what its marker file does not list (a marker
+// without a list, from an older kflow: what is not named like kflow's
+// files).  Empty when `dir` is no directory.
+std::vector<std::string> foreign_entries(const std::string& dir);
+
+// Adds `names` to the list of files in the marker of run directory `dir`
+// (a directory without a marker, or an older marker, is left as it is).
+void record_run_files(const std::string& dir, const std::vector<std::string>& names);
 
 class RunOutput {
  public:
-  // Takes the output's lock "<directory>.lock" (refused while another live
-  // process holds it; a dead one's lock is taken over).  format: "vti" | "kff".
+  // Takes the output's lock "<directory>.lock": a flock held until the
+  // object dies (refused while another process holds it; the file of a
+  // killed run is taken over; a file that is not kflow's is refused, never
+  // removed).  format: "vti" | "kff".
   RunOutput(std::string directory, std::string format, std::vector<LineSpec> lines);
-  // Releases the lock; a run that never finished removes its staging
-  // directory and puts back the one it restarted from.
+  // Releases the lock; a run that never finished removes what it wrote in
+  // its staging directory and puts back the one it restarted from.
   ~RunOutput();
   RunOutput(const RunOutput&) = delete;
   RunOutput& operator=(const RunOutput&) = delete;
@@ -85,8 +106,13 @@ class RunOutput {
   // A restarted run continues the output of the run it restarts from: the
   // frames before the checkpoint (next_frame), the log rows up to its step
   // and the line samples up to its time are copied, so the new .pvd covers
-  // the whole run.
-  void carry_over(long step, double t, long next_frame);
+  // the whole run.  Returns notes for the user (frames before the
+  // checkpoint that are missing); a damaged CSV row is an error naming it.
+  std::vector<std::string> carry_over(long step, double t, long next_frame);
+
+  // Adds files that are about to be written into the staging directory by
+  // others (a distributed run's pieces) to its list of files.
+  void record(const std::vector<std::string>& names);
 
   // One log.csv row, flushed; the header comes from the first row's diagnostics.
   void log_row(long step, double t, double dt, double wall, const Diagnostics& d);
@@ -106,15 +132,28 @@ class RunOutput {
   void checkpoint(const FieldFile& ck);     // checkpoint.kfc, atomic
   void write_summary(const RunSummary& s);  // summary.json and case.toml
 
-  // Closes the log and renames the staging directory to `target`.
+  // Closes the log and renames the staging directory to `target`.  An
+  // earlier run's output there is replaced: the files it wrote are deleted,
+  // anything else in it (added while this run ran) moves into the new
+  // output, and notes() says so.
   void finish(const std::string& target);
 
   const std::string& directory() const { return final_dir_; }
   std::size_t frames() const { return frames_.size(); }
+  // What finish() has to tell the user (files it kept).
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
+  void record(const std::string& name);
+  void release_lock();
+
   std::string final_dir_, dir_, format_, lock_, restart_from_, moved_aside_;
   bool staged_ = false, finished_ = false;
+  int lock_fd_ = -1;        // <dir>.lock, flocked
+  DirectoryLock dir_lock_;  // the staging directory's
+  int manifest_fd_ = -1;    // the marker file, appended to
+  std::set<std::string> recorded_;
+  std::vector<std::string> notes_;
   std::vector<LineSpec> lines_;
   FrameList frames_;
   std::ofstream log_;
