@@ -6,7 +6,8 @@
 #
 # Builds the model as an OBJECT library (so that its self-registration is
 # never dropped by the linker) with one generated translation unit per
-# (backend compiled into Kokkos, precision).
+# (backend compiled into Kokkos, precision).  The generated sources name no
+# absolute path, so they are the same bytes in every clone (ccache reuses them).
 set(KFLOW_SPACE_serial "Kokkos::Serial")
 set(KFLOW_SPACE_openmp "Kokkos::OpenMP")
 set(KFLOW_SPACE_cuda "Kokkos::Cuda")
@@ -14,8 +15,12 @@ set(KFLOW_SPACE_cuda "Kokkos::Cuda")
 set(KFLOW_REAL_double "double")
 set(KFLOW_REAL_float "float")
 set(KFLOW_REAL_float16s "kflow::Float16s")
-# KFLOW_MODELS: every self-registering OBJECT library (models and benchmarks).
+# KFLOW_MODELS: the self-registering OBJECT libraries of the kflow program
+# (models, and the kernel benchmarks' descriptions); KFLOW_BENCHES: the
+# kernel benchmarks' instantiations, which only the companion program
+# kflow-bench and the tests link (src/app/CMakeLists.txt).
 set(KFLOW_MODELS "" CACHE INTERNAL "")
+set(KFLOW_BENCHES "" CACHE INTERNAL "")
 
 function(kflow_add_model NAME)
   cmake_parse_arguments(M "" "IMPL;NAMESPACE" "SOURCES;PRECISIONS" ${ARGN})
@@ -25,7 +30,7 @@ function(kflow_add_model NAME)
       set(KFLOW_MODEL ${NAME})
       set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
       set(KFLOW_REAL ${KFLOW_REAL_${KFLOW_PRECISION}})
-      set(KFLOW_IMPL_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/${M_IMPL})
+      set(KFLOW_IMPL_HEADER ${M_IMPL})  # found through the include path
       set(KFLOW_NAMESPACE ${M_NAMESPACE})
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)
       configure_file(${PROJECT_SOURCE_DIR}/cmake/instantiate.cpp.in ${out} @ONLY)
@@ -34,7 +39,7 @@ function(kflow_add_model NAME)
   endforeach()
   add_library(kflow_model_${NAME} OBJECT ${M_SOURCES} ${generated})
   target_include_directories(kflow_model_${NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-  target_link_libraries(kflow_model_${NAME} PUBLIC kflow::core PRIVATE kflow_warnings)
+  target_link_libraries(kflow_model_${NAME} PUBLIC kflow::core PRIVATE kflow_physics_common kflow_warnings)
   set(KFLOW_MODELS ${KFLOW_MODELS} kflow_model_${NAME} CACHE INTERNAL "")
 endfunction()
 
@@ -45,7 +50,9 @@ endfunction()
 #                 PRECISIONS double [float] [float16s])
 #
 # A kernel benchmark (kflow/core/bench.hpp), built like a model: an OBJECT
-# library with one generated translation unit per (backend, precision).
+# library with one generated translation unit per (backend, precision), in
+# kflow-bench only; SOURCES (the description, KFLOW_REGISTER_BENCH) go into
+# kflow too, so that `kflow list` names every benchmark.
 function(kflow_add_bench NAME)
   cmake_parse_arguments(M "" "IMPL;FUNCTION" "SOURCES;PRECISIONS" ${ARGN})
   set(generated)
@@ -54,15 +61,20 @@ function(kflow_add_bench NAME)
       set(KFLOW_BENCH ${NAME})
       set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
       set(KFLOW_REAL ${KFLOW_REAL_${KFLOW_PRECISION}})
-      set(KFLOW_IMPL_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/${M_IMPL})
+      set(KFLOW_IMPL_HEADER ${M_IMPL})  # found through the include path
       set(KFLOW_FUNCTION ${M_FUNCTION})
       set(out ${CMAKE_CURRENT_BINARY_DIR}/bench_${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)
       configure_file(${PROJECT_SOURCE_DIR}/cmake/instantiate_bench.cpp.in ${out} @ONLY)
       list(APPEND generated ${out})
     endforeach()
   endforeach()
-  add_library(kflow_bench_${NAME} OBJECT ${M_SOURCES} ${generated})
+  add_library(kflow_bench_${NAME} OBJECT ${generated})
   target_include_directories(kflow_bench_${NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(kflow_bench_${NAME} PUBLIC kflow::core PRIVATE kflow_warnings)
-  set(KFLOW_MODELS ${KFLOW_MODELS} kflow_bench_${NAME} CACHE INTERNAL "")
+  set(KFLOW_BENCHES ${KFLOW_BENCHES} kflow_bench_${NAME} CACHE INTERNAL "")
+  if(M_SOURCES)
+    add_library(kflow_benchinfo_${NAME} OBJECT ${M_SOURCES})
+    target_link_libraries(kflow_benchinfo_${NAME} PUBLIC kflow::core PRIVATE kflow_warnings)
+    set(KFLOW_MODELS ${KFLOW_MODELS} kflow_benchinfo_${NAME} CACHE INTERNAL "")
+  endif()
 endfunction()

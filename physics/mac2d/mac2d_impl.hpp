@@ -24,12 +24,9 @@
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/sip.hpp"
+#include "kk_krylov.hpp"
 #include "mac2d.hpp"
 #include "mac2d_kernels.hpp"
-#if defined(KFLOW_HAVE_KOKKOSKERNELS)
-#include "kflow/linalg/kk_cg.hpp"
-#include "kflow/linalg/kk_gmres.hpp"
-#endif
 
 namespace kflow::mac2d {
 
@@ -304,10 +301,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     const bool ilu = s_.preconditioner == "ilu";  // kk_gmres only (checked by the configuration)
     const auto pre = ilu ? linalg::CgPreconditioner::none
                          : linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
-    if (s_.method == "kk_gmres")
-      return std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
-          space_, op_, linalg::KkGmresOptions{pre, s_.restart, ilu ? s_.ilu_level : -1});
-    return std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_, pre);
+    return kk::Krylov<ExecSpace, Op>::make(
+        space_, op_, {s_.method == "kk_gmres", pre, s_.restart, ilu ? s_.ilu_level : -1});
 #else
     throw Error("mac2d: solver.pressure.method = \"" + s_.method +
                 "\" needs Kokkos Kernels, not in this build");

@@ -40,11 +40,8 @@
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/stencil7.hpp"
-#if defined(KFLOW_HAVE_KOKKOSKERNELS)
-#include "kflow/linalg/kk_cg.hpp"
-#include "kflow/linalg/kk_gmres.hpp"
-#endif
 #include "kflow/linalg/tridiag.hpp"
+#include "kk_krylov.hpp"
 #include "split3d.hpp"
 #include "split3d_force.hpp"
 #include "split3d_kernels.hpp"
@@ -417,11 +414,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       solver_ = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
     } else {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-      if (s_.projection_method == "kk_gmres")
-        solver_ = std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
-            space_, op_, linalg::KkGmresOptions{jacobi, s_.projection_restart, -1});
-      else
-        solver_ = std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_, jacobi);
+      solver_ = kk::Krylov<ExecSpace, Op>::make(
+          space_, op_, {s_.projection_method == "kk_gmres", jacobi, s_.projection_restart});
 #else
       throw Error("split3d: solver.method = \"" + s_.projection_method +
                   "\" needs Kokkos Kernels, not in this build");

@@ -23,14 +23,11 @@
 #include "kflow/core/error.hpp"
 #include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
-#if defined(KFLOW_HAVE_KOKKOSKERNELS)
-#include "kflow/linalg/kk_cg.hpp"
-#include "kflow/linalg/kk_gmres.hpp"
-#endif
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "kk_krylov.hpp"
 #include "vorticity2d.hpp"
 #include "vorticity2d_kernels.hpp"
 
@@ -93,12 +90,8 @@ class Model final : public kflow::Model {
       solver_psi_ = std::move(mg);
     } else if (s_.method == "kk_cg" || s_.method == "kk_gmres") {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-      if (s_.method == "kk_gmres")
-        solver_psi_ = std::make_unique<linalg::KkGmres<ExecSpace, Op>>(
-            space_, op_psi_, linalg::KkGmresOptions{pre, s_.restart, -1});
-      else
-        solver_psi_ =
-            std::make_unique<linalg::KkConjugateGradient<ExecSpace, Op>>(space_, op_psi_, pre);
+      solver_psi_ = kk::Krylov<ExecSpace, Op>::make(space_, op_psi_,
+                                                    {s_.method == "kk_gmres", pre, s_.restart});
 #else
       throw Error("vorticity2d: solver.method = \"" + s_.method +
                   "\" needs Kokkos Kernels, not in this build");

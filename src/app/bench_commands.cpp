@@ -1,10 +1,15 @@
 // kflow bench (the bandwidth ceiling, a model's step rate and phases, a
 // kernel benchmark's rows) and kflow compare (one case on several backends).
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -18,6 +23,29 @@
 #include "kflow/core/registry.hpp"
 
 namespace kflow::cli {
+
+void exec_bench_program(int argc, char** argv) {
+  const Args a = parse_args(argc, argv);
+  if (a.command != "bench" || a.help || a.positional.size() != 1) return;
+  const auto& name = a.positional[0];
+  const auto& reg = Registry::instance();
+  if (!reg.find_bench(name) || reg.has_bench_factories(name)) return;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto program = (ec ? std::filesystem::path(argv[0]) : self).parent_path() / "kflow-bench";
+  if (::access(program.c_str(), X_OK) == 0) {
+    ::execv(program.c_str(), argv);
+    std::cerr << "kflow: error: cannot start " << program.string() << ": " << std::strerror(errno)
+              << "\n";
+  } else {
+    std::cerr << "kflow: error: the kernel benchmark '" << name
+              << "' is part of the program kflow-bench, which this build has not built (looked for "
+              << program.string()
+              << "): build it with 'cmake --build BUILD_DIR --target kflow-bench' "
+                 "(tools/kflow bench builds it)\n";
+  }
+  std::exit(1);
+}
 
 int cmd_bench(const Args& a) {
   if (a.positional.size() != 1) usage_error("expected 'stream' or a model name", "bench");

@@ -54,6 +54,11 @@ struct KokkosSession {
 
 // kflow bench and kflow compare (bench_commands.cpp).
 int cmd_bench(const Args& a);
+// `kflow bench NAME` for a kernel benchmark whose instantiations this program
+// lacks: replaces the process with kflow-bench from the same directory (same
+// arguments), or ends with a message saying how to build it.  Returns when
+// the command is anything else.  Called before MPI starts.
+void exec_bench_program(int argc, char** argv);
 int cmd_compare(const Args& a);
 
 }  // namespace kflow::cli

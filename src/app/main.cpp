@@ -200,6 +200,7 @@ int cmd_list(const Args&) {
 
 int cmd_info(const Args& a) {
   KokkosSession k(a);
+  const auto hypre = kflow::build_info("hypre");
   std::cout << "kflow " << KFLOW_VERSION << "\nbuilt with:\n";
   for (const auto& [item, version] : kflow::build_info())
     std::cout << "  " << item << ": " << version << "\n";
@@ -217,13 +218,9 @@ int cmd_info(const Args& a) {
                           kflow::parallel::transport_description() + ")"
                     : std::string("no (built without MPI)"))
             << "\nhypre (the multigrid peer in 'kflow bench poisson'): "
-#ifdef KFLOW_HAVE_HYPRE
-            << "yes"
-#else
-            << "no (not found at configure time)"
-#endif
+            << (hypre == "not in this build" ? "no (not found at configure time)" : "yes, " + hypre)
             << "\nKokkos Kernels (linalg's CRS path, the 'kflow bench spmv' CRS row): "
-            << KFLOW_KOKKOSKERNELS_INFO << "\n\n";
+            << kflow::build_info("kokkos_kernels") << "\n\n";
   Kokkos::print_configuration(std::cout, true);
   return 0;
 }
@@ -259,6 +256,8 @@ int main(int argc, char** argv) {
   // fail with EPIPE instead of killing the process: a run then ends after its
   // step with a checkpoint, like an interrupted one (signals.cpp).
   std::signal(SIGPIPE, SIG_IGN);
+  // A kernel benchmark runs in the companion program kflow-bench (cli.hpp).
+  kflow::cli::exec_bench_program(argc, argv);
   MpiSession mpi(&argc, &argv);
   const Args a = parse_args(argc, argv);
   return run_command(a);

@@ -69,6 +69,11 @@ std::vector<std::string> Registry::bench_names() const {
   return r;
 }
 
+bool Registry::has_bench_factories(const std::string& name) const {
+  const auto it = bench_factories_.lower_bound(name + "/");
+  return it != bench_factories_.end() && it->first.rfind(name + "/", 0) == 0;
+}
+
 KernelBench Registry::bench(const std::string& name, const std::string& backend,
                             const std::string& precision) const {
   auto it = bench_factories_.find(name + "/" + backend + "/" + precision);

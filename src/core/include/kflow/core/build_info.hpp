@@ -12,7 +12,7 @@ namespace kflow {
 
 // (item, version) pairs: "compiler", "c++", "build", "kokkos", "vtk", ...
 const std::vector<std::pair<std::string, std::string>>& build_info();
-// The same as one line: "compiler g++ 16.2.0; c++ 202002; ...".
-std::string build_info_line();
+// One item's version ("" for an unknown item).
+std::string build_info(const std::string& item);
 
 }  // namespace kflow

@@ -46,6 +46,9 @@ class Registry {
   bool add_bench_factory(const std::string& bench, const std::string& backend,
                          const std::string& precision, KernelBench f);
   const KernelBenchInfo* find_bench(const std::string& name) const;
+  // Whether this program holds an instantiation of benchmark `name` (kflow
+  // has the descriptions only; kflow-bench and the tests have both).
+  bool has_bench_factories(const std::string& name) const;
   std::vector<std::string> bench_names() const;
   KernelBench bench(const std::string& name, const std::string& backend,
                     const std::string& precision) const;
