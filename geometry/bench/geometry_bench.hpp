@@ -35,8 +35,9 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   const auto stencil = o.params.get_choice("stencil", "D3Q19", {"D3Q19", "D3Q27"});
   const bool normals = o.params.get_int("normals", 0, 0) != 0;
   o.params.check_unknown("geometry");
-  if (size > 1290) throw Error("bench geometry: --set size=" + std::to_string(size) +
-                               ": at most 1290 (nodes are indexed with an int)");
+  if (size > 1290)
+    throw Error("bench geometry: --set size=" + std::to_string(size) +
+                ": at most 1290 (nodes are indexed with an int)");
   const double pi = 3.141592653589793;
 
   // The mesh, in the unit cube.
@@ -77,13 +78,13 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   // triangle), and the links (14 bytes, 38 with normals; at most 2 per node
   // near the surface: a generous 2 % of the nodes times the directions).
   const int q = stencil == "D3Q19" ? 19 : 27;
-  const double need = nodes + 110.0 * triangles + 64.0 * (1 << 20) +
-                      0.02 * nodes * q * (normals ? 38 : 14);
+  const double need =
+      nodes + 110.0 * triangles + 64.0 * (1 << 20) + 0.02 * nodes * q * (normals ? 38 : 14);
   const double free = available_memory(o.backend);
   if (free > 0 && need > 0.9 * free)
     throw Error("bench geometry: " + std::to_string(size) + "^3 nodes and " +
-                std::to_string(triangles) + " triangles need about " +
-                std::to_string(need / 1e9) + " GB, " + std::to_string(free / 1e9) +
+                std::to_string(triangles) + " triangles need about " + std::to_string(need / 1e9) +
+                " GB, " + std::to_string(free / 1e9) +
                 " GB are free here; a smaller --set size or triangles");
 
   log << "kflow bench geometry: " << what << ", " << triangles << " triangles made in " << make_s

@@ -24,7 +24,9 @@ struct Body {
   TriangleMesh mesh;  // when is_mesh: closed (check_mesh), in domain coordinates
 };
 
-inline Box3 bounds(const Body& b) { return b.is_mesh ? bounds(b.mesh) : bounds(b.shape); }
+inline Box3 bounds(const Body& b) {
+  return b.is_mesh ? bounds(b.mesh) : bounds(b.shape);
+}
 
 // Where a body's box lies against a domain box (2D: dim = 2, the plane z =
 // domain.lo.z).  touches[axis][side]: the body reaches that side (side 0 the

@@ -47,8 +47,9 @@ SolidFlags<typename ExecSpace::memory_space> solid_flags(
     }
     const Shape shape = b.shape;
     const NodeGrid g = grid;
-    using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left,
-                                                                 Kokkos::Iterate::Left>>;
+    using Policy =
+        Kokkos::MDRangePolicy<ExecSpace,
+                              Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
     Kokkos::parallel_for(
         "kflow::geometry::shape_flags",
         Policy(space, {r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0] + 1, r.hi[1] + 1, r.hi[2] + 1}),

@@ -112,8 +112,7 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
     all.lo[d] -= dirs.reach * grid.h[d], all.hi[d] += dirs.reach * grid.h[d];
   const detail::NodeRange r = detail::node_range(grid, all);
   if (r.empty() || dirs.count == 0) return links;
-  const int i0 = r.lo[0], i1 = r.hi[0] + 1, j0 = r.lo[1], nj = r.hi[1] - r.lo[1] + 1,
-            k0 = r.lo[2];
+  const int i0 = r.lo[0], i1 = r.hi[0] + 1, j0 = r.lo[1], nj = r.hi[1] - r.lo[1] + 1, k0 = r.lo[2];
   const int rows = nj * (r.hi[2] - r.lo[2] + 1);
   const detail::LinkMask<SolidFlags<Mem>> mask{flags, dirs, {grid.n[0], grid.n[1], grid.n[2]}};
   using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -131,7 +130,7 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
   std::int64_t total = 0;
   Kokkos::parallel_scan(
       "kflow::geometry::links::offsets", Kokkos::RangePolicy<ExecSpace>(space, 0, rows + 1),
-      KOKKOS_LAMBDA(int w, std::int64_t & sum, bool final) {
+      KOKKOS_LAMBDA(int w, std::int64_t& sum, bool final) {
         const std::int64_t n = row(w);
         if (final) row(w) = sum;
         sum += n;
@@ -209,8 +208,8 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
     Box3 region = intersection(bb, all);
     if (region.empty()) continue;
     const auto tris = b.triangles;
-    const auto bins =
-        detail::bin_triangles(space, tris, region, Kokkos::fmin(g.h[0], Kokkos::fmin(g.h[1], g.h[2])));
+    const auto bins = detail::bin_triangles(space, tris, region,
+                                            Kokkos::fmin(g.h[0], Kokkos::fmin(g.h[1], g.h[2])));
     Kokkos::parallel_for(
         "kflow::geometry::links::mesh", Kokkos::RangePolicy<ExecSpace>(space, 0, int(total)),
         KOKKOS_LAMBDA(int l) {
@@ -252,7 +251,7 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
   std::int64_t unresolved = 0;
   Kokkos::parallel_reduce(
       "kflow::geometry::links::finish", Kokkos::RangePolicy<ExecSpace>(space, 0, int(total)),
-      KOKKOS_LAMBDA(int l, std::int64_t & n_unresolved) {
+      KOKKOS_LAMBDA(int l, std::int64_t& n_unresolved) {
         if (q(l) == none) {
           ++n_unresolved;
           q(l) = 0.5;

@@ -55,8 +55,7 @@ inline MeshReport inspect(const TriangleMesh& mesh) {
   for (std::size_t t = 0; t < nt; ++t) {
     const Vec3* v = &mesh.vertices[3 * t];
     for (int k = 0; k < 3; ++k)
-      if (!std::isfinite(v[k].x) || !std::isfinite(v[k].y) || !std::isfinite(v[k].z))
-        finite[t] = 0;
+      if (!std::isfinite(v[k].x) || !std::isfinite(v[k].y) || !std::isfinite(v[k].z)) finite[t] = 0;
     if (!finite[t]) {
       if (r.nonfinite++ == 0) r.first_nonfinite = t;
       continue;
@@ -110,7 +109,9 @@ inline MeshReport inspect(const TriangleMesh& mesh) {
 // Every problem of `r` in one sentence for `source`; empty when none.
 inline std::string describe_problems(const MeshReport& r, const std::string& source) {
   std::string s;
-  auto add = [&](const std::string& what) { s += (s.empty() ? "" : "; ") + what; };
+  auto add = [&](const std::string& what) {
+    s += (s.empty() ? "" : "; ") + what;
+  };
   const std::string of = " of " + std::to_string(r.triangles) + " triangles";
   if (r.triangles == 0) add("no triangles");
   if (r.nonfinite)

@@ -47,9 +47,8 @@ Scene<typename ExecSpace::memory_space> upload(const ExecSpace& space,
   std::set<int> ids;
   for (const auto& b : bodies) {
     if (b.id < 0 || b.id >= max_bodies || !ids.insert(b.id).second)
-      throw std::invalid_argument("geometry: body id " + std::to_string(b.id) +
-                                  " is outside [0, " + std::to_string(max_bodies) +
-                                  ") or used twice");
+      throw std::invalid_argument("geometry: body id " + std::to_string(b.id) + " is outside [0, " +
+                                  std::to_string(max_bodies) + ") or used twice");
     DeviceBody<Mem> d;
     d.id = b.id;
     d.is_mesh = b.is_mesh;

@@ -233,8 +233,8 @@ inline Box3 bounds(const Shape& s) {
         }
         break;
       case ShapeKind::sphere: {
-        const double e =
-            s.radius * std::sqrt(A.m[i][0] * A.m[i][0] + A.m[i][1] * A.m[i][1] + A.m[i][2] * A.m[i][2]);
+        const double e = s.radius * std::sqrt(A.m[i][0] * A.m[i][0] + A.m[i][1] * A.m[i][1] +
+                                              A.m[i][2] * A.m[i][2]);
         lo = c[i] - e, hi = c[i] + e;
         break;
       }

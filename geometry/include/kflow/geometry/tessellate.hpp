@@ -35,12 +35,13 @@ inline TriangleMesh soup(const std::vector<Vec3>& points,
 inline TriangleMesh sphere_mesh(const Vec3& center, double radius, int level) {
   if (level < 0 || level > 10) throw std::invalid_argument("geometry: sphere_mesh level 0..10");
   const double p = (1 + std::sqrt(5.0)) / 2;
-  std::vector<Vec3> pts = {{-1, p, 0}, {1, p, 0}, {-1, -p, 0}, {1, -p, 0}, {0, -1, p}, {0, 1, p},
-                           {0, -1, -p}, {0, 1, -p}, {p, 0, -1}, {p, 0, 1}, {-p, 0, -1}, {-p, 0, 1}};
+  std::vector<Vec3> pts = {{-1, p, 0}, {1, p, 0}, {-1, -p, 0}, {1, -p, 0},
+                           {0, -1, p}, {0, 1, p}, {0, -1, -p}, {0, 1, -p},
+                           {p, 0, -1}, {p, 0, 1}, {-p, 0, -1}, {-p, 0, 1}};
   std::vector<std::array<int, 3>> tris = {
-      {0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+      {0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
       {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
-      {3, 8, 9},  {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
+      {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
   for (auto& q : pts) q = normalized(q);
   for (int l = 0; l < level; ++l) {
     std::map<std::pair<int, int>, int> mid;
@@ -76,9 +77,9 @@ inline TriangleMesh torus_mesh(const Vec3& center, double R, double r, int n, in
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < m; ++j) {
       const double u = 2 * pi * i / n, v = 2 * pi * j / m;
-      pts[std::size_t(i) * m + j] = center + Vec3{(R + r * std::cos(v)) * std::cos(u),
-                                                  (R + r * std::cos(v)) * std::sin(u),
-                                                  r * std::sin(v)};
+      pts[std::size_t(i) * m + j] =
+          center + Vec3{(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u),
+                        r * std::sin(v)};
     }
   std::vector<std::array<int, 3>> tris;
   tris.reserve(2 * std::size_t(n) * m);

@@ -18,15 +18,21 @@ KOKKOS_INLINE_FUNCTION Vec3 operator+(const Vec3& a, const Vec3& b) {
 KOKKOS_INLINE_FUNCTION Vec3 operator-(const Vec3& a, const Vec3& b) {
   return {a.x - b.x, a.y - b.y, a.z - b.z};
 }
-KOKKOS_INLINE_FUNCTION Vec3 operator-(const Vec3& a) { return {-a.x, -a.y, -a.z}; }
-KOKKOS_INLINE_FUNCTION Vec3 operator*(double s, const Vec3& a) { return {s * a.x, s * a.y, s * a.z}; }
+KOKKOS_INLINE_FUNCTION Vec3 operator-(const Vec3& a) {
+  return {-a.x, -a.y, -a.z};
+}
+KOKKOS_INLINE_FUNCTION Vec3 operator*(double s, const Vec3& a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
 KOKKOS_INLINE_FUNCTION double dot(const Vec3& a, const Vec3& b) {
   return a.x * b.x + a.y * b.y + a.z * b.z;
 }
 KOKKOS_INLINE_FUNCTION Vec3 cross(const Vec3& a, const Vec3& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-KOKKOS_INLINE_FUNCTION double norm(const Vec3& a) { return Kokkos::sqrt(dot(a, a)); }
+KOKKOS_INLINE_FUNCTION double norm(const Vec3& a) {
+  return Kokkos::sqrt(dot(a, a));
+}
 // a / |a|, or a itself when it is zero.
 KOKKOS_INLINE_FUNCTION Vec3 normalized(const Vec3& a) {
   const double n = norm(a);

@@ -20,8 +20,8 @@ namespace kflow::geometry::detail {
 
 template <class MemSpace>
 struct TriangleBins {
-  Vec3 lo;          // the region's low corner
-  double size[3];   // bin edges
+  Vec3 lo;         // the region's low corner
+  double size[3];  // bin edges
   int nb[3] = {0, 0, 0};
   Kokkos::View<int*, MemSpace> offset;  // bin b: tri(offset(b) .. offset(b + 1))
   Kokkos::View<int*, MemSpace> tri;
@@ -102,7 +102,7 @@ TriangleBins<typename ExecSpace::memory_space> bin_triangles(
   std::int64_t total = 0;
   Kokkos::parallel_scan(
       "kflow::geometry::bins::offsets", Kokkos::RangePolicy<ExecSpace>(space, 0, nbins + 1),
-      KOKKOS_LAMBDA(int c, std::int64_t & sum, bool final) {
+      KOKKOS_LAMBDA(int c, std::int64_t& sum, bool final) {
         const int n = offset(c);
         if (final) offset(c) = int(sum);
         sum += n;

@@ -120,9 +120,9 @@ struct ColumnStats {
 // Sets flags(i, j, k) = value where it is 0 and the node is inside the mesh
 // `tri` (nodes in `range` only: the mesh's box).
 template <class ExecSpace, class Flags>
-ColumnStats mesh_flags(const ExecSpace& space, const TriangleView<typename ExecSpace::memory_space>& tri,
-                       const NodeGrid& g, const NodeRange& range, std::uint8_t value,
-                       const Flags& flags) {
+ColumnStats mesh_flags(const ExecSpace& space,
+                       const TriangleView<typename ExecSpace::memory_space>& tri, const NodeGrid& g,
+                       const NodeRange& range, std::uint8_t value, const Flags& flags) {
   using Mem = typename ExecSpace::memory_space;
   ColumnStats stats;
   if (range.empty()) return stats;
@@ -146,7 +146,8 @@ ColumnStats mesh_flags(const ExecSpace& space, const TriangleView<typename ExecS
   // count -> offsets (exclusive), in place; the last entry is the total
   int total = 0;
   Kokkos::parallel_scan(
-      "kflow::geometry::mesh_flags::offsets", Kokkos::RangePolicy<ExecSpace>(space, 0, int(ncol) + 1),
+      "kflow::geometry::mesh_flags::offsets",
+      Kokkos::RangePolicy<ExecSpace>(space, 0, int(ncol) + 1),
       KOKKOS_LAMBDA(int c, int& sum, bool final) {
         const int n = count(c);
         if (final) count(c) = sum;
@@ -183,8 +184,9 @@ ColumnStats mesh_flags(const ExecSpace& space, const TriangleView<typename ExecS
   stats.odd_columns = odd;
   // Flags: the parity of the crossings at or before each node.
   const double ox = g.origin[0], hx = g.h[0];
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left,
-                                                               Kokkos::Iterate::Left>>;
+  using Policy =
+      Kokkos::MDRangePolicy<ExecSpace,
+                            Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
   Kokkos::parallel_for(
       "kflow::geometry::mesh_flags::parity",
       Policy(space, {range.lo[0], j0, k0}, {range.hi[0] + 1, j1 + 1, k1 + 1}),
