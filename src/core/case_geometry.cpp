@@ -1,0 +1,276 @@
+#include "kflow/core/case_geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kflow/core/case_grid.hpp"
+
+namespace kflow {
+
+namespace {
+
+namespace geo = kflow::geometry;
+
+const std::vector<std::string> shapes = {"box", "sphere", "circle", "cylinder", "stl"};
+// The keys of each shape, then the placement keys every body takes.
+const std::vector<std::pair<std::string, std::vector<std::string>>> shape_keys = {
+    {"box", {"min", "max"}},
+    {"sphere", {"center", "radius"}},
+    {"circle", {"center", "radius"}},
+    {"cylinder", {"center", "radius", "axis", "length"}},
+    {"stl", {"file"}}};
+const std::vector<std::string> common_keys = {"shape", "name",   "translate",
+                                              "scale", "rotate", "pivot"};
+
+std::string num(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// "x in [0.4, 0.6], y in [...]" (an axis the box does not bound: "unbounded")
+std::string box_text(const geo::Box3& b, int dim) {
+  std::string s;
+  for (int d = 0; d < dim; ++d) {
+    s += std::string(d ? ", " : "") + "xyz"[d];
+    if (std::isinf(b.lo[d]) && std::isinf(b.hi[d]))
+      s += " unbounded";
+    else
+      s += " in [" + num(b.lo[d]) + ", " + num(b.hi[d]) + "]";
+  }
+  return s;
+}
+
+// Problems found by the checks below (beyond the typed getters' own), all
+// thrown together at the end: (section, key, message).
+struct Problems {
+  std::vector<std::pair<Config::Section, std::pair<std::string, std::string>>> list;
+  void add(const Config::Section& s, const std::string& key, const std::string& what) {
+    list.push_back({s, {key, what}});
+  }
+  void throw_if_any() const {
+    if (list.empty()) return;
+    std::string rest;
+    for (std::size_t n = 1; n < list.size(); ++n) {
+      const auto& [s, kw] = list[n];
+      rest +=
+          "\nkflow: error: " + s.where(kw.first) + ": key '" + s.full(kw.first) + "': " + kw.second;
+    }
+    list[0].first.fail(list[0].second.first, list[0].second.second + rest);
+  }
+};
+
+// A point of the case (dim entries) as a 3D point on the grid's plane.
+geo::Vec3 point(const Config::Section& b, const std::string& key, int dim, double z0,
+                geo::Vec3 fallback) {
+  std::vector<double> fb(static_cast<std::size_t>(dim));
+  for (int d = 0; d < dim; ++d) fb[std::size_t(d)] = fallback[d];
+  const auto v = b.get_numbers(key, std::size_t(dim), std::size_t(dim), fb);
+  geo::Vec3 p{v[0], v[1], dim == 3 ? v[2] : z0};
+  return p;
+}
+
+}  // namespace
+
+geo::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts) {
+  geo::NodeGrid n;
+  for (int d = 0; d < 3; ++d) {
+    const bool active = d < grid.dim;
+    const int g = ghosts && active ? grid.ghost : 0;
+    n.n[d] = active ? grid.cells[std::size_t(d)] + 2 * g : 1;
+    n.h[d] = active ? grid.spacing(d) : grid.spacing(0);
+    n.origin[d] = active ? grid.centre(d, -g) : grid.origin[std::size_t(d)];
+  }
+  return n;
+}
+
+std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const BodyRules& rules,
+                                    std::vector<std::string>& notes) {
+  const auto tables = c.root().tables("body");
+  std::vector<geo::Body> bodies;
+  Problems problems;
+  const int dim = grid.dim;
+  const double z0 = grid.origin[2];
+  if (tables.size() > std::size_t(geo::max_bodies))
+    problems.add(c.root(), "body",
+                 std::to_string(tables.size()) + " bodies: at most " +
+                     std::to_string(geo::max_bodies) + " (flags are bytes)");
+  geo::Box3 domain;
+  for (int d = 0; d < 3; ++d) {
+    domain.lo[d] = grid.origin[std::size_t(d)];
+    domain.hi[d] = d < dim ? grid.origin[std::size_t(d)] + grid.length[std::size_t(d)] : z0;
+  }
+  for (std::size_t n = 0; n < tables.size(); ++n) {
+    const auto& b = tables[n];
+    if (!b.has("shape")) {
+      problems.add(b, "shape", "missing; expected one of " + join(shapes));
+      continue;
+    }
+    const std::string kind = b.get_choice("shape", shapes, "");
+    if (kind.empty()) continue;  // (recorded by get_choice)
+    // Keys of another shape.
+    std::vector<std::string> mine = common_keys;
+    for (const auto& [s, keys] : shape_keys)
+      if (s == kind) mine.insert(mine.end(), keys.begin(), keys.end());
+    for (const auto& [s, keys] : shape_keys)
+      for (const auto& k : keys)
+        if (std::find(mine.begin(), mine.end(), k) == mine.end() && b.has(k)) {
+          std::vector<std::string> own;
+          for (const auto& [s2, keys2] : shape_keys)
+            if (s2 == kind) own = keys2;
+          problems.add(b, k,
+                       "a " + kind + " has no '" + k + "' (a " + kind + " takes " + join(own) +
+                           ", and " + join(common_keys) + ")");
+        }
+    const std::size_t problems_before = problems.list.size();
+    geo::Body body;
+    body.id = int(n);
+    body.name = b.get_string("name", kind + " " + std::to_string(n));
+    const bool is3 = dim == 3;
+    if ((kind == "circle" && is3) || (kind == "cylinder" && !is3)) {
+      problems.add(b, "shape",
+                   is3 ? "\"circle\" is a 2D shape; in 3D use \"cylinder\" (with an axis)"
+                       : "\"cylinder\" is a 3D shape; in 2D use \"circle\"");
+      continue;
+    }
+    geo::Vec3 pivot{0, 0, is3 ? 0.0 : z0};
+    std::string source;
+    try {
+      if (kind == "box") {
+        const double inf = std::numeric_limits<double>::infinity();
+        const auto lo = point(b, "min", dim, z0, {0, 0, 0});
+        const auto hi = point(b, "max", dim, z0, {1, 1, 1});
+        if (!b.has("min")) problems.add(b, "min", "missing; expected the box's low corner");
+        if (!b.has("max")) problems.add(b, "max", "missing; expected the box's high corner");
+        geo::Vec3 l = lo, h = hi;
+        if (!is3) l.z = -inf, h.z = inf;
+        bool ordered = true;
+        for (int d = 0; d < dim; ++d) ordered = ordered && lo[d] < hi[d];
+        if (!ordered) {
+          problems.add(b, "max", "expected max > min on every axis");
+          continue;
+        }
+        body.shape = geo::box(l, h);
+      } else if (kind == "sphere" || kind == "circle" || kind == "cylinder") {
+        if (!b.has("center")) problems.add(b, "center", "missing; expected the centre");
+        const auto ctr = point(b, "center", dim, z0, {0, 0, 0});
+        const double r = b.require("radius", 0.0, 1e308, true);
+        if (kind == "sphere") {
+          body.shape = geo::sphere(ctr, r);
+        } else if (kind == "circle") {
+          body.shape = geo::circle(ctr.x, ctr.y, r);
+        } else {
+          const auto a = b.get_numbers("axis", 3, 3, {0, 0, 1});
+          const geo::Vec3 axis{a[0], a[1], a[2]};
+          if (!(geo::norm(axis) > 0)) {
+            problems.add(b, "axis", "expected a non-zero direction, got [0, 0, 0]");
+            continue;
+          }
+          const double length =
+              b.get("length", std::numeric_limits<double>::infinity(), 0.0, 1e308, true);
+          body.shape = geo::cylinder(ctr, axis, r, length);
+        }
+        pivot = ctr;
+      } else {  // stl
+        const std::string file = b.get_string("file", "");
+        if (file.empty()) {
+          problems.add(b, "file", "missing; expected the STL file (relative to the case file)");
+          continue;
+        }
+        std::filesystem::path p(file);
+        if (p.is_relative()) p = std::filesystem::path(c.directory()) / p;
+        source = p.lexically_normal().string();
+        body.is_mesh = true;
+        try {
+          body.mesh = geo::read_stl(source);
+          geo::check_mesh(body.mesh);
+        } catch (const geo::MeshError& e) {
+          problems.add(b, "file", e.what());
+          continue;
+        }
+      }
+      if (!is3 && kind != "stl") pivot.z = z0;
+      if (kind == "box") pivot = body.shape.center, pivot.z = is3 ? pivot.z : z0;
+      pivot = point(b, "pivot", dim, z0, pivot);
+      // Placement: scale and rotate about the pivot, then translate.
+      geo::Transform t;
+      const double scale = b.get("scale", 1.0, 0.0, 1e308, true);
+      t = t.then(geo::Transform::scaling({scale, scale, scale}, pivot));
+      if (b.has("rotate")) {
+        const auto rs = b.section("rotate");
+        if (!rs.has("degrees") && !rs.has("axis")) {
+          problems.add(b, "rotate",
+                       is3 ? "expected a table { axis = [x, y, z], degrees = angle }"
+                           : "expected a table { degrees = angle } (2D: about z)");
+        } else {
+          const double deg = rs.require("degrees", -1e308, 1e308);
+          geo::Vec3 axis{0, 0, 1};
+          if (is3) {
+            if (!rs.has("axis")) problems.add(rs, "axis", "missing; expected [x, y, z]");
+            const auto a = rs.get_numbers("axis", 3, 3, {0, 0, 1});
+            axis = {a[0], a[1], a[2]};
+            if (!(geo::norm(axis) > 0)) {
+              problems.add(rs, "axis", "expected a non-zero direction, got [0, 0, 0]");
+              axis = {0, 0, 1};
+            }
+          } else if (rs.has("axis")) {
+            problems.add(rs, "axis", "a 2D rotation is about z: give degrees only");
+          }
+          t = t.then(geo::Transform::rotation(axis, deg * (3.141592653589793 / 180.0), pivot));
+        }
+      }
+      t = t.then(geo::Transform::translation(point(b, "translate", dim, 0.0, {0, 0, 0})));
+      if (body.is_mesh)
+        body.mesh = geo::transformed(std::move(body.mesh), t);
+      else
+        body.shape = geo::transformed(body.shape, t);
+    } catch (const std::invalid_argument& e) {  // (a value the getters let through)
+      problems.add(b, "shape", e.what());
+      continue;
+    }
+    if (problems.list.size() > problems_before) continue;
+    // Placement in the domain.
+    const geo::Box3 box = geo::bounds(body);
+    const auto where = geo::placement(box, domain, dim);
+    if (where.outside) {
+      problems.add(
+          b, "",
+          "the body lies outside the domain: its bounding box is " + box_text(box, dim) +
+              ", the domain's " + box_text(domain, dim) +
+              (dim == 2 ? " (2D: the body must cross the plane z = " + num(z0) + ")" : ""));
+      continue;
+    }
+    for (int a = 0; a < dim; ++a)
+      for (int s = 0; s < 2; ++s)
+        if (rules.keep_off[std::size_t(a)][std::size_t(s)] && where.touches[a][s])
+          problems.add(b, "",
+                       std::string("the body reaches the ") + side_names[a][s] + " side (" +
+                           "xyz"[a] + " = " + num(s ? domain.hi[a] : domain.lo[a]) + "), " +
+                           rules.why + ": its bounding box is " + box_text(box, dim));
+    std::string note = "body " + std::to_string(n) + " (" + kind + " '" + body.name +
+                       "'): bounding box " + box_text(box, dim);
+    if (body.is_mesh)
+      note += "; " + std::to_string(body.mesh.triangles()) + " triangles from " + source;
+    notes.push_back(note);
+    bodies.push_back(std::move(body));
+  }
+  problems.throw_if_any();
+  return bodies;
+}
+
+}  // namespace kflow

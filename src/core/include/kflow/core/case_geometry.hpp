@@ -1,0 +1,59 @@
+#pragma once
+// Case plumbing for bodies in the flow, the same for every model: the
+// [[body]] tables read and checked (shapes and STL meshes, placed by
+// translate, scale and rotate), and the call a model makes to voxelise them
+// into its own nodes on its device (kflow::geometry).
+//
+//   [[body]]
+//   shape = "sphere"            # box | sphere | circle (2D) | cylinder (3D) | stl
+//   center = [0.5, 0.5, 0.5]
+//   radius = 0.1
+//
+// Body ids are the tables' order: 0, 1, ...  Keys, defaults and the
+// placement rule are in docs/geometry.md.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "kflow/core/config.hpp"
+#include "kflow/geometry/geometry.hpp"
+#include "kflow/linalg/grid.hpp"
+
+namespace kflow {
+
+// What a model asks of its bodies besides lying in the domain.
+struct BodyRules {
+  // keep_off[axis][side]: the domain sides (side 0 the low one) a body must
+  // not reach, e.g. an inflow; `why` names them in the message ("an inflow").
+  std::array<std::array<bool, 2>, 3> keep_off{};
+  std::string why = "kept free of bodies";
+};
+
+// Reads the [[body]] tables of a case on `grid`'s domain: every key checked
+// (an unknown shape, a key of another shape, a missing or bad value, an STL
+// file that cannot be read or is not closed, a body outside the domain or
+// touching a side of rules.keep_off: all reported together, with file, line
+// and key).  Meshes come back in domain coordinates.  Adds to `notes` each
+// body's bounding box in domain units (a wrong scale shows there).
+std::vector<geometry::Body> parse_bodies(Config& c, const linalg::Grid& grid,
+                                         const BodyRules& rules, std::vector<std::string>& notes);
+
+// The cell centres of `grid` as nodes, its ghost layers included when
+// `ghosts` (node (0, 0, 0) is then the first ghost cell's centre).
+geometry::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts);
+
+// A model's bodies on its device: the solid flag of each of `nodes` and the
+// boundary links of `dirs` (with their normals when asked for).
+template <class ExecSpace>
+geometry::Geometry<ExecSpace> body_geometry(const ExecSpace& space,
+                                            const std::vector<geometry::Body>& bodies,
+                                            const geometry::NodeGrid& nodes,
+                                            const geometry::Directions& dirs,
+                                            bool normals = false) {
+  geometry::LinkOptions opt;
+  opt.normals = normals;
+  return geometry::voxelise(space, bodies, nodes, dirs, opt);
+}
+
+}  // namespace kflow
