@@ -1,0 +1,285 @@
+// The [[body]] tables of a case (kflow/core/case_geometry.hpp): shapes and
+// STL meshes placed by translate, scale and rotate, a note with each body's
+// bounding box, and every problem (a misspelt shape, a key of another
+// shape, bad values, a bad STL file, a body outside the domain or on a side
+// kept free) reported together with file, line and key.
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "geometry/geometry_helpers.hpp"
+#include "kflow/core/case_geometry.hpp"
+#include "kflow/core/config.hpp"
+#include "kflow/core/error.hpp"
+
+namespace geo = kflow::geometry;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+// The case file's name: in cases/geometry, so that file = "sphere-binary.stl"
+// finds the committed mesh.
+const std::string case_name = kflow::test::source_dir() + "/cases/geometry/test.toml";
+
+kflow::linalg::Grid grid(int dim) {
+  kflow::linalg::Grid g;
+  g.dim = dim;
+  g.cells = {20, 20, dim == 3 ? 20 : 1};
+  return g;
+}
+
+struct Parsed {
+  std::vector<geo::Body> bodies;
+  std::vector<std::string> notes;
+  std::string error;
+};
+
+Parsed parse(const std::string& text, int dim, const kflow::BodyRules& rules = {}) {
+  Parsed p;
+  try {
+    auto c = kflow::Config::parse(text, case_name);
+    p.bodies = kflow::parse_bodies(c, grid(dim), rules, p.notes);
+    c.check_unknown();
+  } catch (const kflow::Error& e) {
+    p.error = e.what();
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("geometry: [[body]] tables give placed shapes and meshes with bounding-box notes",
+          "[unit][geometry]") {
+  const auto p = parse(R"([[body]]
+shape = "sphere"
+name = "ball"
+center = [0.5, 0.5, 0.5]
+radius = 0.1
+
+[[body]]
+shape = "box"
+min = [0.1, 0.1, 0.1]
+max = [0.2, 0.3, 0.4]
+rotate = { axis = [0, 0, 1], degrees = 90 }
+
+[[body]]
+shape = "cylinder"
+center = [0.5, 0.25, 0.75]
+radius = 0.05
+axis = [1, 0, 0]
+length = 0.5
+
+[[body]]
+shape = "stl"
+file = "sphere-binary.stl"
+scale = 0.1
+translate = [0.7, 0.7, 0.7]
+)",
+                       3);
+  REQUIRE(p.error == "");
+  REQUIRE(p.bodies.size() == 4);
+  REQUIRE(p.notes.size() == 4);
+  for (int n = 0; n < 4; ++n) CHECK(p.bodies[std::size_t(n)].id == n);
+  CHECK_THAT(p.notes[0], ContainsSubstring("body 0 (sphere 'ball'): bounding box x in [0.4, 0.6], "
+                                           "y in [0.4, 0.6], z in [0.4, 0.6]"));
+  // turned about its centre (0.15, 0.2): x and y extents swapped
+  CHECK_THAT(p.notes[1],
+             ContainsSubstring("x in [0.05, 0.25], y in [0.15, 0.25], z in [0.1, 0.4]"));
+  CHECK_THAT(p.notes[2], ContainsSubstring("x in [0.25, 0.75], y in [0.2, 0.3], z in [0.7, 0.8]"));
+  CHECK_THAT(p.notes[3], ContainsSubstring("320 triangles from"));
+  CHECK_THAT(p.notes[3], ContainsSubstring("cases/geometry/sphere-binary.stl"));
+  CHECK(p.bodies[3].is_mesh);
+  const auto b = geo::bounds(p.bodies[3]);
+  CHECK(b.lo.x > 0.599);
+  CHECK(b.hi.x < 0.801);
+  CHECK(b.hi.x > 0.79);
+
+  // The model's call: cell centres of the grid, every body solid somewhere.
+  const auto nodes = kflow::cell_centres(grid(3), false);
+  CHECK(nodes.n[0] == 20);
+  CHECK(nodes.origin[0] == 0.025);
+  std::vector<std::array<int, 3>> axes = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                          {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
+  const auto g = kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), p.bodies, nodes,
+                                      geo::Directions(axes), true);
+  std::vector<int> seen(5, 0);
+  for (std::size_t m = 0; m < g.flags.size(); ++m) ++seen[g.flags.data()[m]];
+  for (int id = 1; id <= 4; ++id) CHECK(seen[std::size_t(id)] > 0);
+  CHECK(g.links.count > 0);
+  CHECK(g.links.unresolved == 0);
+  CHECK(g.links.normal.extent(0) == std::size_t(g.links.count));
+  // ghost layers: one more centre on each side
+  auto gh = grid(3);
+  CHECK(kflow::cell_centres(gh, true).n[0] == 22);
+  CHECK(kflow::cell_centres(gh, true).origin[0] == -0.025);
+}
+
+TEST_CASE("geometry: 2D bodies: circle, box, rotation about z, an STL mesh sliced",
+          "[unit][geometry]") {
+  const auto p = parse(R"([[body]]
+shape = "circle"
+center = [0.3, 0.5]
+radius = 0.1
+
+[[body]]
+shape = "box"
+min = [0.6, 0.4]
+max = [0.8, 0.6]
+rotate = { degrees = 45 }
+
+[[body]]
+shape = "stl"
+file = "sphere-ascii.stl"
+scale = 0.1
+translate = [0.5, 0.2]
+)",
+                       2);
+  REQUIRE(p.error == "");
+  REQUIRE(p.bodies.size() == 3);
+  CHECK_THAT(p.notes[0], ContainsSubstring("x in [0.2, 0.4], y in [0.4, 0.6]"));
+  CHECK_THAT(p.notes[1], ContainsSubstring("x in [0.558579, 0.841421]"));
+  const auto nodes = kflow::cell_centres(grid(2), false);
+  CHECK(nodes.n[2] == 1);
+  const auto g = kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), p.bodies, nodes,
+                                      geo::Directions({{1, 0, 0}, {1, 1, 0}}));
+  std::vector<int> seen(4, 0);
+  for (std::size_t m = 0; m < g.flags.size(); ++m) ++seen[g.flags.data()[m]];
+  for (int id = 1; id <= 3; ++id) CHECK(seen[std::size_t(id)] > 0);
+
+  // Keys of the other dimension.
+  const auto e = parse(R"([[body]]
+shape = "cylinder"
+center = [0.3, 0.5]
+radius = 0.1
+[[body]]
+shape = "box"
+min = [0.6, 0.4]
+max = [0.8, 0.6]
+rotate = { axis = [1, 0, 0], degrees = 45 }
+)",
+                       2);
+  CHECK_THAT(e.error, ContainsSubstring("test.toml:2: key 'body[0].shape': \"cylinder\" is a 3D "
+                                        "shape; in 2D use \"circle\""));
+  CHECK_THAT(e.error, ContainsSubstring("key 'body[1].rotate.axis': a 2D rotation is about z"));
+}
+
+TEST_CASE("geometry: every [[body]] problem is reported at once, with file, line and key",
+          "[unit][geometry]") {
+  // A truncated STL file.
+  const auto bad =
+      std::filesystem::path(kflow::test::scratch_dir()) / "kflow-test-case-geometry-cut.stl";
+  std::filesystem::create_directories(bad.parent_path());
+  {
+    std::ifstream in(kflow::test::source_dir() + "/cases/geometry/sphere-binary.stl",
+                     std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream out(bad, std::ios::binary);
+    out << bytes.substr(0, 1000);
+  }
+  const auto p = parse(R"([[body]]
+shape = "sphre"
+
+[[body]]
+shape = "box"
+min = [0.5, 0.1, 0.1]
+max = [0.2, 0.3, 0.4]
+
+[[body]]
+shape = "box"
+min = [0.1, 0.1, 0.1]
+max = [0.2, 0.3, 0.4]
+radius = 0.1
+
+[[body]]
+shape = "stl"
+
+[[body]]
+shape = "sphere"
+center = [2.5, 0.5, 0.5]
+radius = 0.1
+
+[[body]]
+shape = "circle"
+center = [0.5, 0.5]
+radius = 0.1
+
+[[body]]
+shape = "sphere"
+center = [0.5, 0.5]
+radius = -1
+
+[[body]]
+shape = "stl"
+file = "missing.stl"
+
+[[body]]
+shape = "cylinder"
+center = [0.5, 0.5, 0.5]
+radius = 0.1
+axis = [0, 0, 0]
+
+[[body]]
+shape = "stl"
+file = ")" + bad.string() + R"("
+
+[[body]]
+shape = "sphere"
+center = [0.5, 0.5, 0.5]
+radius = 0.1
+rotate = 30
+)",
+                       3);
+  const auto& e = p.error;
+  CHECK_THAT(e,
+             ContainsSubstring("test.toml:2: key 'body[0].shape': expected one of box, sphere, "
+                               "circle, cylinder, stl, got \"sphre\" (did you mean \"sphere\"?)"));
+  CHECK_THAT(e, ContainsSubstring("test.toml:7: key 'body[1].max': expected max > min"));
+  CHECK_THAT(e, ContainsSubstring("test.toml:13: key 'body[2].radius': a box has no 'radius'"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[3].file': missing; expected the STL file"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[4]': the body lies outside the domain: its bounding "
+                                  "box is x in [2.4, 2.6]"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[5].shape': \"circle\" is a 2D shape"));
+  CHECK_THAT(e, ContainsSubstring("test.toml:30: key 'body[6].center': expected an array of 3 "
+                                  "numbers"));
+  CHECK_THAT(e, ContainsSubstring("test.toml:31: key 'body[6].radius': expected a number > 0, "
+                                  "got -1"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[7].file': "));
+  CHECK_THAT(e, ContainsSubstring("cases/geometry/missing.stl: cannot open"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[8].axis': expected a non-zero direction"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[9].file': " + bad.string() +
+                                  ": binary STL: the header counts 320 triangles"));
+  CHECK_THAT(e, ContainsSubstring("truncated (18 whole triangles"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[10].rotate': expected a table { axis = [x, y, z], "
+                                  "degrees = angle }"));
+  std::filesystem::remove(bad);
+
+  // Unknown keys, with a suggestion (reported by the case's key check).
+  CHECK_THAT(parse("[[body]]\nshape = \"sphere\"\ncenter = [0.5, 0.5, 0.5]\nradius = 0.1\n"
+                   "raduis = 0.2\n",
+                   3)
+                 .error,
+             ContainsSubstring("test.toml:5: key 'body[0].raduis': unknown key (did you mean "
+                               "'radius'?)"));
+}
+
+TEST_CASE("geometry: a body on a side the model keeps free is refused with the numbers",
+          "[unit][geometry]") {
+  kflow::BodyRules inflow;
+  inflow.keep_off[0][0] = true;
+  inflow.why = "an inflow";
+  const std::string sphere =
+      "[[body]]\nshape = \"sphere\"\ncenter = [0.05, 0.5, 0.5]\nradius = 0.1\n";
+  CHECK_THAT(parse(sphere, 3, inflow).error,
+             ContainsSubstring("test.toml:1: key 'body[0]': the body reaches the west side (x = "
+                               "0), an inflow: its bounding box is x in [-0.05, 0.15]"));
+  CHECK(parse(sphere, 3).error == "");
+  // (the east side is free)
+  CHECK(
+      parse("[[body]]\nshape = \"box\"\nmin = [0.9, 0.2, 0.2]\nmax = [1.5, 0.4, 0.4]\n", 3, inflow)
+          .error == "");
+}
