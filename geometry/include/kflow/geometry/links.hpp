@@ -227,8 +227,9 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
           for (int bk = lo[2]; bk <= hi[2]; ++bk)
             for (int bj = lo[1]; bj <= hi[1]; ++bj)
               for (int bi = lo[0]; bi <= hi[0]; ++bi) {
+                if (!bins.crosses(bi, bj, bk, a, d)) continue;  // (a corner of the box)
                 const int c = bins.bin(bi, bj, bk);
-                for (int p = bins.offset(c); p < bins.offset(c + 1); ++p) {
+                for (int p = bins.begin(c); p < bins.end(c); ++p) {
                   const int t = bins.tri(p);
                   const Vec3 v0{tris(t, 0, 0), tris(t, 0, 1), tris(t, 0, 2)};
                   const Vec3 v1{tris(t, 1, 0), tris(t, 1, 1), tris(t, 1, 2)};

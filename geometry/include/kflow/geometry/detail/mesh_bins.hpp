@@ -23,8 +23,11 @@ struct TriangleBins {
   Vec3 lo;         // the region's low corner
   double size[3];  // bin edges
   int nb[3] = {0, 0, 0};
-  Kokkos::View<int*, MemSpace> offset;  // bin b: tri(offset(b) .. offset(b + 1))
+  Kokkos::View<int*, MemSpace> offset;  // bin c: tri(begin(c) .. end(c) - 1)
   Kokkos::View<int*, MemSpace> tri;
+
+  KOKKOS_INLINE_FUNCTION int begin(int c) const { return offset(c + 1); }
+  KOKKOS_INLINE_FUNCTION int end(int c) const { return offset(c + 2); }
 
   // The bins [a, b] (inclusive, clamped) that cover [x0, x1] along axis d.
   KOKKOS_INLINE_FUNCTION void span(int d, double x0, double x1, int& a, int& b) const {
@@ -34,6 +37,27 @@ struct TriangleBins {
     b = int(Kokkos::fmax(0.0, Kokkos::fmin(double(nb[d] - 1), fb)));
   }
   KOKKOS_INLINE_FUNCTION int bin(int i, int j, int k) const { return i + nb[0] * (j + nb[1] * k); }
+  // Whether the segment a + t d (0 <= t <= 1) meets bin (i, j, k), widened
+  // as the triangles' boxes are (slabs; a segment in a bin's face meets it).
+  KOKKOS_INLINE_FUNCTION bool crosses(int i, int j, int k, const Vec3& a, const Vec3& d) const {
+    const int b[3] = {i, j, k};
+    double t0 = 0, t1 = 1;
+    for (int x = 0; x < 3; ++x) {
+      const double w = 2e-6 * size[x];
+      const double l = lo[x] + b[x] * size[x] - w, h = lo[x] + (b[x] + 1) * size[x] + w;
+      if (d[x] == 0) {
+        if (a[x] < l || a[x] > h) return false;
+        continue;
+      }
+      double ta = (l - a[x]) / d[x], tb = (h - a[x]) / d[x];
+      if (ta > tb) {
+        const double s = ta;
+        ta = tb, tb = s;
+      }
+      t0 = Kokkos::fmax(t0, ta), t1 = Kokkos::fmin(t1, tb);
+    }
+    return t0 <= t1;
+  }
 };
 
 // The bins [lo, hi] (inclusive) that triangle t overlaps; false when its box
@@ -86,7 +110,10 @@ TriangleBins<typename ExecSpace::memory_space> bin_triangles(
     bins.size[d] = e[d] > 0 ? e[d] / bins.nb[d] : s;
   }
   const int nbins = bins.nb[0] * bins.nb[1] * bins.nb[2];
-  bins.offset = Kokkos::View<int*, Mem>("kflow::geometry::bins::offset", nbins + 1);
+  // Counted at c + 2, scanned (offset(c + 2) = the start of bin c), then
+  // filled through offset(c + 2) as the cursor: it ends as bin c's end, and
+  // offset(c + 1) as its start.  No second array.
+  bins.offset = Kokkos::View<int*, Mem>("kflow::geometry::bins::offset", nbins + 2);
   const auto offset = bins.offset;
   const TriangleBins<Mem> b = bins;  // (by value into kernels)
   const TriangleSpan<Mem> span_of{tris, b, region};
@@ -97,11 +124,11 @@ TriangleBins<typename ExecSpace::memory_space> bin_triangles(
         if (!span_of(t, lo, hi)) return;
         for (int k = lo[2]; k <= hi[2]; ++k)
           for (int j = lo[1]; j <= hi[1]; ++j)
-            for (int i = lo[0]; i <= hi[0]; ++i) Kokkos::atomic_inc(&offset(b.bin(i, j, k)));
+            for (int i = lo[0]; i <= hi[0]; ++i) Kokkos::atomic_inc(&offset(b.bin(i, j, k) + 2));
       });
   std::int64_t total = 0;
   Kokkos::parallel_scan(
-      "kflow::geometry::bins::offsets", Kokkos::RangePolicy<ExecSpace>(space, 0, nbins + 1),
+      "kflow::geometry::bins::offsets", Kokkos::RangePolicy<ExecSpace>(space, 0, nbins + 2),
       KOKKOS_LAMBDA(int c, std::int64_t& sum, bool final) {
         const int n = offset(c);
         if (final) offset(c) = int(sum);
@@ -112,7 +139,6 @@ TriangleBins<typename ExecSpace::memory_space> bin_triangles(
     throw std::invalid_argument("geometry: too many (triangle, bin) pairs for int indices");
   bins.tri = Kokkos::View<int*, Mem>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kflow::geometry::bins::tri"), total);
-  Kokkos::View<int*, Mem> fill("kflow::geometry::bins::fill", nbins);
   const auto list = bins.tri;
   Kokkos::parallel_for(
       "kflow::geometry::bins::fill", Kokkos::RangePolicy<ExecSpace>(space, 0, nt),
@@ -122,8 +148,7 @@ TriangleBins<typename ExecSpace::memory_space> bin_triangles(
         for (int k = lo[2]; k <= hi[2]; ++k)
           for (int j = lo[1]; j <= hi[1]; ++j)
             for (int i = lo[0]; i <= hi[0]; ++i) {
-              const int c = b.bin(i, j, k);
-              list(offset(c) + Kokkos::atomic_fetch_add(&fill(c), 1)) = t;
+              list(Kokkos::atomic_fetch_add(&offset(b.bin(i, j, k) + 2), 1)) = t;
             }
       });
   return bins;
