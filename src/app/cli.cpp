@@ -76,7 +76,7 @@ long host_threads(const Args& a) {
 bool env_bool(const std::string& v) {
   std::string l;
   for (char c : v) l += char(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* w : {"1", "0", "true", "false", "yes", "no", "on", "off"})
+  for (const char* w : {"1", "0", "true", "false", "yes", "no"})
     if (l == w) return true;
   return false;
 }
@@ -89,7 +89,7 @@ void check_kokkos_environment() {
        {"KOKKOS_DISABLE_WARNINGS", "KOKKOS_PRINT_CONFIGURATION", "KOKKOS_TUNE_INTERNALS"})
     if (const char* v = std::getenv(name); v && !env_bool(v))
       throw Error(std::string(name) + "=" + v +
-                  ": expected true or false (also 1, 0, yes, no, on, off); Kokkos reads it");
+                  ": expected true or false (also 1, 0, yes, no); Kokkos reads it");
   // GPU indices: below the device count where a GPU backend is built in
   // (elsewhere Kokkos ignores them: any index is one).
   long devices = 1L << 30;

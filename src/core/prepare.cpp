@@ -27,16 +27,16 @@ std::string stem(const std::string& path) {
 // frame every step for ever, 1e300 steps of a tiny time.dt) is refused with
 // the numbers.  Counted where the case fixes them: a step fixed by the model
 // or time.dt, an upper bound of the adaptive step (ModelSetup::
-// stable_dt_bound), time.steps; output.every below time.dt_floor would
-// shorten every step to land on an output time.
+// stable_dt_bound), time.steps; output.every below time.dt_floor makes
+// every step land on an output time.
 void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config::Section& os) {
   constexpr double most_steps = 1e12, most_frames = 1e6, most_rows = 1e9;
   const double model_dt = pc.setup->fixed_dt, fixed = model_dt > 0 ? model_dt : pc.fixed_dt;
   const double most_dt = fixed > 0 ? fixed : pc.safety * pc.setup->stable_dt_bound;
   const std::string step_text =
-      fixed > 0 ? (model_dt > 0 ? "model " + pc.model->name + "'s step " + fmt(model_dt)
+      fixed > 0 ? (model_dt > 0 ? "model " + pc.model->name + "'s fixed step " + fmt(model_dt)
                                 : "time.dt = " + fmt(fixed))
-                : "a step of at most " + fmt(most_dt) + " (time.safety_factor x the stable step)";
+                : "at most " + fmt(most_dt) + " (time.safety_factor x this case's stable step)";
   // steps: at least end / dt where the step is known or bounded (a lower
   // bound: what is refused would certainly be too much)
   double steps = pc.max_steps > 0 ? double(pc.max_steps) : 0;
@@ -49,10 +49,6 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
                      " steps: a shorter time.end, a larger step or other physics parameters");
     steps = steps > 0 ? std::min(steps, need) : need;
   }
-  if (pc.output_every > 0 && model_dt <= 0 && pc.output_every < pc.dt_floor)
-    os.problem("every", "output.every = " + fmt(pc.output_every) +
-                            " is below time.dt_floor = " + fmt(pc.dt_floor) +
-                            ": every step would be shortened to land on an output time");
   // frames: one per output time (landed on exactly), or every N steps
   double frames = 0;
   std::string frames_why;
@@ -65,6 +61,11 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
     frames = std::floor(t_end / pc.output_every);
     if (fixed > 0 && steps > 0) frames = std::min(frames, steps);
     frames_why = "output.every = " + fmt(pc.output_every) + " up to t = " + fmt(t_end);
+  } else if (pc.output_every > 0 && fixed <= 0 && pc.output_every < pc.dt_floor && steps > 0) {
+    frames = steps;  // (every step is shortened to land on an output time)
+    frames_why = "output.every = " + fmt(pc.output_every) +
+                 ", below time.dt_floor = " + fmt(pc.dt_floor) +
+                 " (every step lands on an output time), over " + fmt(steps, 3) + " steps";
   } else if (pc.output_every_steps > 0 && steps > 0) {
     frames = std::floor(steps / double(pc.output_every_steps));
     frames_why = "output.every_steps = " + std::to_string(pc.output_every_steps) + " over " +
@@ -74,7 +75,7 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
     os.problem(pc.output_every > 0 ? "every" : "every_steps",
                frames_why + " writes " + fmt(frames, 3) + " frames; kflow writes at most " +
                    fmt(most_frames) + " (a file each): a larger output interval");
-  if (steps > 0 && steps / double(pc.log_every) > most_rows)
+  if (steps > 0 && steps <= most_steps && steps / double(pc.log_every) > most_rows)
     os.problem("log_every",
                std::to_string(pc.log_every) + " step" + (pc.log_every == 1 ? "" : "s") +
                    " between log rows over " + fmt(steps, 3) + " steps writes " +

@@ -135,3 +135,48 @@ TEST_CASE("closest() suggests near misses only", "[unit]") {
   CHECK(kflow::closest("safty_factor", {"end", "safety_factor"}) == "safety_factor");
   CHECK(kflow::closest("xyz", {"end", "safety_factor"}).empty());
 }
+
+// Regressions: a missing time.end (or case.model) hid every other problem;
+// a long array was "an array" without its length.
+TEST_CASE("a missing time.end or model does not hide the other problems", "[unit]") {
+  const auto no_end = error_of(
+      "[case]\nmodel = \"diffusion\"\n[grid]\ncells = [8, -1]\n[output]\nevery = -1.0\n"
+      "[tiem]\nend = 1.0\n");
+  CHECK_THAT(no_end, ContainsSubstring("key 'time.end': missing"));
+  CHECK_THAT(no_end, ContainsSubstring("key 'grid.cells'"));
+  CHECK_THAT(no_end, ContainsSubstring("key 'output.every'"));
+  CHECK_THAT(no_end, ContainsSubstring("key 'tiem': unknown key"));
+  const auto bad_end = error_of(good, {"time.end=\"soon\"", "output.every=-1"});
+  CHECK_THAT(bad_end, ContainsSubstring("key 'time.end': expected a number > 0, got \"soon\""));
+  CHECK_THAT(bad_end, ContainsSubstring("key 'output.every'"));
+  const auto no_model = error_of("[grid]\ncells = [8, 8]\n[time]\nend = -1.0\n");
+  CHECK_THAT(no_model, ContainsSubstring("key 'case.model': missing"));
+  CHECK_THAT(no_model, ContainsSubstring("key 'time.end': expected a number > 0, got -1.0"));
+}
+
+TEST_CASE("a long array is reported with its length, a short one as written", "[unit]") {
+  std::string cells = "[";
+  for (int k = 0; k < 3000000; ++k) cells += k ? ",1" : "1";
+  cells += "]";
+  CHECK_THAT(error_of(good, {"grid.cells=" + cells}),
+             ContainsSubstring("got an array of 3000000 elements"));
+  CHECK_THAT(error_of(good, {"grid.cells=[8, 8, 8, 8]"}), ContainsSubstring("got [8, 8, 8, 8]"));
+}
+
+// output.every = 1e-300 wrote a frame every step for ever: runs that cannot
+// end in a sane number of steps, frames or log rows are refused with the numbers.
+TEST_CASE("runs too long to finish are refused before work", "[unit]") {
+  CHECK_THAT(error_of(good, {"output.every=1e-300"}),
+             ContainsSubstring("output.every = 1e-300 up to t = 0.1 writes 1e+299 frames"));
+  CHECK_THAT(error_of(good, {"output.every=1e-300", "time.end=1e300", "time.steps=10000000"}),
+             ContainsSubstring("output.every = 1e-300, below time.dt_floor = 1e-14 (every step "
+                               "lands on an output time), over 1e+07 steps writes 1e+07 frames"));
+  CHECK_THAT(error_of(good, {"output.every=1e-8"}),
+             ContainsSubstring("output.every = 1e-08 up to t = 0.1 writes 1e+07 frames"));
+  CHECK_THAT(error_of(good, {"time.end=1e300"}),
+             ContainsSubstring("kflow runs at most 1e+12 steps"));
+  CHECK_THAT(error_of(good, {"time.steps=100000000000", "time.end=1e8", "output.log_every=1"}),
+             ContainsSubstring("rows to log.csv; at most 1e+09"));
+  // The limits leave ordinary long runs alone.
+  CHECK_NOTHROW(prepare_text(good, {"time.end=1e3", "output.every=0.01"}));
+}
