@@ -1,5 +1,6 @@
 #include "kflow/core/driver.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +32,18 @@ namespace fs = std::filesystem;
 namespace kflow {
 
 namespace {
+
+// ", 22.3 GB are free here" (and the process's own limit, ulimit -v), for
+// messages about memory.
+std::string free_text(const std::string& backend) {
+  const double free = available_memory(backend);
+  std::string t = free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string();
+  rlimit lim{};
+  if (backend != "cuda" && ::getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    t += " and this process may use at most " + fmt(double(lim.rlim_cur) / 1e9, 3) +
+         " GB (ulimit -v)";
+  return t;
+}
 
 // A line's samples: interpolated between cell centres, except at points on
 // the domain's boundary whose value the boundary condition fixes (the lid of
@@ -273,11 +286,9 @@ void Run::write_frame() {
   try {
     write_frame_now();
   } catch (const std::bad_alloc&) {  // its host copies: named with the estimate
-    const double free = available_memory("openmp");
     throw Error("out of memory: frame " + std::to_string(frame_) + " at t = " + fmt(clock_.time()) +
                 " needs about " + fmt(pc_.frame_bytes / 1e9, 3) +
-                " GB of host memory (its fields and the checkpoint's state)" +
-                (free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string()));
+                " GB of host memory (its fields and the checkpoint's state)" + free_text("openmp"));
   }
 }
 
@@ -434,10 +445,6 @@ RunResult Run::finish(const std::string& status) {
 }  // namespace
 
 std::string failure_message(const std::exception& e) {
-  auto free_text = [](const std::string& backend) {
-    const double free = available_memory(backend);
-    return free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string();
-  };
   const std::string what = e.what();
   if (dynamic_cast<const Error*>(&e)) return what;
   // Kokkos: "Kokkos ERROR: Host memory space failed to allocate 745.1 GiB (label="a")."
