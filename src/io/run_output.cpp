@@ -201,9 +201,11 @@ std::string lock_problem(const std::string& lock) {
   if (!S_ISREG(st.st_mode)) return foreign_lock_message(lock, kind_of(st));
   const int fd = ::open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return foreign_lock_message(lock, std::string("unreadable: ") + std::strerror(errno));
-  const bool ours = kflow_lock_text(read_start(fd));
+  const auto text = read_start(fd);
   ::close(fd);
-  return ours ? "" : foreign_lock_message(lock, "a file of other contents");
+  return kflow_lock_text(text) ? ""
+         : text.empty()        ? foreign_lock_message(lock, "an empty file")
+                               : foreign_lock_message(lock, "a file of other contents");
 }
 
 bool write_all(int fd, const std::string& s) {

@@ -31,6 +31,9 @@ grep -q "stopped during step 1; the checkpoint in slow.interrupted is the last c
 "$kflow" run "$case" --quiet --set 'grid.cells=[64,64]' --set output.lines=[] \
   --set time.steps=3 --output slow --restart slow.interrupted/checkpoint.kfc || fail "restart"
 grep -q '"steps": 3' slow/summary.json || fail "steps after the restart"
+# (the checkpoint is at step 0: its frame and log row are carried over once)
+[[ $(grep -c "<DataSet" slow/run.pvd) -eq 2 ]] || fail "frame 0 repeated after the restart"
+[[ -z $(tail -n +2 slow/log.csv | cut -d, -f1 | sort | uniq -d) ]] || fail "a log row repeated"
 
 # One request delivered twice (`timeout` signals the process, then its process
 # group): the step finishes with a last checkpoint.  Steps of about 3 s (both
