@@ -54,7 +54,10 @@ last frame and a checkpoint are written; a second signal, a quarter of a second
 or more after the first, stops at once, keeping the last complete checkpoint)
 becomes DIR.interrupted, a failed one DIR.failed.
 The output of an earlier run in DIR is never touched by a run that does not
-complete, and kflow replaces only directories a kflow run created (or empty ones).
+complete, and a run deletes only the files an earlier run wrote (.kflow-run lists
+them): a directory holding anything else is refused (an empty one is fine).  One
+run at a time writes DIR (it holds a lock on DIR.lock).  A closed pipe on stdout
+or stderr ends a run like Ctrl-C.
 
   --backend B         execution space (default: [run] backend, else the fastest compiled in)
   --set KEY=VALUE     override a case key, e.g. --set time.end=2 --set grid.cells=[64,64]
@@ -105,7 +108,9 @@ field's largest magnitude).  Default: every backend compiled in.
     {"convert", R"(usage: kflow convert DIR
 
 Turns the .kff frames a build without VTK wrote into DIR (frame_NNNNN.kff) into
-.vti files and a run.pvd for ParaView.  Needs a kflow built with VTK.
+.vti files and a run.pvd for ParaView.  Needs a kflow built with VTK.  No file
+is replaced until every frame has converted; a directory a run is writing is
+refused.
 )"},
 };
 
