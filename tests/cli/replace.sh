@@ -38,7 +38,7 @@ rm -r a/sub
 
 # Files added to the earlier output while the new run runs: kept, in the new
 # output, and named.
-"$kflow" run "$case" --set 'grid.cells=[64,64]' --set time.end=2 --set output.every=0.5 \
+"$kflow" run "$case" --set 'grid.cells=[64,64]' --set time.end=6 --set output.every=0.5 \
   --set output.lines=[] --output a > late.log 2>&1 &
 pid=$!
 for _ in $(seq 400); do [[ -f a.running/checkpoint.kfc ]] && break; sleep 0.02; done
