@@ -5,18 +5,9 @@
 # Reproducers: a truncated .kff among the frames deleted the .vti files
 # already there; convert of a live run's DIR.running left the finished
 # run's run.pvd listing part of its frames.
-set -uo pipefail
-kflow=$1 w=$2 case=$3
-rm -rf "$w" && mkdir -p "$w" && cd "$w" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/common.sh"
 kff=(--quiet --set 'grid.cells=[16,16]' --set time.end=0.05 --set output.every=0.01
      --set output.lines=[] --set output.format=\"kff\")
-refused() {  # refused <regex> <kflow args...>: non-zero exit, message matches
-  local re=$1; shift
-  "$kflow" "$@" > refused.log 2>&1 && { cat refused.log; fail "kflow $* ran"; }
-  grep -Eq -e "$re" refused.log || { cat refused.log; fail "kflow $*: message does not match '$re'"; }
-  echo "refused as expected: kflow $*"
-}
 if ! "$kflow" info | grep -q "VTK output: yes"; then echo "no VTK in this build: skipped"; exit 0; fi
 
 # Converted files are the run's: a rerun into the directory replaces them.

@@ -5,18 +5,7 @@
 # a rerun: a note added to an earlier output, a run directory nested in it,
 # files added while the new run runs, a killed run's DIR.running holding a
 # user's file, the output of a kflow whose marker had no list.
-set -uo pipefail
-kflow=$1 w=$2 case=$3
-rm -rf "$w" && mkdir -p "$w" && cd "$w" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-small=(--quiet --set 'grid.cells=[16,16]' --set time.end=0.05 --set output.every=0.01
-       --set output.lines=[])
-refused() {  # refused <regex> <kflow args...>: non-zero exit, message matches
-  local re=$1; shift
-  "$kflow" "$@" > refused.log 2>&1 && { cat refused.log; fail "kflow $* ran"; }
-  grep -Eq -e "$re" refused.log || { cat refused.log; fail "kflow $*: message does not match '$re'"; }
-  echo "refused as expected: kflow $*"
-}
+source "$(dirname "$0")/common.sh"
 
 # The marker lists every file of the run.
 "$kflow" run "$case" "${small[@]}" --output a || fail "the first run"

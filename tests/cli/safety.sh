@@ -5,18 +5,7 @@
 # the case's own directory given as the output; ., .., / and ''; a run
 # killed without a word (SIGKILL) and restarted from DIR.running; two runs
 # into one directory; a full disk while writing a frame.
-set -uo pipefail
-kflow=$1 w=$2 case=$3
-rm -rf "$w" && mkdir -p "$w" && cd "$w" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-small=(--quiet --set 'grid.cells=[16,16]' --set time.end=0.05 --set output.every=0.01
-       --set output.lines=[])
-refused() {  # refused <regex> <kflow args...>: non-zero exit, message matches
-  local re=$1; shift
-  "$kflow" "$@" > refused.log 2>&1 && { cat refused.log; fail "kflow $* ran"; }
-  grep -Eq -e "$re" refused.log || { cat refused.log; fail "kflow $*: message does not match '$re'"; }
-  echo "refused as expected: kflow $*"
-}
+source "$(dirname "$0")/common.sh"
 
 # A file given as the output stays a file.
 echo precious > a
