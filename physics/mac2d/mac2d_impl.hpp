@@ -63,7 +63,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       Kokkos::deep_copy(space_, flags_, h);
     }
     // Inflow profiles at the cell centres along each side (0 where the
-    // adjacent cell is an obstacle, and at the ghost positions).
+    // adjacent cell is an obstacle, and at the ghost positions but along a
+    // periodic direction).
     const int nmax = std::max(ex, ey);
     inflow_ = Kokkos::View<Real**, Kokkos::LayoutLeft, Mem>(
         Kokkos::view_alloc(space_, "kflow::mac2d::inflow"), nmax, 4);
@@ -80,6 +81,10 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
           if (!(s_.flags[i + std::size_t(ex) * j] & linalg::mask_bits::self)) continue;
           h(k, sd) = Real(inflow_at(b, g.centre(along, k - 1)));
         }
+        // Along a periodic direction the ghost positions wrap (side_bc_y
+        // writes them into the corner ghosts that F and G read).
+        if (along == 0 ? s_.periodic_x : s_.periodic_y)
+          h(0, sd) = h(n, sd), h(n + 1, sd) = h(1, sd);
       }
       Kokkos::deep_copy(space_, inflow_, h);
     }
