@@ -10,6 +10,7 @@
 
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "limiter.hpp"
 #include "vorticity2d.hpp"
 
 namespace kflow::vorticity2d {
@@ -47,13 +48,6 @@ struct Faces {
   }
 };
 
-// Van Leer's limited correction of an upwind face value: ab / (a + b) for
-// slopes of the same sign (upwind a, downwind b), 0 otherwise.
-template <class Real>
-KOKKOS_INLINE_FUNCTION Real van_leer(Real a, Real b) {
-  return a * b > 0 ? a * b / (a + b) : Real(0);
-}
-
 // c . grad zeta at node (i, j).  Upwind: the thesis's eq. (18) in its
 // self-consistent form (its sec. 3.1.2: the printed last line has sign
 // errors).  TVD: the flux form with van Leer-limited face values (first
@@ -73,8 +67,8 @@ KOKKOS_INLINE_FUNCTION Real convection(const Params<Real>& m, const Faces<Real, 
   const int nx = m.nx, ny = m.ny;
   // Face value between lo (index k) and hi (k + 1) along one axis, velocity w.
   auto face = [&](Real w, Real lo, Real hi, Real far_lo, Real far_hi, bool has_lo, bool has_hi) {
-    if (w >= 0) return lo + (has_lo ? van_leer(lo - far_lo, hi - lo) : Real(0));
-    return hi + (has_hi ? van_leer(hi - far_hi, lo - hi) : Real(0));
+    if (w >= 0) return has_lo ? limiter::face_value(far_lo, lo, hi) : lo;
+    return has_hi ? limiter::face_value(far_hi, hi, lo) : hi;
   };
   const Real fe =
       f.ue * face(f.ue, zp, ze, zw, i + 2 <= nx + 1 ? z(i + 2, j) : ze, true, i + 2 <= nx + 1);
