@@ -242,6 +242,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto ps = c.section("physics");
   s->re = ps.require("reynolds", 0.0, 1e300, true);
   s->gamma = ps.get("gamma", 0.9, 0.0, 1.0);
+  s->convection = c.section("numerics").get_choice("convection", {"blend", "tvd"}, "blend") == "tvd"
+                      ? Convection::tvd
+                      : Convection::blend;
+  if (s->convection == Convection::tvd && ps.has("gamma"))
+    s->notes.push_back("physics.gamma = " + num(s->gamma) +
+                       " is the blend's donor-cell share; numerics.convection = \"tvd\" does "
+                       "not use it");
   const auto gravity = ps.get_numbers("gravity", 2, 2, {0.0, 0.0});
   s->gx = gravity[0], s->gy = gravity[1];
 

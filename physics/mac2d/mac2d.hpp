@@ -11,7 +11,8 @@
 //   dt = tau min( Re/2 (1/dx^2 + 1/dy^2)^-1, dx/|u|max, dy/|v|max )  (9)
 //
 // with convection blended between central and donor-cell differences by
-// gamma.  Decisions on the paper's typos and gaps are listed in
+// gamma, or (numerics.convection = "tvd") van Leer-limited upwind-biased
+// face values, bounded and second order.  Decisions on the paper's typos and gaps are listed in
 // docs/models/mac2d.md and next to the code that implements them.
 //
 // Indexing as in the book: cells 1..imax x 1..jmax, one ghost layer; u(i,j)
@@ -35,6 +36,11 @@ enum class Bc { no_slip, free_slip, moving_wall, inflow, outflow, periodic };
 
 enum class Profile { uniform, parabolic, table };
 
+// Convection in F and G: the book's donor-cell/central blend (gamma), or
+// flux-limited (van Leer) upwind-biased face values, whose explicit Euler
+// step halves the convective limits of dt.
+enum class Convection { blend, tvd };
+
 struct Boundary {
   Bc type = Bc::no_slip;
   double tangential = 0;  // moving_wall: velocity along the wall (+x or +y)
@@ -48,6 +54,7 @@ struct Boundary {
 
 struct Setup : ModelSetup {
   double re = 100, gamma = 0.9, gx = 0, gy = 0;
+  Convection convection = Convection::blend;
   Boundary side[4];
   // Cell flags (host copy, (imax+2) x (jmax+2), i fastest): linalg mask
   // bits (self = fluid cell; west/east/south/north = that neighbour is a

@@ -133,12 +133,13 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   double stable_dt(double) const override {
     // the driver multiplies by tau (time.safety_factor)
     read_velocity_max();
-    return kernels::stable_dt(umax_, vmax_, s_.re, s_.grid.spacing(0), s_.grid.spacing(1));
+    return kernels::stable_dt(umax_, vmax_, s_.re, s_.grid.spacing(0), s_.grid.spacing(1),
+                              convective());
   }
   DeviceDt* device_dt() override { return this; }
   // The convective limits only lower the diffusive one.
   double max_stable_dt() const override {
-    return kernels::stable_dt(0, 0, s_.re, s_.grid.spacing(0), s_.grid.spacing(1));
+    return kernels::stable_dt(0, 0, s_.re, s_.grid.spacing(0), s_.grid.spacing(1), 1);
   }
 
   void step(double, double dt) override { advance(step_dt(dt, 0, -1)); }
@@ -235,8 +236,11 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   using StepDt = kernels::StepDt<Real, Mem>;
   StepDt step_dt(double dt, double safety, int slot) const {
     const auto& g = s_.grid;
-    return StepDt{dt, safety, s_.re, g.spacing(0), g.spacing(1), vmax_dev_, ring_, slot};
+    return StepDt{dt,        safety, s_.re, g.spacing(0), g.spacing(1),
+                  vmax_dev_, ring_,  slot,  convective()};
   }
+  // The factor of the convective limits of dt (kernels::stable_dt).
+  double convective() const { return s_.convection == Convection::tvd ? 0.5 : 1; }
 
   // One time step: F, G and the right-hand side, pressure, correction,
   // boundary values, velocity maxima (for the next dt).  Asynchronous
@@ -251,7 +255,12 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
                                           Real(1 / s_.re),
                                           Real(s_.gamma),
                                           Real(s_.gx),
-                                          Real(s_.gy)};
+                                          Real(s_.gy),
+                                          g.cells[0],
+                                          g.cells[1],
+                                          s_.periodic_x,
+                                          s_.periodic_y,
+                                          int(s_.convection)};
     kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, f_, g_, rhs_);
     if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
     linalg::SolveControl c = s_.control;

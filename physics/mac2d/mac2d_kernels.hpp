@@ -1,6 +1,6 @@
 #pragma once
 // The device kernels of physics/mac2d (Griebel et al. 1998): boundary values
-// on the sides and obstacle cells, F and G, the pressure equation's
+// on the sides and obstacle cells, F and G (blend or TVD convection), the pressure equation's
 // right-hand side, the velocity correction, the time-step limit, the
 // obstacle force, the initial state and the Taylor-Green error.
 
@@ -11,6 +11,7 @@
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "limiter.hpp"
 #include "mac2d.hpp"
 
 namespace kflow::mac2d {
@@ -176,16 +177,50 @@ void obstacle_bc(const ExecSpace& space, const linalg::Grid& g, const F2& u, con
       });
 }
 
-// Physical parameters of F, G.
+// Physical parameters of F, G; the interior cells per axis, which axes are
+// periodic, and the convection scheme (Convection).
 template <class Real>
 struct MomentumParams {
   Real dt, idx, idy, idx2, idy2, inv_re, gamma, gx, gy;
+  int nx, ny;
+  bool periodic_x, periodic_y;
+  int convection;
 };
 
-// F (eq. (4), with the book's donor-cell blended convection) on the east
-// face of cell (i, j) when it separates two fluid cells (mask bit east);
-// F = u on every other face (domain boundary and obstacle faces, as the
-// paper's boundary values of F and G for eq. (8)).
+// TVD: the transported value at the face between q(k) and q(k + 1) on one
+// grid line, carried by the transporting velocity w: the upwind value plus
+// van Leer's limited correction (physics/common/limiter.hpp).  The line
+// stores q(0..n + 1); `tangential` when q is the velocity component along
+// the walls the line ends on (its ghost values mirror the walls), not the
+// one normal to them (whose q(0) and q(n) lie on the walls and q(n + 1)
+// beyond them, undefined).  Periodic lines wrap the far upwind index.  On
+// other lines:
+// - a face on the domain boundary (tangential, k = 0 or n) takes the mean of
+//   its ghost and interior values: the boundary value the ghost encodes
+//   (the wall's, the inflow's, the outflow's zero gradient);
+// - where the far upwind value is missing (normal, beyond q(0) or q(n)), the
+//   face takes the first-order upwind value;
+// - ghost values (tangential: q(0), q(n + 1)) are used as far upwind values
+//   as they are, as are the values the obstacle rules leave in obstacle cells.
+template <class Real, class Q>
+KOKKOS_INLINE_FUNCTION Real tvd_face(const Q& q, int k, Real w, int n, bool tangential,
+                                     bool periodic) {
+  const Real lo = q(k), hi = q(k + 1);
+  if (!periodic && tangential && (k == 0 || k == n)) return (lo + hi) / 2;
+  int far = w >= 0 ? k - 1 : k + 2;
+  if (periodic)
+    far = far < 0 ? far + n : far > n + 1 ? far - n : far;
+  else if (far < 0 || far > (tangential ? n + 1 : n))
+    return w >= 0 ? lo : hi;
+  return w >= 0 ? limiter::face_value(q(far), lo, hi) : limiter::face_value(q(far), hi, lo);
+}
+
+// F (eq. (4)) on the east face of cell (i, j) when it separates two fluid
+// cells (mask bit east); F = u on every other face (domain boundary and
+// obstacle faces, as the paper's boundary values of F and G for eq. (8)).
+// Convection in conservative form over the u control volume, with the
+// transporting velocities averaged to its faces: the book's donor-cell /
+// central blend by gamma, or TVD face values (tvd_face).
 template <class Real, class F2>
 KOKKOS_INLINE_FUNCTION Real f_value(const MomentumParams<Real>& m, const F2& u, const F2& v,
                                     std::uint8_t fl, int i, int j) {
@@ -193,13 +228,25 @@ KOKKOS_INLINE_FUNCTION Real f_value(const MomentumParams<Real>& m, const F2& u, 
   if (!(fl & mb::east)) return uc;
   const Real ue = u(i + 1, j), uw = u(i - 1, j), un = u(i, j + 1), us = u(i, j - 1);
   const Real a = (uc + ue) / 2, b = (uw + uc) / 2;
-  const Real du2dx =
-      m.idx * (a * a - b * b) +
-      m.gamma * m.idx * (Kokkos::fabs(a) * (uc - ue) / 2 - Kokkos::fabs(b) * (uw - uc) / 2);
   const Real vn = (v(i, j) + v(i + 1, j)) / 2, vs = (v(i, j - 1) + v(i + 1, j - 1)) / 2;
-  const Real duvdy =
-      m.idy * (vn * (uc + un) / 2 - vs * (us + uc) / 2) +
-      m.gamma * m.idy * (Kokkos::fabs(vn) * (uc - un) / 2 - Kokkos::fabs(vs) * (us - uc) / 2);
+  Real du2dx, duvdy;
+  if (m.convection == int(Convection::tvd)) {
+    const auto qx = [&](int k) {
+      return u(k, j);
+    };
+    const auto qy = [&](int k) {
+      return u(i, k);
+    };
+    du2dx = m.idx * (a * tvd_face(qx, i, a, m.nx, false, m.periodic_x) -
+                     b * tvd_face(qx, i - 1, b, m.nx, false, m.periodic_x));
+    duvdy = m.idy * (vn * tvd_face(qy, j, vn, m.ny, true, m.periodic_y) -
+                     vs * tvd_face(qy, j - 1, vs, m.ny, true, m.periodic_y));
+  } else {
+    du2dx = m.idx * (a * a - b * b) +
+            m.gamma * m.idx * (Kokkos::fabs(a) * (uc - ue) / 2 - Kokkos::fabs(b) * (uw - uc) / 2);
+    duvdy = m.idy * (vn * (uc + un) / 2 - vs * (us + uc) / 2) +
+            m.gamma * m.idy * (Kokkos::fabs(vn) * (uc - un) / 2 - Kokkos::fabs(vs) * (us - uc) / 2);
+  }
   const Real lap = (ue - 2 * uc + uw) * m.idx2 + (un - 2 * uc + us) * m.idy2;
   return uc + m.dt * (m.inv_re * lap - du2dx - duvdy + m.gx);
 }
@@ -212,13 +259,25 @@ KOKKOS_INLINE_FUNCTION Real g_value(const MomentumParams<Real>& m, const F2& u, 
   if (!(fl & mb::north)) return vc;
   const Real vn = v(i, j + 1), vs = v(i, j - 1), ve = v(i + 1, j), vw = v(i - 1, j);
   const Real a = (vc + vn) / 2, b = (vs + vc) / 2;
-  const Real dv2dy =
-      m.idy * (a * a - b * b) +
-      m.gamma * m.idy * (Kokkos::fabs(a) * (vc - vn) / 2 - Kokkos::fabs(b) * (vs - vc) / 2);
   const Real ue = (u(i, j) + u(i, j + 1)) / 2, uw = (u(i - 1, j) + u(i - 1, j + 1)) / 2;
-  const Real duvdx =
-      m.idx * (ue * (vc + ve) / 2 - uw * (vw + vc) / 2) +
-      m.gamma * m.idx * (Kokkos::fabs(ue) * (vc - ve) / 2 - Kokkos::fabs(uw) * (vw - vc) / 2);
+  Real dv2dy, duvdx;
+  if (m.convection == int(Convection::tvd)) {
+    const auto qx = [&](int k) {
+      return v(k, j);
+    };
+    const auto qy = [&](int k) {
+      return v(i, k);
+    };
+    dv2dy = m.idy * (a * tvd_face(qy, j, a, m.ny, false, m.periodic_y) -
+                     b * tvd_face(qy, j - 1, b, m.ny, false, m.periodic_y));
+    duvdx = m.idx * (ue * tvd_face(qx, i, ue, m.nx, true, m.periodic_x) -
+                     uw * tvd_face(qx, i - 1, uw, m.nx, true, m.periodic_x));
+  } else {
+    dv2dy = m.idy * (a * a - b * b) +
+            m.gamma * m.idy * (Kokkos::fabs(a) * (vc - vn) / 2 - Kokkos::fabs(b) * (vs - vc) / 2);
+    duvdx = m.idx * (ue * (vc + ve) / 2 - uw * (vw + vc) / 2) +
+            m.gamma * m.idx * (Kokkos::fabs(ue) * (vc - ve) / 2 - Kokkos::fabs(uw) * (vw - vc) / 2);
+  }
   const Real lap = (ve - 2 * vc + vw) * m.idx2 + (vn - 2 * vc + vs) * m.idy2;
   return vc + m.dt * (m.inv_re * lap - duvdx - dv2dy + m.gy);
 }
@@ -312,12 +371,15 @@ void velocity_max(const ExecSpace& space, const linalg::Grid& g, bool ghosts, co
 }
 
 // Eq. (9) with the squared diffusive limit (Griebel et al.; the paper prints
-// 1/dx + 1/dy), without tau:
-// the one formula for the host's stable_dt() and the device-chosen steps.
-KOKKOS_INLINE_FUNCTION double stable_dt(double umax, double vmax, double re, double dx, double dy) {
+// 1/dx + 1/dy), without tau, the convective limits times `convective` (1;
+// 1/2 with TVD convection: explicit Euler with van Leer's limiter is TVD up
+// to a Courant number of 1/2): the one formula for the host's stable_dt()
+// and the device-chosen steps.
+KOKKOS_INLINE_FUNCTION double stable_dt(double umax, double vmax, double re, double dx, double dy,
+                                        double convective) {
   double dt = re / 2 / (1 / (dx * dx) + 1 / (dy * dy));
-  if (umax > 0) dt = Kokkos::min(dt, dx / umax);
-  if (vmax > 0) dt = Kokkos::min(dt, dy / vmax);
+  if (umax > 0) dt = Kokkos::min(dt, convective * dx / umax);
+  if (vmax > 0) dt = Kokkos::min(dt, convective * dy / vmax);
   return dt;
 }
 
@@ -330,10 +392,11 @@ struct StepDt {
   VelocityMax<Real, Mem> vmax;
   Kokkos::View<double*, Mem> ring;
   int slot = -1;
+  double convective = 1;  // stable_dt's factor of the convective limits
   KOKKOS_INLINE_FUNCTION double operator()() const {
     if (dt > 0) return dt;
     const auto m = vmax();
-    return safety * stable_dt(double(m.max_val), -double(m.min_val), re, dx, dy);
+    return safety * stable_dt(double(m.max_val), -double(m.min_val), re, dx, dy, convective);
   }
 };
 
