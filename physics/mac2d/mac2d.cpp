@@ -356,6 +356,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
             "c = 2 F / (U^2 L))");
 
   s->wall_points = c.section("analysis").get_bool("wall_points", false);
+  s->psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
   build_geometry(*s, c, shapes);
   const int ex = g.cells[0] + 2;
   for (int k = 1; k <= (s->periodic_x ? g.cells[1] : 0); ++k)

@@ -94,6 +94,9 @@ struct Setup : ModelSetup {
   double force_velocity = 0, force_length = 0;
   // Report the sign changes of u along the south and north walls.
   bool wall_points = false;
+  // Report the extrema of the stream function (at the cell corners) and
+  // their positions.
+  bool psi_extrema = false;
 
   // u and v (and velocity's x component) on walls and uniform inflows: the
   // normal component of a wall is 0, the tangential one the wall's speed (0

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "extremum.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
@@ -198,6 +199,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
         d.emplace_back(side + "_x2", x[1]);
       }
     }
+    if (s_.psi_extrema) psi_extrema(d);
     if (s_.initial == "taylor_green") {
       const auto e = taylor_green_error(t);
       d.emplace_back("error_u_max", e);
@@ -300,6 +302,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
 
   void initialise();
   double taylor_green_error(double t);
+  std::vector<double> corner_psi();
+  void psi_extrema(Diagnostics& d);
 
   Setup s_;
   ExecSpace space_{};
@@ -344,6 +348,57 @@ void Model<ExecSpace, Real>::initialise() {
 template <class ExecSpace, class Real>
 double Model<ExecSpace, Real>::taylor_green_error(double t) {
   return kernels::taylor_green_error(space_, s_, t, u_);
+}
+
+// The stream function at the cell corners (i, j) = 0..imax x 0..jmax, index
+// i + (imax + 1) j: psi = 0 at the south-west corner, d psi/dx = -v along
+// the south side, then d psi/dy = u up every column (the discrete stream
+// function of the MAC grid: its differences are the face velocities).
+template <class ExecSpace, class Real>
+std::vector<double> Model<ExecSpace, Real>::corner_psi() {
+  const auto& g = s_.grid;
+  const int nx = g.cells[0], ny = g.cells[1];
+  const double dx = g.spacing(0), dy = g.spacing(1);
+  auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v_);
+  std::vector<double> psi(std::size_t(nx + 1) * (ny + 1), 0.0);
+  auto P = [&](int i, int j) -> double& {
+    return psi[i + std::size_t(nx + 1) * j];
+  };
+  for (int i = 1; i <= nx; ++i) P(i, 0) = P(i - 1, 0) - double(v(i, 0)) * dx;
+  for (int i = 0; i <= nx; ++i)
+    for (int j = 1; j <= ny; ++j) P(i, j) = P(i, j - 1) + double(u(i, j)) * dy;
+  return psi;
+}
+
+// psi_min and psi_max over the interior corners, each with its position,
+// refined by a parabola through the neighbours in x and in y.
+template <class ExecSpace, class Real>
+void Model<ExecSpace, Real>::psi_extrema(Diagnostics& d) {
+  const auto& g = s_.grid;
+  const int nx = g.cells[0], ny = g.cells[1];
+  const auto psi = corner_psi();
+  auto P = [&](int i, int j) {
+    return psi[i + std::size_t(nx + 1) * j];
+  };
+  int lo[2] = {1, 1}, hi[2] = {1, 1};
+  for (int j = 1; j < ny; ++j)
+    for (int i = 1; i < nx; ++i) {
+      if (P(i, j) < P(lo[0], lo[1])) lo[0] = i, lo[1] = j;
+      if (P(i, j) > P(hi[0], hi[1])) hi[0] = i, hi[1] = j;
+    }
+  for (const auto& [name, at] : {std::pair{"psi_min", lo}, std::pair{"psi_max", hi}}) {
+    const int i = at[0], j = at[1];
+    double ox = 0, oy = 0, vx = P(i, j), vy = P(i, j);
+    if (nx > 1 && ny > 1) {
+      extremum::parabola(P(i - 1, j), P(i, j), P(i + 1, j), ox, vx);
+      extremum::parabola(P(i, j - 1), P(i, j), P(i, j + 1), oy, vy);
+    }
+    const std::string n = name;
+    d.emplace_back(n, vx + vy - P(i, j));
+    d.emplace_back(n + "_x", g.origin[0] + (i + ox) * g.spacing(0));
+    d.emplace_back(n + "_y", g.origin[1] + (j + oy) * g.spacing(1));
+  }
 }
 
 // Output fields at cell centres, interior cells, i fastest.  Vorticity and
@@ -416,13 +471,10 @@ HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
           f.values[idx(i, j)] =
               0.25 * (zeta(i, j) + zeta(i - 1, j) + zeta(i, j - 1) + zeta(i - 1, j - 1));
   } else if (name == "stream_function") {
-    std::vector<double> psi(std::size_t(nx + 1) * (ny + 1), 0.0);
-    auto P = [&](int i, int j) -> double& {
+    const auto psi = corner_psi();
+    auto P = [&](int i, int j) {
       return psi[i + std::size_t(nx + 1) * j];
     };
-    for (int i = 1; i <= nx; ++i) P(i, 0) = P(i - 1, 0) - double(v(i, 0)) * dx;
-    for (int i = 0; i <= nx; ++i)
-      for (int j = 1; j <= ny; ++j) P(i, j) = P(i, j - 1) + double(u(i, j)) * dy;
     for (int j = 1; j <= ny; ++j)
       for (int i = 1; i <= nx; ++i)
         f.values[idx(i, j)] = 0.25 * (P(i, j) + P(i - 1, j) + P(i, j - 1) + P(i - 1, j - 1));

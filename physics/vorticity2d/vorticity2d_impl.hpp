@@ -20,6 +20,7 @@
 #include <limits>
 #include <string>
 
+#include "extremum.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
@@ -388,16 +389,6 @@ HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
   return f;
 }
 
-namespace detail {
-// Vertex of the parabola through (-1, a), (0, b), (1, c): offset and value.
-inline void parabola(double a, double b, double c, double& off, double& val) {
-  const double den = a - 2 * b + c;
-  off = den != 0 ? 0.5 * (a - c) / den : 0.0;
-  off = std::clamp(off, -0.5, 0.5);
-  val = b - 0.25 * (a - c) * off;
-}
-}  // namespace detail
-
 template <class ExecSpace, class Real>
 Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
   Diagnostics d;
@@ -425,8 +416,8 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
   auto extremum = [&](int k, const char* name) {
     const int i = 1 + k % nx, j = 1 + k / nx;
     double ox, oy, vx, vy;
-    detail::parabola(double(hp(i - 1, j)), double(hp(i, j)), double(hp(i + 1, j)), ox, vx);
-    detail::parabola(double(hp(i, j - 1)), double(hp(i, j)), double(hp(i, j + 1)), oy, vy);
+    extremum::parabola(double(hp(i - 1, j)), double(hp(i, j)), double(hp(i + 1, j)), ox, vx);
+    extremum::parabola(double(hp(i, j - 1)), double(hp(i, j)), double(hp(i, j + 1)), oy, vy);
     const std::string n = name;
     d.emplace_back(n, vx + vy - double(hp(i, j)));
     d.emplace_back(n + "_x", g.origin[0] + (i - 0.5 + ox) * hx);
@@ -504,7 +495,7 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
         if (pr[k] > pr[best]) best = k;
       double off = 0, val = pr[best];
       if (best > 1 && best + 2 < int(pr.size()))
-        detail::parabola(pr[best - 1], pr[best], pr[best + 1], off, val);
+        extremum::parabola(pr[best - 1], pr[best], pr[best + 1], off, val);
       const double h = vertical ? hy : hx;
       const double pos =
           (vertical ? s_.grid.origin[1] : s_.grid.origin[0]) + (best + 0.5 + off) * h;
