@@ -131,6 +131,7 @@ class Model final : public kflow::Model {
       }
       geo_.force[d] = Real(s_.force_lat[d]);
     }
+    geo_.forced = geo_.force[0] != Real(0) || geo_.force[1] != Real(0) || geo_.force[2] != Real(0);
     geo_.omega_p = Real(s_.omega_plus);
     geo_.omega_m = Real(s_.omega_minus);
     off_ = offsets<L>(geo_);

@@ -8,6 +8,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -41,6 +43,7 @@ struct Geometry {
   int moving[3][2];  // face is a moving wall (else static, when neither of the above)
   Real uw[3][2][3];  // wall velocities (lattice units)
   Real force[3];     // body force (lattice units)
+  int forced;        // any force component non-zero
   Real omega_p, omega_m;
 
   // The stored index of the cell at block coordinates t (ghosts: -1 and n).
@@ -113,7 +116,10 @@ KOKKOS_INLINE_FUNCTION Real wall_term(int i, const Real u[3]) {
 
 // Collision in place on f (pre-collision -> post-collision): TRT in
 // symmetric/antisymmetric pairs (BGK: omega_m = omega_p), Guo forcing.
-template <class L, class Real>
+// forced = false leaves the force terms out (a step is bound by instruction
+// issue on GPUs: docs/performance.md); with a zero force both give the same
+// bits, since every force term is then +0.
+template <class L, bool forced = true, class Real>
 KOKKOS_FORCEINLINE_FUNCTION void collide(Real f[L::Q], const Geometry<Real>& g) {
   constexpr int Q = L::Q;
   Real rho = 0, j[3] = {0, 0, 0};
@@ -125,30 +131,46 @@ KOKKOS_FORCEINLINE_FUNCTION void collide(Real f[L::Q], const Geometry<Real>& g) 
   }
   const Real inv = Real(1) / rho;
   Real u[3];
-  for (int d = 0; d < 3; ++d) u[d] = (j[d] + Real(0.5) * g.force[d]) * inv;
+  for (int d = 0; d < 3; ++d) u[d] = forced ? (j[d] + Real(0.5) * g.force[d]) * inv : j[d] * inv;
   const Real usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  const Real uf = u[0] * g.force[0] + u[1] * g.force[1] + u[2] * g.force[2];
+  const Real uf = forced ? u[0] * g.force[0] + u[1] * g.force[1] + u[2] * g.force[2] : Real(0);
   const Real op = g.omega_p, om = g.omega_m;
   const Real sp = Real(1) - Real(0.5) * op, sm = Real(1) - Real(0.5) * om;
   {
     const Real w0 = Real(L::w(0));
     const Real eq = w0 * rho * (Real(1) - Real(1.5) * usq);
-    f[0] += -op * (f[0] - eq) + sp * (w0 * Real(-3) * uf);
+    if constexpr (forced)
+      f[0] += -op * (f[0] - eq) + sp * (w0 * Real(-3) * uf);
+    else
+      f[0] += -op * (f[0] - eq);
   }
   KFLOW_LBM_UNROLL
   for (int i = 1; i < Q; i += 2) {
     const Real w = Real(L::w(i));
     const Real cu = Real(L::c(i, 0)) * u[0] + Real(L::c(i, 1)) * u[1] + Real(L::c(i, 2)) * u[2];
-    const Real cf = Real(L::c(i, 0)) * g.force[0] + Real(L::c(i, 1)) * g.force[1] +
-                    Real(L::c(i, 2)) * g.force[2];
     const Real eq_p = w * rho * (Real(1) + Real(4.5) * cu * cu - Real(1.5) * usq);
     const Real eq_m = w * rho * Real(3) * cu;
     const Real fp = Real(0.5) * (f[i] + f[i + 1]), fm = Real(0.5) * (f[i] - f[i + 1]);
-    const Real dp = -op * (fp - eq_p) + sp * (w * (Real(9) * cu * cf - Real(3) * uf));
-    const Real dm = -om * (fm - eq_m) + sm * (w * Real(3) * cf);
+    Real dp = -op * (fp - eq_p), dm = -om * (fm - eq_m);
+    if constexpr (forced) {
+      const Real cf = Real(L::c(i, 0)) * g.force[0] + Real(L::c(i, 1)) * g.force[1] +
+                      Real(L::c(i, 2)) * g.force[2];
+      dp += sp * (w * (Real(9) * cu * cf - Real(3) * uf));
+      dm += sm * (w * Real(3) * cf);
+    }
     f[i] += dp + dm;
     f[i + 1] += dp - dm;
   }
+}
+
+// The collision a step takes: without the force terms where the force is
+// zero (a uniform branch: every cell of a launch takes the same one).
+template <class L, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void collide_cell(Real f[L::Q], const Geometry<Real>& g) {
+  if (g.forced)
+    collide<L, true>(f, g);
+  else
+    collide<L, false>(f, g);
 }
 
 // Cell coordinates of a linear index (x fastest).
@@ -175,7 +197,8 @@ enum class Mode { two_grid, aa_stream, aa_local };
 //  aa_local:  f_i = a(x, i)           [wall: a(x, i) + term];       a(x, opp i) = f*_i
 // Each reads and adds the same values, so the schemes agree bit for bit.
 struct Interior {};  // launch tags of StepKernel (GPUs): the cells away from
-struct Edges {};     // the domain's edges, and the others
+struct Edges {};     // the domain's edges, and the others; Pairs: the cells
+struct Pairs {};     // away from the edges two a thread (16-bit storage)
 
 template <class L, class Real, class View, Mode M>
 struct StepKernel {
@@ -231,6 +254,101 @@ struct StepKernel {
     const int zs = L::D == 3 ? nz - 2 : 1;
     return (L::D == 3 ? 2 * nx * ny : 0) + 2 * nx * zs;
   }
+  // 16-bit storage (GPUs): the interior's cells two a thread, x = 2k and
+  // 2k + 1 of a line away from the y and z faces.  A step with 16-bit
+  // populations is bound by instruction issue, not bandwidth: the pair's
+  // populations are read as 32-bit words (a link along x: the one value
+  // beyond the word by itself) and, where they stay in the cell, written as
+  // words; half the threads, fewer loads (docs/performance.md).  The same
+  // links, values and arithmetic as cell(): the same bits.  Needs an even
+  // nx, no ghost layer along x (pairs_apply).
+  static constexpr bool pairs = sizeof(typename View::stored_type) == 2;
+  bool pairs_apply() const { return pairs && g.gh[0] == 0 && g.n[0] % 2 == 0 && g.n[0] >= 4; }
+  int pair_count() const { return g.n[0] / 2 * (g.n[1] - 2) * (L::D == 3 ? g.n[2] - 2 : 1); }
+  KOKKOS_INLINE_FUNCTION void operator()(Pairs, int p) const {
+    if constexpr (pairs) pair(p);
+  }
+  KOKKOS_INLINE_FUNCTION void pair(int p) const {
+    using S = typename View::stored_type;
+    constexpr int Q = L::Q;
+    const int* off = offs.v;
+    const int nx = g.n[0], hp = nx / 2, iy = g.n[1] - 2;
+    const int k = p % hp, r = p / hp;
+    const int x[3] = {2 * k, 1 + r % iy, L::D == 3 ? 1 + r / iy : 0};
+    const int ia = g.index(x), ib = ia + 1;         // ia even: a word holds the pair
+    const bool first = k == 0, last = k == hp - 1;  // a at x = 0, b at nx - 1
+    const bool wall = !g.periodic[0];               // the x faces (no halo: gh = 0)
+    const S* in = src.v.data();
+    S* out = dst.v.data();
+    const std::size_t N = src.v.stride(1);
+    auto ld1 = [&](int slot, int idx) {
+      return in[slot * N + std::size_t(idx)];
+    };
+    auto ld2 = [&](int slot, int idx) {
+      return *reinterpret_cast<const std::uint32_t*>(in + slot * N + std::size_t(idx));
+    };
+    auto st1 = [&](int slot, int idx, S v) {
+      out[slot * N + std::size_t(idx)] = v;
+    };
+    auto st2 = [&](int slot, int idx, S lo, S hi) {
+      *reinterpret_cast<std::uint32_t*>(out + slot * N + std::size_t(idx)) =
+          std::uint32_t(lo) | std::uint32_t(hi) << 16;
+    };
+    Real fa[Q], fb[Q];
+    KFLOW_LBM_UNROLL
+    for (int i = 0; i < Q; ++i) {
+      const int cx = L::c(i, 0);
+      S ha, hb;
+      if constexpr (M == Mode::aa_local) {
+        const std::uint32_t w = ld2(i, ia);
+        ha = S(w & 0xffffu), hb = S(w >> 16);
+      } else {
+        // from x - c_i: the word of the row the link comes from; across a
+        // wall the cell's own slot (cell(): f_i = src(x, opp i) two-grid,
+        // src(x, i) in place), across a periodic face the line's other end
+        const int slot = M == Mode::two_grid ? i : opp(i), back = M == Mode::two_grid ? opp(i) : i;
+        const int o = off[i] - cx;  // the link's y and z part
+        const std::uint32_t w = ld2(slot, ia - o);
+        if (cx == 0) {
+          ha = S(w & 0xffffu), hb = S(w >> 16);
+        } else if (cx == 1) {
+          hb = S(w & 0xffffu);
+          ha = ld1(first && wall ? back : slot, !first ? ia - o - 1 : wall ? ia : ia - o - 1 + nx);
+        } else {
+          ha = S(w >> 16);
+          hb = ld1(last && wall ? back : slot, !last ? ia - o + 2 : wall ? ib : ia - o + 2 - nx);
+        }
+      }
+      fa[i] = View::decode(i, ha);
+      fb[i] = View::decode(i, hb);
+    }
+    if (wall && ((first && g.moving[0][0]) || (last && g.moving[0][1]))) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) {
+        if (first && g.moving[0][0] && L::c(i, 0) == 1) fa[i] += wall_term<L>(i, g.uw[0][0]);
+        if (last && g.moving[0][1] && L::c(i, 0) == -1) fb[i] += wall_term<L>(i, g.uw[0][1]);
+      }
+    }
+    collide_cell<L>(fa, g);
+    collide_cell<L>(fb, g);
+    KFLOW_LBM_UNROLL
+    for (int i = 0; i < Q; ++i) {
+      const S ea = View::encode(i, fa[i]), eb = View::encode(i, fb[i]);
+      if constexpr (M == Mode::two_grid) {
+        st2(i, ia, ea, eb);
+      } else if constexpr (M == Mode::aa_local) {
+        st2(opp(i), ia, ea, eb);
+      } else {
+        // to x + c_i; across a wall into the cell's own slot opp(i), across
+        // a periodic face to the line's other end
+        const int cx = L::c(i, 0);
+        const bool ca = first && cx == -1, cb = last && cx == 1;
+        st1(ca && wall ? opp(i) : i, !ca ? ia + off[i] : wall ? ia : ia + off[i] + nx, ea);
+        st1(cb && wall ? opp(i) : i, !cb ? ib + off[i] : wall ? ib : ib + off[i] - nx, eb);
+      }
+    }
+  }
+
   // A line of cells along x at (y, z) = (x[1], x[2]) (CPUs): its ends and
   // every cell of an edge line by the checked path, the rest by the
   // branch-free one, as a SIMD loop over x (no two cells of a step touch
@@ -259,7 +377,7 @@ struct StepKernel {
   // takes them: into the ghost layer (halo), wrapped (periodic) or bounced
   // back, with a moving wall's term.  Otherwise the checked path.
   template <bool bulk>
-  KOKKOS_INLINE_FUNCTION void cell(int idx, const int x[3], int side = 0) const {
+  KOKKOS_FORCEINLINE_FUNCTION void cell(int idx, const int x[3], int side = 0) const {
     constexpr int Q = L::Q;
     const int* off = offs.v;
     (void)x;  // the checked path's only
@@ -308,7 +426,7 @@ struct StepKernel {
         }
       }
     }
-    collide<L>(f, g);
+    collide_cell<L>(f, g);
     if constexpr (M == Mode::two_grid) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) dst.set(idx, i, f[i]);
@@ -419,9 +537,17 @@ void launch_cells(const ExecSpace& space, const char* label, const Kernel& kerne
   const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
   if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
     const int interior = nx * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);  // whole lines
-    Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
-        kernel);
+    if (kernel.pairs_apply())  // (at most 80 registers: 6 blocks of 128 a multiprocessor)
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Kokkos::LaunchBounds<128, 6>,
+                              Pairs>(space, 0, kernel.pair_count()),
+          kernel);
+    else
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
+          kernel);
     Kokkos::parallel_for(std::string(label) + "_edges",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Edges>(
                              space, 0, kernel.edge_cells()),

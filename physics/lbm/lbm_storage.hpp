@@ -90,19 +90,27 @@ struct Precision<Float16s> {
 // read and written as Real.
 template <class L, class Real, class Stored, class Mem>
 struct Populations {
+  using stored_type = Stored;
   Kokkos::View<Stored**, Kokkos::LayoutLeft, Mem> v;
 
-  KOKKOS_INLINE_FUNCTION Real operator()(int idx, int slot) const {
+  // A stored value of `slot` as Real, and a Real as the stored value.
+  KOKKOS_FORCEINLINE_FUNCTION static Real decode(int slot, Stored s) {
     if constexpr (std::is_same_v<Stored, Real>)
-      return v(idx, slot);
+      return s;
     else
-      return Real(L::w(slot)) + half_to_float(v(idx, slot)) * Real(1.0 / 32768);
+      return Real(L::w(slot)) + half_to_float(s) * Real(1.0 / 32768);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static Stored encode(int slot, Real f) {
+    if constexpr (std::is_same_v<Stored, Real>)
+      return f;
+    else
+      return float_to_half((f - Real(L::w(slot))) * Real(32768));
+  }
+  KOKKOS_INLINE_FUNCTION Real operator()(int idx, int slot) const {
+    return decode(slot, v(idx, slot));
   }
   KOKKOS_INLINE_FUNCTION void set(int idx, int slot, Real f) const {
-    if constexpr (std::is_same_v<Stored, Real>)
-      v(idx, slot) = f;
-    else
-      v(idx, slot) = float_to_half((f - Real(L::w(slot))) * Real(32768));
+    v(idx, slot) = encode(slot, f);
   }
 };
 
