@@ -15,6 +15,7 @@ set(KFLOW_SPACE_cuda "Kokkos::Cuda")
 set(KFLOW_REAL_double "double")
 set(KFLOW_REAL_float "float")
 set(KFLOW_REAL_float16s "kflow::Float16s")
+set(KFLOW_REAL_float16c "kflow::Float16c")
 # KFLOW_MODELS: the self-registering OBJECT libraries of the kflow program
 # (models, and the kernel benchmarks' descriptions); KFLOW_BENCHES: the
 # kernel benchmarks' instantiations, which only the companion program

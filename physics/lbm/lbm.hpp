@@ -5,12 +5,11 @@
 // Method.  Populations f_i on the cells of the grid (no ghost layer on one
 // rank: the walls lie half a cell outside the first and last cell, "halfway"
 // bounce-back; on several ranks each block has one ghost layer that holds
-// its neighbours' populations, docs/distributed.md).  One fused kernel per step: pull (stream on read), moments,
-// collision, write.  Collision: BGK (single relaxation time, as in the
-// paper) or TRT (two relaxation times, Ginzburg 2005, with the "magic"
-// parameter Lambda = (1/w+ - 1/2)(1/w- - 1/2), default 3/16, which puts the
-// bounce-back wall exactly halfway for Poiseuille flow independently of the
-// viscosity; BGK's wall position depends on tau).  Equilibrium: the standard
+// its neighbours' populations, docs/distributed.md).  One fused kernel per step: pull (stream on
+// read), moments, collision, write.  Collision: BGK (single relaxation time, as in the paper) or
+// TRT (two relaxation times, Ginzburg 2005, with the "magic" parameter Lambda = (1/w+ - 1/2)(1/w- -
+// 1/2), default 3/16, which puts the bounce-back wall exactly halfway for Poiseuille flow
+// independently of the viscosity; BGK's wall position depends on tau).  Equilibrium: the standard
 // second-order compressible form w_i rho (1 + 3 c.u + 4.5 (c.u)^2 - 1.5 u.u)
 // (the paper's Eq. 2.17 prints malformed c_s factors; this is the intended
 // form).  TRT's antisymmetric part is (f_i - f_-i)/2 (the paper's Eq. 2.28
@@ -45,9 +44,9 @@
 // the paper's cavity; then tau = 1/2 + 3 nu_lat) or lattice.tau (then
 // U_lat = Re nu_lat / N_L).  Time: model time is physical time, and one
 // step is one lattice step, dt = U_lat dx / U (Model::fixed_dt).
-// Precision: run.precision = "double", "float", or "float16s" (float
-// arithmetic, each population stored in 16 bits as FluidX3D's FP16S does:
-// lbm_storage.hpp).
+// Precision: run.precision = "double", "float", "float16s" or "float16c"
+// (float arithmetic, each population stored in 16 bits as FluidX3D's FP16S
+// and FP16C do: lbm_storage.hpp).
 //
 // Checks before the run (thresholds also in lbm.cpp):
 //  error:   tau <= 0.5 (non-positive viscosity); lattice Mach number
@@ -105,8 +104,8 @@ struct Setup : ModelSetup {
 std::unique_ptr<ModelSetup> parse_case(Config& c);
 
 // Registered in lbm.cpp; instantiated per (backend, precision) by CMake:
-// double, float, or kflow::Float16s (float arithmetic, binary16 storage:
-// lbm_storage.hpp).
+// double, float, kflow::Float16s or kflow::Float16c (float arithmetic,
+// 16-bit storage: lbm_storage.hpp).
 template <class ExecSpace, class P>
 std::unique_ptr<Model> make_model(const ModelSetup& setup);
 

@@ -4,7 +4,7 @@
 // and the decisions on the paper's open points.
 //
 // Data: populations in one View<Stored**, LayoutLeft>(cells, Q) (lbm_storage.hpp:
-// Stored is Real, or binary16 for "float16s"), read and written as Real: structure of
+// Stored is Real, or a 16-bit word for "float16s" and "float16c"), read and written as Real: structure of
 // arrays, one plane per direction, x fastest within a plane; only fluid
 // cells are stored (walls are found from the cell index, so the kernels
 // read no flag field).  Two arrays for two-grid streaming, one for in-place
@@ -387,7 +387,7 @@ class Model final : public kflow::Model {
   std::unique_ptr<Halo<ExecSpace, double, L::D>> moments_halo_;  // (vorticity)
 };
 
-// P: double, float or Float16s (lbm_storage.hpp).
+// P: double, float, Float16s or Float16c (lbm_storage.hpp).
 template <class ExecSpace, class P>
 std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
   const auto& s = static_cast<const Setup&>(setup);

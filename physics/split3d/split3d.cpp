@@ -416,8 +416,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     s->notes.push_back(pe);
   // Float: the projection is solved in double (its residual in float stalls
   // near eps (n + 1)^2: docs/models/split3d.md, "Float and the projection").
-  const bool single = c.section("run").get_choice("precision", {"double", "float", "float16s"},
-                                                  "double") != "double";
+  const bool single =
+      c.section("run").get_choice("precision", {"double", "float", "float16s", "float16c"},
+                                  "double") != "double";
   if (s->projection)
     s->notes.push_back(
         std::string(s->incremental ? "projection (incremental): -grad phi before each step, "

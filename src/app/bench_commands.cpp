@@ -84,9 +84,11 @@ int cmd_bench(const Args& a) {
     KernelBenchOptions o;
     o.backend = backend;
     o.precision = opt(a, "--precision", "double");
-    if (o.precision != "double" && o.precision != "float" && o.precision != "float16s")
-      usage_error("--precision expects double, float or float16s, got '" + o.precision + "'",
-                  "bench");
+    if (o.precision != "double" && o.precision != "float" && o.precision != "float16s" &&
+        o.precision != "float16c")
+      usage_error(
+          "--precision expects double, float, float16s or float16c, got '" + o.precision + "'",
+          "bench");
     o.params = BenchParams(a.sets);
     o.repeat = static_cast<int>(parse_count(a, "--repeat", 5));
     // On several ranks (bench_kernel's benchmark splits its grid), rank 0 reports.

@@ -95,7 +95,7 @@ StreamResult stream(std::size_t n, int repeat) {
 
 template <class Space>
 StreamResult stream_real(const std::string& precision, std::size_t n, int repeat) {
-  // float16s states are read and written as float16 but the ceiling is a
+  // 16-bit states are read and written as float16 but the ceiling is a
   // bandwidth: float's kernels measure it.
   return precision == "double" ? stream<Space, double>(n, repeat) : stream<Space, float>(n, repeat);
 }

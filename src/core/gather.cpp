@@ -15,7 +15,7 @@ using linalg::dist::LocalGrid;
 std::size_t value_bytes(const StateArray& a) {
   if (a.type == "float64") return 8;
   if (a.type == "float32") return 4;
-  if (a.type == "float16s") return 2;
+  if (a.type == "float16s" || a.type == "float16c") return 2;
   throw Error("checkpoint: array '" + a.name + "' has unknown type " + a.type);
 }
 

@@ -140,7 +140,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   } else {
     pc.backend = default_backend();
   }
-  pc.precision = rs.get_choice("precision", {"double", "float", "float16s"}, "double");
+  pc.precision = rs.get_choice("precision", {"double", "float", "float16s", "float16c"}, "double");
   const auto supported = reg.precisions(model_name, pc.backend);
   if (pc.model && std::find(supported.begin(), supported.end(), pc.precision) == supported.end()) {
     std::string all;

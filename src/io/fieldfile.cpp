@@ -83,7 +83,10 @@ std::string unescape(const std::string& v) {
 }
 
 std::size_t type_size(const std::string& type) {
-  return type == "float64" ? 8 : type == "float32" ? 4 : type == "float16s" ? 2 : 0;
+  return type == "float64"                          ? 8
+         : type == "float32"                        ? 4
+         : type == "float16s" || type == "float16c" ? 2
+                                                    : 0;
 }
 
 }  // namespace

@@ -116,12 +116,12 @@ steps = 100
 
 TEST_CASE("lbm on cuda and openmp agrees to rounding; two-grid = in-place on cuda", "[gpu]") {
   for (const char* toml : {lbm_cavity, lbm_box})
-    for (const char* prec :
-         {"run.precision=\"double\"", "run.precision=\"float\"", "run.precision=\"float16s\""}) {
+    for (const char* prec : {"run.precision=\"double\"", "run.precision=\"float\"",
+                             "run.precision=\"float16s\"", "run.precision=\"float16c\""}) {
       // float16s: a float rounding difference (FMA contraction) can move a
       // stored population by one binary16 step, 2^-11 of its deviation.
       const std::string p = prec;
-      const double tol = p.find("16s") != std::string::npos     ? 2e-3
+      const double tol = p.find("float16") != std::string::npos ? 2e-3
                          : p.find("float") != std::string::npos ? 1e-4
                                                                 : 1e-12;
       const auto cpu = run_text(toml, "", {"run.backend=openmp", prec}, "", true);
@@ -150,9 +150,10 @@ TEST_CASE("lbm on cuda and openmp agrees to rounding; two-grid = in-place on cud
 // on baseline x86-64, -ffp-contract=off with KFLOW_MARCH_NATIVE) the GPU's
 // kernels (16-bit storage: two cells a thread) and the CPU's line loops do
 // the same float operations in the same order.
-TEST_CASE("lbm in float and float16s: cuda gives openmp's bits", "[gpu]") {
+TEST_CASE("lbm in float, float16s and float16c: cuda gives openmp's bits", "[gpu]") {
   for (const char* toml : {lbm_cavity, lbm_box})
-    for (const char* prec : {"run.precision=\"float\"", "run.precision=\"float16s\""}) {
+    for (const char* prec :
+         {"run.precision=\"float\"", "run.precision=\"float16s\"", "run.precision=\"float16c\""}) {
       const auto cpu = run_text(toml, "", {"run.backend=openmp", prec}, "", true);
       const auto gpu = run_text(toml, "", {"run.backend=cuda", prec}, "", true);
       REQUIRE(gpu.fields.size() == cpu.fields.size());

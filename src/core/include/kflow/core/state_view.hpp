@@ -13,18 +13,20 @@
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/model.hpp"
+#include "kflow/core/precision.hpp"
 
 namespace kflow {
 
 // The checkpoint's name for a stored value type.
 template <class T>
 constexpr const char* state_type() {
-  static_assert(
-      std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, std::uint16_t>,
-      "a checkpoint array holds float64, float32 or float16s values");
-  return std::is_same_v<T, double>  ? "float64"
-         : std::is_same_v<T, float> ? "float32"
-                                    : "float16s";  // lbm's binary16 words
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                    std::is_same_v<T, std::uint16_t> || std::is_same_v<T, Word16c>,
+                "a checkpoint array holds float64, float32, float16s or float16c values");
+  return std::is_same_v<T, double>          ? "float64"
+         : std::is_same_v<T, float>         ? "float32"
+         : std::is_same_v<T, std::uint16_t> ? "float16s"   // lbm's binary16 words
+                                            : "float16c";  // lbm's Word16c words
 }
 
 // `f`'s values as the checkpoint array `name` (f's label by default).

@@ -13,7 +13,7 @@
 //   n x { "array <name> <type> <rank> <e0> .. <e(rank-1)> <nbytes> <hex>\n"
 //         <nbytes raw bytes> "\n" }  hex: the checksum of the bytes
 //   "end\n"
-// <type>: float64, float32, or float16s (lbm's stored binary16 words, raw).
+// <type>: float64, float32, float16s or float16c (lbm's stored 16-bit words, raw).
 // Numbers in metadata are written with 17 significant digits (exact round trip).
 // The checksum (checksum()) detects any change of one 8-byte word for certain.
 
