@@ -2,12 +2,19 @@
 #                 SOURCES <parse/registration sources>
 #                 IMPL <header with the Kokkos implementation>
 #                 NAMESPACE <C++ namespace holding make_model<Space, Real>>
-#                 PRECISIONS double [float] [float16s])
+#                 PRECISIONS double [float] [float16s] [float16c]
+#                 [VARIANTS <v>... HEADER <header declaring make_model>
+#                  VARIANT_FUNCTION <function template f<Space, Real, v>>])
 #
 # Builds the model as an OBJECT library (so that its self-registration is
 # never dropped by the linker) with one generated translation unit per
-# (backend compiled into Kokkos, precision).  The generated sources name no
-# absolute path, so they are the same bytes in every clone (ccache reuses them).
+# (backend compiled into Kokkos, precision).  With VARIANTS, the model's
+# heavy part is split further: one unit per (backend, precision, variant)
+# includes IMPL and explicitly instantiates NAMESPACE::f<Space, Real, v>,
+# and the registering unit includes only HEADER, whose make_model<Space,
+# Real> dispatches to those (lbm: one unit per velocity set, so that the
+# stencils compile side by side).  The generated sources name no absolute
+# path, so they are the same bytes in every clone (ccache reuses them).
 set(KFLOW_SPACE_serial "Kokkos::Serial")
 set(KFLOW_SPACE_openmp "Kokkos::OpenMP")
 set(KFLOW_SPACE_cuda "Kokkos::Cuda")
@@ -24,7 +31,11 @@ set(KFLOW_MODELS "" CACHE INTERNAL "")
 set(KFLOW_BENCHES "" CACHE INTERNAL "")
 
 function(kflow_add_model NAME)
-  cmake_parse_arguments(M "" "IMPL;NAMESPACE" "SOURCES;PRECISIONS" ${ARGN})
+  cmake_parse_arguments(M "" "IMPL;NAMESPACE;HEADER;VARIANT_FUNCTION" "SOURCES;PRECISIONS;VARIANTS"
+                        ${ARGN})
+  if(M_VARIANTS AND (NOT M_HEADER OR NOT M_VARIANT_FUNCTION))
+    message(FATAL_ERROR "kflow_add_model(${NAME}): VARIANTS needs HEADER and VARIANT_FUNCTION")
+  endif()
   set(generated)
   foreach(KFLOW_BACKEND IN LISTS KFLOW_BACKENDS)
     foreach(KFLOW_PRECISION IN LISTS M_PRECISIONS)
@@ -32,10 +43,20 @@ function(kflow_add_model NAME)
       set(KFLOW_SPACE ${KFLOW_SPACE_${KFLOW_BACKEND}})
       set(KFLOW_REAL ${KFLOW_REAL_${KFLOW_PRECISION}})
       set(KFLOW_IMPL_HEADER ${M_IMPL})  # found through the include path
+      set(KFLOW_FACTORY_HEADER ${M_IMPL})
+      if(M_VARIANTS)
+        set(KFLOW_FACTORY_HEADER ${M_HEADER})
+      endif()
       set(KFLOW_NAMESPACE ${M_NAMESPACE})
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}.cpp)
       configure_file(${PROJECT_SOURCE_DIR}/cmake/instantiate.cpp.in ${out} @ONLY)
       list(APPEND generated ${out})
+      foreach(KFLOW_VARIANT IN LISTS M_VARIANTS)
+        set(KFLOW_VARIANT_FUNCTION ${M_VARIANT_FUNCTION})
+        set(out ${CMAKE_CURRENT_BINARY_DIR}/${NAME}_${KFLOW_BACKEND}_${KFLOW_PRECISION}_${KFLOW_VARIANT}.cpp)
+        configure_file(${PROJECT_SOURCE_DIR}/cmake/instantiate_variant.cpp.in ${out} @ONLY)
+        list(APPEND generated ${out})
+      endforeach()
     endforeach()
   endforeach()
   add_library(kflow_model_${NAME} OBJECT ${M_SOURCES} ${generated})

@@ -103,10 +103,21 @@ struct Setup : ModelSetup {
 // Reads and checks the model's keys (lbm.cpp; also used by the benchmark).
 std::unique_ptr<ModelSetup> parse_case(Config& c);
 
-// Registered in lbm.cpp; instantiated per (backend, precision) by CMake:
-// double, float, kflow::Float16s or kflow::Float16c (float arithmetic,
-// 16-bit storage: lbm_storage.hpp).
+// One model per (backend, precision, velocity set): P is double, float,
+// kflow::Float16s or kflow::Float16c (float arithmetic, 16-bit storage:
+// lbm_storage.hpp), Q 9, 19 or 27.  Defined in lbm_impl.hpp and instantiated
+// by CMake in one translation unit per (backend, precision, Q), so that the
+// stencils compile side by side.
+template <class ExecSpace, class P, int Q>
+std::unique_ptr<Model> make_stencil(const ModelSetup& setup);
+
+// The factory registered per (backend, precision) (cmake/KflowModel.cmake).
 template <class ExecSpace, class P>
-std::unique_ptr<Model> make_model(const ModelSetup& setup);
+std::unique_ptr<Model> make_model(const ModelSetup& setup) {
+  const auto stencil = static_cast<const Setup&>(setup).stencil;
+  if (stencil == Stencil::d2q9) return make_stencil<ExecSpace, P, 9>(setup);
+  if (stencil == Stencil::d3q19) return make_stencil<ExecSpace, P, 19>(setup);
+  return make_stencil<ExecSpace, P, 27>(setup);
+}
 
 }  // namespace kflow::lbm

@@ -23,8 +23,11 @@
 #include "kflow/core/bench.hpp"
 #include "kflow/core/config.hpp"
 #include "kflow/core/driver.hpp"
+#include "kflow/core/error.hpp"
+#include "kflow/core/parallel.hpp"
 #include "kflow/core/precision.hpp"
-#include "lbm_impl.hpp"
+#include "kflow/core/registry.hpp"
+#include "lbm.hpp"
 
 namespace kflow::lbm {
 
@@ -104,7 +107,10 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
       } catch (const Error& e) {
         throw parallel::AgreedError(e.what());
       }
-      auto model = make_model<Space, Real>(*setup);
+      // The model as `kflow run` makes it (the registered instantiation).
+      const auto factory = Registry::instance().factory("lbm", o.backend, o.precision);
+      if (!factory) throw Error("bench lbm: no lbm model for " + o.backend + " in " + o.precision);
+      auto model = factory(*setup);
       for (int k = 0; k < 4; ++k) model->step(0, 0);  // warm-up (even: AA back in step)
       model->fence();
       double best = 1e300, mine_best = 0, exchange_best = 0;  // the slowest rank's; this rank's

@@ -4,12 +4,11 @@
 // and the decisions on the paper's open points.
 //
 // Data: populations in one View<Stored**, LayoutLeft>(cells, Q) (lbm_storage.hpp:
-// Stored is Real, or a 16-bit word for "float16s" and "float16c"), read and written as Real: structure of
-// arrays, one plane per direction, x fastest within a plane; only fluid
-// cells are stored (walls are found from the cell index, so the kernels
-// read no flag field).  Two arrays for two-grid streaming, one for in-place
-// (AA) streaming.  One fused stream-collide kernel per step (lbm_kernels.hpp;
-// the velocity sets in lbm_lattice.hpp).
+// Stored is Real, or a 16-bit word for "float16s" and "float16c"), read and written as Real:
+// structure of arrays, one plane per direction, x fastest within a plane; only fluid cells are
+// stored (walls are found from the cell index, so the kernels read no flag field).  Two arrays for
+// two-grid streaming, one for in-place (AA) streaming.  One fused stream-collide kernel per step
+// (lbm_step.hpp, launched by lbm_launch.hpp; the velocity sets in lbm_lattice.hpp).
 //
 // Several ranks (docs/distributed.md): each holds a block with one ghost
 // layer; the populations that cross a block face are its halo
@@ -38,6 +37,7 @@
 #endif
 #include "lbm.hpp"
 #include "lbm_kernels.hpp"
+#include "lbm_launch.hpp"
 #include "lbm_storage.hpp"
 
 namespace kflow::lbm {
@@ -387,13 +387,11 @@ class Model final : public kflow::Model {
   std::unique_ptr<Halo<ExecSpace, double, L::D>> moments_halo_;  // (vorticity)
 };
 
-// P: double, float, Float16s or Float16c (lbm_storage.hpp).
-template <class ExecSpace, class P>
-std::unique_ptr<kflow::Model> make_model(const ModelSetup& setup) {
-  const auto& s = static_cast<const Setup&>(setup);
-  if (s.stencil == Stencil::d2q9) return std::make_unique<Model<ExecSpace, P, 9>>(s);
-  if (s.stencil == Stencil::d3q19) return std::make_unique<Model<ExecSpace, P, 19>>(s);
-  return std::make_unique<Model<ExecSpace, P, 27>>(s);
+// P: double, float, Float16s or Float16c (lbm_storage.hpp); one translation
+// unit per (backend, precision, Q) instantiates it (lbm.hpp: make_model).
+template <class ExecSpace, class P, int Q>
+std::unique_ptr<kflow::Model> make_stencil(const ModelSetup& setup) {
+  return std::make_unique<Model<ExecSpace, P, Q>>(static_cast<const Setup&>(setup));
 }
 
 }  // namespace kflow::lbm

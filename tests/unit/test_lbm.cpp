@@ -18,6 +18,7 @@
 #include "kflow/core/exact.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "lbm_kernels.hpp"
+#include "lbm_launch.hpp"
 #include "lbm_storage.hpp"
 
 using kflow::test::diag;
@@ -317,7 +318,10 @@ void lines_against_cells(const int (&n)[3], const LinkSetup& setup) {
     for (int k = 0; k < 2; ++k) {
       Kokkos::deep_copy(src[k].v, init.v);
       const Pops& out = mode == lb::Mode::two_grid ? dst[k] : src[k];
-      lb::kernels::step<L>(space, mode, src[k], out, g, off, k == 1);
+      if (k == 0)
+        lb::kernels::step<L>(space, mode, src[k], out, g, off);
+      else
+        lb::kernels::step<L, true>(space, mode, src[k], out, g, off);
     }
     space.fence();
     const Pops* out = mode == lb::Mode::two_grid ? dst : src;

@@ -1,0 +1,91 @@
+#pragma once
+// The launches of the lbm step (StepKernel, PairKernel): GPUs a thread per
+// cell (or per pair of cells in 16 bits), CPUs a task per line along x.
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+#include "kflow/linalg/space.hpp"
+#include "lbm_pairs.hpp"
+#include "lbm_step.hpp"
+
+namespace kflow::lbm::kernels {
+
+// A step kernel over the lattice by cells, a thread per cell (the GPUs'
+// launch; on host spaces for its test only).  Interior and edge cells in two
+// launches: a warp holding an edge cell ran both paths.
+template <class ExecSpace, class Kernel>
+void launch_cells(const ExecSpace& space, const char* label, const Kernel& kernel) {
+  const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
+  if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
+    const int interior = nx * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);  // whole lines
+    using Pair = PairKernel<Kernel>;
+    if constexpr (sizeof(typename Kernel::view::stored_type) == 2) {
+      if (Pair::applies(kernel)) {  // (at most 80 registers: 6 blocks of 128 a multiprocessor)
+        const Pair pairs{kernel};
+        Kokkos::parallel_for(
+            label,
+            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Kokkos::LaunchBounds<128, 6>>(
+                space, 0, pairs.count()),
+            pairs);
+      } else {
+        Kokkos::parallel_for(
+            label,
+            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
+            kernel);
+      }
+    } else {
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
+          kernel);
+    }
+    Kokkos::parallel_for(std::string(label) + "_edges",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Edges>(
+                             space, 0, kernel.edge_cells()),
+                         kernel);
+  } else
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, nx * ny * nz),
+        kernel);
+}
+
+// A step kernel over the lattice: GPUs by cells (launch_cells), CPUs a task
+// per line along x (StepKernel::line); by_cells: the GPUs' launch on a host
+// space (its test: the CPU build compiles it nowhere else).
+template <bool by_cells, class ExecSpace, class Kernel>
+void launch_step(const ExecSpace& space, const char* label, const Kernel& kernel) {
+  if constexpr (linalg::on_gpu<ExecSpace> || by_cells) {
+    launch_cells(space, label, kernel);
+  } else {
+    const int ny = kernel.g.n[1], nz = kernel.g.n[2];
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, ny * nz),
+        KOKKOS_LAMBDA(int l) { kernel.line(l % ny, l / ny); });
+  }
+}
+
+// One lattice step of every cell in `mode` (lbm_step.hpp).
+template <class L, bool by_cells = false, class Real, class ExecSpace, class View>
+void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
+          const Geometry<Real>& g, const Offsets<L::Q>& off) {
+  auto make = [&](auto kernel) {
+    kernel.src = src;
+    kernel.dst = dst;
+    kernel.g = g;
+    kernel.offs = off;
+    return kernel;
+  };
+  if (mode == Mode::two_grid)
+    launch_step<by_cells>(space, "kflow::lbm::stream_collide_two_grid",
+                          make(StepKernel<L, Real, View, Mode::two_grid>{}));
+  else if (mode == Mode::aa_stream)
+    launch_step<by_cells>(space, "kflow::lbm::stream_collide_aa_stream",
+                          make(StepKernel<L, Real, View, Mode::aa_stream>{}));
+  else
+    launch_step<by_cells>(space, "kflow::lbm::stream_collide_aa_local",
+                          make(StepKernel<L, Real, View, Mode::aa_local>{}));
+}
+
+}  // namespace kflow::lbm::kernels

@@ -1,0 +1,119 @@
+#pragma once
+// 16-bit storage on GPUs: the step's interior cells two a thread, x = 2k and
+// 2k + 1 of a line away from the y and z faces.  A step with 16-bit
+// populations is bound by instruction issue, not bandwidth: the pair's
+// populations are read as 32-bit words (a link along x: the one value
+// beyond the word by itself) and, where they stay in the cell, written as
+// words; half the threads, fewer loads (docs/performance.md).  The same
+// links, values and arithmetic as StepKernel::cell: the same bits.  Needs an
+// even nx and no ghost layer along x (applies).  Compiled for the GPUs'
+// launch (and for its test on the host), never in a CPU step.
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lbm_collide.hpp"
+#include "lbm_step.hpp"
+
+namespace kflow::lbm {
+
+template <class Step>
+struct PairKernel {
+  using L = typename Step::lattice;
+  using Real = typename Step::real;
+  using View = typename Step::view;
+  static constexpr Mode M = Step::mode;
+  Step k;
+
+  static bool applies(const Step& s) {
+    const auto& g = s.g;
+    return sizeof(typename View::stored_type) == 2 && g.gh[0] == 0 && g.n[0] % 2 == 0 &&
+           g.n[0] >= 4;
+  }
+  int count() const { return k.g.n[0] / 2 * (k.g.n[1] - 2) * (L::D == 3 ? k.g.n[2] - 2 : 1); }
+  KOKKOS_INLINE_FUNCTION void operator()(int p) const {
+    const Geometry<Real>& g = k.g;
+    using S = typename View::stored_type;
+    constexpr int Q = L::Q;
+    const int* off = k.offs.v;
+    const int nx = g.n[0], hp = nx / 2, iy = g.n[1] - 2;
+    const int q = p % hp, r = p / hp;
+    const int x[3] = {2 * q, 1 + r % iy, L::D == 3 ? 1 + r / iy : 0};
+    const int ia = g.index(x), ib = ia + 1;         // ia even: a word holds the pair
+    const bool first = q == 0, last = q == hp - 1;  // a at x = 0, b at nx - 1
+    const bool wall = !g.periodic[0];               // the x faces (no halo: gh = 0)
+    const S* in = k.src.v.data();
+    S* out = k.dst.v.data();
+    const std::size_t N = k.src.v.stride(1);
+    auto ld1 = [&](int slot, int idx) {
+      return in[slot * N + std::size_t(idx)];
+    };
+    auto ld2 = [&](int slot, int idx) {
+      return *reinterpret_cast<const std::uint32_t*>(in + slot * N + std::size_t(idx));
+    };
+    auto st1 = [&](int slot, int idx, S v) {
+      out[slot * N + std::size_t(idx)] = v;
+    };
+    auto st2 = [&](int slot, int idx, S lo, S hi) {
+      *reinterpret_cast<std::uint32_t*>(out + slot * N + std::size_t(idx)) =
+          std::uint32_t(lo) | std::uint32_t(hi) << 16;
+    };
+    Real fa[Q], fb[Q];
+    KFLOW_LBM_UNROLL
+    for (int i = 0; i < Q; ++i) {
+      const int cx = L::c(i, 0);
+      S ha, hb;
+      if constexpr (M == Mode::aa_local) {
+        const std::uint32_t w = ld2(i, ia);
+        ha = S(w & 0xffffu), hb = S(w >> 16);
+      } else {
+        // from x - c_i: the word of the row the link comes from; across a
+        // wall the cell's own slot (cell(): f_i = src(x, opp i) two-grid,
+        // src(x, i) in place), across a periodic face the line's other end
+        const int slot = M == Mode::two_grid ? i : opp(i), back = M == Mode::two_grid ? opp(i) : i;
+        const int o = off[i] - cx;  // the link's y and z part
+        const std::uint32_t w = ld2(slot, ia - o);
+        if (cx == 0) {
+          ha = S(w & 0xffffu), hb = S(w >> 16);
+        } else if (cx == 1) {
+          hb = S(w & 0xffffu);
+          ha = ld1(first && wall ? back : slot, !first ? ia - o - 1 : wall ? ia : ia - o - 1 + nx);
+        } else {
+          ha = S(w >> 16);
+          hb = ld1(last && wall ? back : slot, !last ? ia - o + 2 : wall ? ib : ia - o + 2 - nx);
+        }
+      }
+      fa[i] = View::decode(i, ha);
+      fb[i] = View::decode(i, hb);
+    }
+    if (wall && ((first && g.moving[0][0]) || (last && g.moving[0][1]))) {
+      KFLOW_LBM_UNROLL
+      for (int i = 0; i < Q; ++i) {
+        if (first && g.moving[0][0] && L::c(i, 0) == 1) fa[i] += wall_term<L>(i, g.uw[0][0]);
+        if (last && g.moving[0][1] && L::c(i, 0) == -1) fb[i] += wall_term<L>(i, g.uw[0][1]);
+      }
+    }
+    collide_cell<L>(fa, g);
+    collide_cell<L>(fb, g);
+    KFLOW_LBM_UNROLL
+    for (int i = 0; i < Q; ++i) {
+      const S ea = View::encode(i, fa[i]), eb = View::encode(i, fb[i]);
+      if constexpr (M == Mode::two_grid) {
+        st2(i, ia, ea, eb);
+      } else if constexpr (M == Mode::aa_local) {
+        st2(opp(i), ia, ea, eb);
+      } else {
+        // to x + c_i; across a wall into the cell's own slot opp(i), across
+        // a periodic face to the line's other end
+        const int cx = L::c(i, 0);
+        const bool ca = first && cx == -1, cb = last && cx == 1;
+        st1(ca && wall ? opp(i) : i, !ca ? ia + off[i] : wall ? ia : ia + off[i] + nx, ea);
+        st1(cb && wall ? opp(i) : i, !cb ? ib + off[i] : wall ? ib : ib + off[i] - nx, eb);
+      }
+    }
+  }
+};
+
+}  // namespace kflow::lbm
