@@ -5,7 +5,7 @@
 # builds with (g++, CMake, ninja, Kokkos with OpenMP, VTK, toml++, Catch2 3,
 # matplotlib, hypre with OpenMPI: the multigrid peer), and Kokkos Kernels'
 # headers, unpacked from Debian experimental's binary package for header-only
-# use against libkokkos-dev (step 4 below; README.md, "The toolchain").  Debian 12 (bookworm)
+# use against libkokkos-dev (step 5 below; README.md, "The toolchain").  Debian 12 (bookworm)
 # has no usable Kokkos, which is why the root exists at all; see README.md ("Native build") for the native path.
 #
 # Idempotent: a complete root is recognised by a stamp file that records the
@@ -18,10 +18,26 @@
 # it, while a fresh machine builds a complete one.
 set -euo pipefail
 
-RECIPE=5   # bump when the package list or the fix-ups below change
-PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev libvtk9-dev
+RECIPE=6   # bump when the package list or the fix-ups below change
+PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev
   libtomlplusplus-dev libcatch2-dev python3 python3-matplotlib python3-numpy
   binutils ca-certificates libhypre-dev libsuperlu-dist-dev ccache)
+# VTK (KFLOW_ROOT_VTK=0 leaves it out: frames are then .kff files, README.md).
+# libvtk9-dev depends on the development packages of every VTK module (a
+# JDK, Boost, GDAL, FFmpeg, MariaDB, ...: 708 packages and 1.08 GB of
+# downloads in all where 444 and 0.53 GB suffice), of which kflow's four
+# modules (CommonCore, CommonDataModel, IOCore, IOXML) use none.  So the root
+# installs VTK's libraries, tools and Python modules (its CMake files name
+# them) and the development packages of those four modules' dependencies,
+# and unpacks libvtk9-dev's headers and CMake files from its .deb (step 3);
+# where that does not configure, it installs libvtk9-dev itself.
+VTK_RUNTIME_DEPS=(vtk9 python3-vtk9 libtbb-dev zlib1g-dev libexpat1-dev liblz4-dev
+  liblzma-dev nlohmann-json3-dev)
+WITH_VTK=${KFLOW_ROOT_VTK:-1}
+[[ "$WITH_VTK" == 0 || "$WITH_VTK" == 1 ]] || {
+  printf 'kflow-bootstrap: error: KFLOW_ROOT_VTK=%s: expected 1 (VTK, the default) or 0\n' "$WITH_VTK" >&2
+  exit 2
+}
 # Kokkos Kernels: headers only, from this binary package of Debian experimental
 # (Trilinos 17.0, Kokkos Kernels 5.0.2), unpacked with dpkg-deb -x into
 # $KK_PREFIX, never installed with dpkg (its Trilinos Kokkos collides with
@@ -38,7 +54,7 @@ KK_PREFIX=/opt/kokkos-kernels
 MIRROR=${KFLOW_MIRROR:-http://deb.debian.org/debian}
 ROOT=${KFLOW_ROOTFS:-/var/cache/kflow/sid-r$RECIPE}
 STAMP="$ROOT/.kflow-root-complete"
-WANT="recipe=$RECIPE packages=${PACKAGES[*]} kokkos-kernels=$KK_SUITE/$KK_PACKAGE"
+WANT="recipe=$RECIPE packages=${PACKAGES[*]} vtk=$WITH_VTK kokkos-kernels=$KK_SUITE/$KK_PACKAGE"
 APT_OPTS=(-o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false
   -o Dpkg::Use-Pty=0 -q -y)
 
@@ -69,6 +85,7 @@ say "setting up the kflow toolchain root in $ROOT"
 say "(Debian 12 has no usable Kokkos; a Debian sid root provides Kokkos 5, VTK 9,"
 say " toml++ and Catch2 3.  This happens once and takes a few minutes.)"
 
+t_start=$SECONDS
 if ! command -v debootstrap >/dev/null; then
   say "installing debootstrap on the host (apt-get)"
   apt-get -q update >/dev/null || die "apt-get update failed: is the Debian archive reachable?"
@@ -78,7 +95,7 @@ fi
 # Everything mounted below lives in a private mount namespace of the chroot
 # helper (tools/in-root.sh), so nothing here is left mounted.
 if [[ ! -x "$ROOT/usr/bin/apt-get" || ! -f "$ROOT/.kflow-debootstrap-done" ]]; then
-  say "step 1/4: debootstrap --variant=minbase sid (about 30 s) from $MIRROR"
+  say "step 1/5: debootstrap --variant=minbase sid (about 30 s) from $MIRROR"
   rm -rf "$ROOT"
   mkdir -p "$ROOT"
   if ! debootstrap --variant=minbase sid "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1; then
@@ -90,21 +107,85 @@ fi
 
 inroot() { "$(dirname "$0")/in-root.sh" --root "$ROOT" --no-bootstrap -- "$@"; }
 
-say "step 2/4: apt-get install ${PACKAGES[*]} (about 2 minutes, 4.6 GB)"
+t_debootstrap=$((SECONDS - t_start))
+say "step 2/5: apt-get install (about 1.5 minutes, 2.6 GB)"
+t_packages=$SECONDS
 echo "deb $MIRROR sid main" >"$ROOT/etc/apt/sources.list"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-if ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" update >"$ROOT.apt.log" 2>&1 ||
-  ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install "${PACKAGES[@]}" >>"$ROOT.apt.log" 2>&1; then
+# dpkg syncs every file it unpacks; a root that is rebuilt when interrupted
+# (no stamp) needs none of that.
+mkdir -p "$ROOT/etc/dpkg/dpkg.cfg.d"
+echo force-unsafe-io >"$ROOT/etc/dpkg/dpkg.cfg.d/kflow-unsafe-io"
+if ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" update >"$ROOT.apt.log" 2>&1; then
+  tail -n 20 "$ROOT.apt.log" >&2
+  die "apt-get update in the sid root failed (log: $ROOT.apt.log)"
+fi
+install=("${PACKAGES[@]}")
+if [[ $WITH_VTK == 1 ]]; then
+  # VTK's library package (libvtk9.N), as libvtk9-dev names it today.
+  vtk_lib=$(inroot apt-cache depends libvtk9-dev 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^libvtk9\.[0-9]+$/ {print $2; exit}')
+  [[ -n "$vtk_lib" ]] || die "the archive's libvtk9-dev names no libvtk9.N library package (log: $ROOT.apt.log)"
+  install+=("$vtk_lib" "${VTK_RUNTIME_DEPS[@]}")
+fi
+say "  ${install[*]}"
+if ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install "${install[@]}" >>"$ROOT.apt.log" 2>&1; then
   tail -n 20 "$ROOT.apt.log" >&2
   die "installing packages in the sid root failed (log: $ROOT.apt.log)"
 fi
+t_packages=$((SECONDS - t_packages))
+
+# VTK's headers and CMake files: libvtk9-dev's .deb of the installed
+# library's version, unpacked (dpkg-deb -x), checked by configuring a
+# project that asks for kflow's VTK modules; where that fails, libvtk9-dev
+# is installed with all its dependencies.
+t_vtk=$SECONDS
+if [[ $WITH_VTK == 1 ]]; then
+  say "step 3/5: VTK's headers and CMake files (libvtk9-dev unpacked, not installed)"
+  cat >"$ROOT/root/kflow-vtk-headers.sh" <<'EOS'
+set -euo pipefail
+cd /tmp
+want=$(dpkg-query -W -f='${Version}' "$1")
+apt-get -o Acquire::Check-Valid-Until=false -q download "libvtk9-dev=$want"
+dpkg-deb -x libvtk9-dev_*.deb /
+mkdir -p probe
+printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(probe CXX)' \
+  'find_package(VTK 9 REQUIRED QUIET COMPONENTS CommonCore CommonDataModel IOXML IOCore)' \
+  'add_library(probe INTERFACE)' \
+  'target_link_libraries(probe INTERFACE VTK::CommonCore VTK::CommonDataModel VTK::IOXML)' \
+  >probe/CMakeLists.txt
+cmake -S probe -B probe/build >probe.log 2>&1 || { cat probe.log; exit 1; }
+cat probe.log
+# VTK's CMake files name its Java wrapping tools (libvtk9-java, which needs
+# a JDK) and say at every configure that they are missing: a stub of each
+# says what it is.
+for f in $(grep -oE '"/usr/bin/vtk[A-Za-z]+-[0-9.]+"' probe.log | tr -d '"' | sort -u); do
+  [[ -e $f ]] && continue
+  printf '#!/bin/sh\necho "%s: a VTK wrapping tool, not in the kflow toolchain root" >&2\nexit 1\n' "$f" >"$f"
+  chmod +x "$f"
+done
+rm -rf probe/build
+cmake -S probe -B probe/build >probe.log 2>&1 || { cat probe.log; exit 1; }
+if grep -q "references the file" probe.log; then cat probe.log; exit 1; fi
+EOS
+  if ! inroot bash /root/kflow-vtk-headers.sh "$vtk_lib" >"$ROOT.vtk.log" 2>&1; then
+    say "  the unpacked headers did not configure (log: $ROOT.vtk.log); installing libvtk9-dev with its dependencies"
+    if ! inroot env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install libvtk9-dev >>"$ROOT.apt.log" 2>&1; then
+      tail -n 20 "$ROOT.apt.log" >&2
+      die "installing libvtk9-dev in the sid root failed (log: $ROOT.apt.log)"
+    fi
+  fi
+  rm -f "$ROOT/root/kflow-vtk-headers.sh"
+else
+  say "step 3/5: VTK left out (KFLOW_ROOT_VTK=0): frames are written as .kff files"
+fi
+t_vtk=$((SECONDS - t_vtk))
 inroot apt-get clean >/dev/null 2>&1 || true
 
 # Packaging bug in libkokkos-dev 5.2.2: KokkosTargets.cmake
 # names libkokkosalgorithms.a and libkokkossimd.a, which the package does not
 # ship, so find_package(Kokkos) fails.  Both libraries are header-only for our
 # use; an empty archive in their place is enough.
-say "step 3/4: fixing known packaging problems"
+say "step 4/5: fixing known packaging problems"
 targets=$(ls "$ROOT"/usr/lib/*/cmake/Kokkos/KokkosTargets*.cmake 2>/dev/null || true)
 [[ -n "$targets" ]] || die "libkokkos-dev installed no KokkosTargets*.cmake; the package layout changed"
 # The targets file names them as ${_IMPORT_PREFIX}/lib/<triplet>/libkokkosX.a; _IMPORT_PREFIX is /usr.
@@ -122,7 +203,7 @@ done
 # is announced, and the generated ETI lists are emptied, so every kernel is
 # instantiated inline by the including program and nothing links Trilinos.
 if [[ "$KK_PACKAGE" != none && ! -f "$ROOT$KK_PREFIX/.kflow-complete" ]]; then
-  say "step 4/4: Kokkos Kernels headers from $KK_SUITE's $KK_PACKAGE (binary .deb, unpacked, not installed)"
+  say "step 5/5: Kokkos Kernels headers from $KK_SUITE's $KK_PACKAGE (binary .deb, unpacked, not installed)"
   rm -rf "$ROOT$KK_PREFIX"
   if ! inroot env MIRROR="$MIRROR" SUITE="$KK_SUITE" PKG="$KK_PACKAGE" PREFIX="$KK_PREFIX" \
     TESTED_FILE="$KK_TESTED_FILE" TESTED_SHA256="$KK_TESTED_SHA256" TESTED_VERSION="$KK_TESTED_VERSION" \
@@ -181,6 +262,10 @@ if [[ "$KK_PACKAGE" != none && ! -f "$ROOT$KK_PREFIX/.kflow-complete" ]]; then
 fi
 
 echo "$WANT" >"$STAMP"
-say "toolchain root ready: $ROOT"
+for old in "$(dirname "$ROOT")"/sid-r*; do
+  [[ -d "$old" && "$old" != "$ROOT" && -f "$old/.kflow-root-complete" ]] &&
+    say "note: $old is an older kflow toolchain root that this checkout no longer uses; delete it to free its space"
+done
+say "toolchain root ready: $ROOT ($((SECONDS - t_start)) s: debootstrap ${t_debootstrap} s, packages ${t_packages} s, VTK's headers ${t_vtk} s)"
 [[ "${1:-}" == "--print-root" ]] && echo "$ROOT"
 exit 0

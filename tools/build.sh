@@ -31,11 +31,21 @@ if ! flock -n 9; then
   echo "kflow-build: waiting for another build in $build to finish" >&2
   flock 9
 fi
+# A build tree configured in another toolchain root (an older recipe) holds
+# that root's cached paths: it is configured afresh (its objects come back
+# from ccache where nothing changed).
+where=native
+[[ ${#root[@]} -gt 0 ]] && where=${root[1]}
+if [[ -f "$build/CMakeCache.txt" && "$(cat "$build/.kflow-root" 2>/dev/null)" != "$where" ]]; then
+  echo "kflow-build: $build was configured in another toolchain ($(cat "$build/.kflow-root" 2>/dev/null || echo unknown)); configuring it afresh for $where" >&2
+  rm -f "$build/CMakeCache.txt"
+fi
 if [[ ! -f "$build/CMakeCache.txt" || $# -gt 0 ]]; then
   gen=()
   if [[ ! -f "$build/CMakeCache.txt" ]] && run sh -c 'command -v ninja >/dev/null'; then gen=(-G Ninja); fi
   echo "kflow-build: configuring $build" >&2
   run cmake -S "$top" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >&2
+  echo "$where" >"$build/.kflow-root"
 fi
 echo "kflow-build: building ${targets[*]:-everything} (${KFLOW_JOBS:-$(nproc)} jobs)" >&2
 run cmake --build "$build" --parallel "${KFLOW_JOBS:-$(nproc)}" "${targets[@]}" >&2
