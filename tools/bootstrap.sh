@@ -75,9 +75,9 @@ VTK 9, toml++ 3 and Catch2 3 installed on the host (README.md, 'Native build')."
 
 mkdir -p "$(dirname "$ROOT")" || die "cannot create $(dirname "$ROOT")"
 avail_kb=$(df -Pk "$(dirname "$ROOT")" | awk 'NR==2 {print $4}')
-if [[ ! -d "$ROOT/usr" && "$avail_kb" -lt $((7 * 1024 * 1024)) ]]; then
+if [[ ! -d "$ROOT/usr" && "$avail_kb" -lt $((4 * 1024 * 1024)) ]]; then
   die "not enough free disk for the toolchain root: $((avail_kb / 1024)) MiB \
-free under $(dirname "$ROOT"), about 7 GiB needed (4.6 GiB root + downloads).  \
+free under $(dirname "$ROOT"), about 4 GiB needed (2.8 GiB root + downloads).  \
 Free space or set KFLOW_ROOTFS to a larger disk."
 fi
 
@@ -108,7 +108,7 @@ fi
 inroot() { "$(dirname "$0")/in-root.sh" --root "$ROOT" --no-bootstrap -- "$@"; }
 
 t_debootstrap=$((SECONDS - t_start))
-say "step 2/5: apt-get install (about 1.5 minutes, 2.6 GB)"
+say "step 2/5: apt-get install (about 1.5 minutes, 2.8 GB)"
 t_packages=$SECONDS
 echo "deb $MIRROR sid main" >"$ROOT/etc/apt/sources.list"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true

@@ -69,6 +69,18 @@ KOKKOS_FORCEINLINE_FUNCTION void collide_cell(Real f[L::Q], const Geometry<Real>
     collide<L, false>(f, g);
 }
 
+// The collision of a checked (edge) cell: inlined on GPUs, a call on CPUs
+// (lbm_step.hpp: the few cells at a line's ends).
+#if defined(__CUDA_ARCH__) || !defined(__GNUC__)
+#define KFLOW_LBM_CHECKED_FUNCTION KOKKOS_FORCEINLINE_FUNCTION
+#else
+#define KFLOW_LBM_CHECKED_FUNCTION __attribute__((noinline)) KOKKOS_FUNCTION
+#endif
+template <class L, class Real>
+KFLOW_LBM_CHECKED_FUNCTION void collide_checked(Real f[L::Q], const Geometry<Real>& g) {
+  collide_cell<L>(f, g);
+}
+
 // Density and velocity (lattice units) from post-collision populations:
 // rho = sum f*, rho u = sum c f* - F/2 (Guo forcing: the collision adds F).
 template <class L, class Real>

@@ -106,11 +106,7 @@ struct StepKernel {
   // a call: inlined beside the SIMD loop's cell, its three copies made the
   // line function three times larger and slower to compile, for a few
   // percent of the cells.
-#if !defined(__CUDA_ARCH__) && defined(__GNUC__)
-  __attribute__((noinline))
-#endif
-  KOKKOS_FUNCTION void
-  checked(int idx, const int x[3]) const {
+  KFLOW_LBM_CHECKED_FUNCTION void checked(int idx, const int x[3]) const {
     cell<false>(idx, x);
   }
 
@@ -152,7 +148,7 @@ struct StepKernel {
       }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
-          for (int i = 0; i < Q; ++i) {
+      for (int i = 0; i < Q; ++i) {
         int nb = idx;
         Real u[3];
         bool moving = false;
@@ -169,7 +165,10 @@ struct StepKernel {
         }
       }
     }
-    collide_cell<L>(f, g);
+    if constexpr (bulk)
+      collide_cell<L>(f, g);
+    else
+      collide_checked<L>(f, g);
     if constexpr (M == Mode::two_grid) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) dst.set(idx, i, f[i]);
@@ -191,7 +190,7 @@ struct StepKernel {
       }
     } else {
       KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
-          for (int i = 0; i < Q; ++i) {
+      for (int i = 0; i < Q; ++i) {
         int nb = idx;
         Real u[3];
         bool moving = false;

@@ -1,7 +1,8 @@
 // physics/lbm: exact solutions (plane Poiseuille flow, square-duct series,
 // Taylor-Green decay), Ghia et al. (1982) for the 2D cavity, two-grid vs
-// in-place streaming bit for bit, restart, the set-up checks, and 16-bit
-// storage (its conversions against the binary16 format's definition).
+// in-place streaming bit for bit, restart, the set-up checks, and flows with
+// 16-bit storage (its conversions: test_lbm_storage.cpp; the GPUs' launches
+// against the CPUs': test_lbm_launches.cpp).
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -10,16 +11,12 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/io/fieldfile.hpp"
-#include "lbm_kernels.hpp"
-#include "lbm_launch.hpp"
-#include "lbm_storage.hpp"
 
 using kflow::test::diag;
 using kflow::test::field;
@@ -271,108 +268,6 @@ TEST_CASE("lbm two-grid and in-place (AA) streaming give bit-identical fields", 
   check_identical(two, aa);
 }
 
-namespace {
-
-// One step of every streaming mode on a host space, by lines (the CPUs'
-// launch) and by cells (the GPUs' interior and edge launches): the bits of
-// every population must agree.  Walls, a moving wall, a periodic axis, a
-// halo (ghost layer) and a body force put every kind of link on the edge
-// cells; each set-up has its moving wall, periodic pair or halo on the x
-// faces once (the interior launch takes their links itself).
-struct LinkSetup {
-  int periodic;   // axis, or -1
-  int lid, side;  // the moving wall's axis and side
-  bool xhalo;     // x = -1 and nx are another block's cells (ghosts)
-};
-
-template <class L, class Real = double, class Stored = Real>
-void lines_against_cells(const int (&n)[3], const LinkSetup& setup) {
-  namespace lb = kflow::lbm;
-  using Space = Kokkos::DefaultHostExecutionSpace;
-  using Pops = lb::Populations<L, Real, Stored, Space::memory_space>;
-  Space space;
-  lb::Geometry<Real> g{};
-  for (int d = 0; d < 3; ++d) g.n[d] = g.s[d] = n[d];
-  if (setup.periodic >= 0) g.periodic[setup.periodic] = 1;
-  if (setup.xhalo) g.gh[0] = 1, g.s[0] = n[0] + 2, g.halo[0][0] = g.halo[0][1] = 1;
-  g.moving[setup.lid][setup.side] = 1;
-  g.uw[setup.lid][setup.side][0] = setup.lid == 0 ? 0 : 0.05;  // tangential
-  g.uw[setup.lid][setup.side][1] = setup.lid == 1 ? 0 : 0.03;
-  g.uw[setup.lid][setup.side][2] = setup.lid == 2 || L::D == 2 ? 0 : -0.02;
-  g.force[0] = 1e-5, g.forced = 1;
-  g.omega_p = 1.2, g.omega_m = 1.5;
-  const auto off = lb::offsets<L>(g);
-  const int cells = g.s[0] * g.s[1] * g.s[2];
-  auto make = [&](const char* name) {
-    Pops p;
-    p.v = decltype(p.v)(name, cells, L::Q);
-    return p;
-  };
-  Pops init = make("init");
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(0.9, 1.1);
-  for (int m = 0; m < cells; ++m)
-    for (int i = 0; i < L::Q; ++i) init.set(m, i, Real(L::w(i) * u(rng)));
-  for (auto mode : {lb::Mode::two_grid, lb::Mode::aa_stream, lb::Mode::aa_local}) {
-    Pops src[2] = {make("src0"), make("src1")}, dst[2] = {make("dst0"), make("dst1")};
-    for (int k = 0; k < 2; ++k) {
-      Kokkos::deep_copy(src[k].v, init.v);
-      const Pops& out = mode == lb::Mode::two_grid ? dst[k] : src[k];
-      if (k == 0)
-        lb::kernels::step<L>(space, mode, src[k], out, g, off);
-      else
-        lb::kernels::step<L, true>(space, mode, src[k], out, g, off);
-    }
-    space.fence();
-    const Pops* out = mode == lb::Mode::two_grid ? dst : src;
-    long differ = 0, changed = 0;
-    for (int m = 0; m < cells; ++m)
-      for (int i = 0; i < L::Q; ++i) {
-        differ += out[0].v(m, i) != out[1].v(m, i);
-        changed += out[0].v(m, i) != init.v(m, i);
-      }
-    INFO("Q = " << L::Q << ", mode " << int(mode));
-    CHECK(differ == 0);
-    CHECK(changed > cells);  // the step did run
-  }
-}
-
-}  // namespace
-
-TEST_CASE("lbm: the GPUs' interior and edge launches give the CPUs' line launches' bits",
-          "[unit]") {
-  // {periodic axis, lid axis, lid side, x halo}
-  const LinkSetup s3[] = {{1, 2, 1, false}, {2, 0, 0, false}, {0, 1, 0, false}, {-1, 2, 1, true}};
-  const LinkSetup s2[] = {{0, 1, 1, false}, {-1, 0, 1, false}, {-1, 1, 0, true}};
-  for (const auto& k : s3) {
-    INFO("periodic " << k.periodic << ", lid " << k.lid << "/" << k.side << ", x halo " << k.xhalo);
-    lines_against_cells<kflow::lbm::Lattice<19>>({37, 9, 7}, k);
-    lines_against_cells<kflow::lbm::Lattice<27>>({11, 6, 5}, k);
-  }
-  for (const auto& k : s2) {
-    INFO("periodic " << k.periodic << ", lid " << k.lid << "/" << k.side << ", x halo " << k.xhalo);
-    lines_against_cells<kflow::lbm::Lattice<9>>({35, 8, 1}, k);
-  }
-}
-
-TEST_CASE("lbm, 16-bit storage: the GPUs' two-cell launch gives the CPUs' line launches' bits",
-          "[unit]") {
-  // an even nx: the interior's cells two a thread (the x halo: one a thread)
-  const LinkSetup s3[] = {
-      {1, 2, 1, false}, {2, 0, 0, false}, {0, 1, 0, false}, {-1, 0, 1, false}, {-1, 2, 1, true}};
-  const LinkSetup s2[] = {{0, 1, 1, false}, {-1, 0, 0, false}, {-1, 1, 0, true}};
-  for (const auto& k : s3) {
-    INFO("periodic " << k.periodic << ", lid " << k.lid << "/" << k.side << ", x halo " << k.xhalo);
-    lines_against_cells<kflow::lbm::Lattice<19>, float, std::uint16_t>({36, 9, 7}, k);
-    lines_against_cells<kflow::lbm::Lattice<27>, float, std::uint16_t>({4, 6, 5}, k);
-    lines_against_cells<kflow::lbm::Lattice<19>, float, kflow::Word16c>({36, 9, 7}, k);
-  }
-  for (const auto& k : s2) {
-    INFO("periodic " << k.periodic << ", lid " << k.lid << "/" << k.side << ", x halo " << k.xhalo);
-    lines_against_cells<kflow::lbm::Lattice<9>, float, std::uint16_t>({34, 8, 1}, k);
-  }
-}
-
 TEST_CASE("lbm conserves mass in a closed cavity; float follows double", "[unit]") {
   const auto d = run_text(cavity2, "", {"time.steps=400"}, "", true);
   CHECK(std::fabs(diag(d, "mean_density") - 1) < 1e-12);
@@ -591,89 +486,6 @@ TEST_CASE("lbm precisions: Re = 1000 cavities against Botella & Peyret and Alben
     CHECK(std::fabs(psi[p] / psi[0] - 1) < 0.01);
     for (int e = 0; e < 3; ++e) CHECK(std::fabs(ext[p][e] / ext[0][e] - 1) < 0.05);
   }
-}
-
-// 16-bit storage (run.precision = "float16s" and "float16c",
-// physics/lbm/lbm_storage.hpp).
-
-namespace {
-
-// A 16-bit format by its definition: E exponent bits with bias B, 15 - E
-// fraction bits, subnormals, the top exponent for infinity (IEEE 754-2008's
-// binary16: E = 5, B = 15).  value(b): the bit pattern b (sign bit clear) as
-// a double, the first infinite pattern as the value rounding compares it at.
-struct Format {
-  int E, B;
-  int M() const { return 15 - E; }
-  int inf() const { return ((1 << E) - 1) << M(); }
-  double value(int b) const {
-    const int e = b >> M(), m = b & ((1 << M()) - 1);
-    return e == 0 ? std::ldexp(m, 1 - B - M()) : std::ldexp(1 + std::ldexp(m, -M()), e - B);
-  }
-  // The pattern nearest to x >= 0, ties to the even pattern, by bisection
-  // over every finite value: a reference independent of the conversions.
-  int nearest(double x) const {
-    int lo = 0, hi = inf();  // value(lo) <= x < value(hi) unless x >= value(inf)
-    if (x >= value(inf())) return inf();
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      (value(mid) <= x ? lo : hi) = mid;
-    }
-    const double dl = x - value(lo), dh = value(hi) - x;
-    return dl < dh ? lo : dh < dl ? hi : (lo % 2 == 0 ? lo : hi);
-  }
-};
-
-// Every pattern decodes to its value and encodes back to itself; every
-// midpoint between neighbours rounds to the even one, the floats beside it
-// to the nearer; 200 000 random floats over the range and below it.
-template <class ToFloat, class FromFloat>
-void check_format(const Format& fmt, ToFloat to_float, FromFloat from_float) {
-  const int inf = fmt.inf();
-  int checked = 0;
-  for (int b = 0; b < inf; ++b)
-    for (const int sign : {0, 0x8000}) {
-      const auto h = static_cast<std::uint16_t>(b | sign);
-      const double v = sign ? -fmt.value(b) : fmt.value(b);
-      REQUIRE(double(to_float(h)) == v);
-      REQUIRE(from_float(to_float(h)) == h);
-      ++checked;
-    }
-  CHECK(checked == 2 * inf);
-  CHECK(std::isinf(to_float(std::uint16_t(inf))));
-  CHECK(std::isnan(to_float(from_float(std::nanf("")))));
-  CHECK(from_float(1e30f) == inf);
-  CHECK(from_float(-1e30f) == (inf | 0x8000));
-  auto check = [&](float x) {
-    const int ref = fmt.nearest(std::fabs(double(x))) | (std::signbit(x) ? 0x8000 : 0);
-    INFO("x = " << x);
-    REQUIRE(from_float(x) == ref);
-  };
-  for (int b = 0; b < inf; ++b) {
-    const float mid = float(0.5 * (fmt.value(b) + fmt.value(b + 1)));  // exact
-    REQUIRE(double(mid) == 0.5 * (fmt.value(b) + fmt.value(b + 1)));
-    for (const float x : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e9f)}) {
-      check(x);
-      check(-x);
-    }
-  }
-  std::mt19937 gen(7);
-  std::uniform_real_distribution<double> exponent(-2 * fmt.B, fmt.B + 2), mantissa(1, 2);
-  for (int k = 0; k < 200000; ++k)
-    check(float(std::ldexp(mantissa(gen), int(std::floor(exponent(gen)))) * (k % 2 ? -1 : 1)));
-}
-
-}  // namespace
-
-TEST_CASE("lbm float16s storage: binary16 conversions are exact and round to nearest even",
-          "[unit]") {
-  check_format(Format{5, 15}, kflow::lbm::half_to_float, kflow::lbm::float_to_half);
-}
-
-TEST_CASE("lbm float16c storage: 4-bit-exponent conversions are exact and round to nearest even",
-          "[unit]") {
-  using C = kflow::lbm::Binary16c;
-  check_format(Format{4, 14}, C::to_float, C::from_float);
 }
 
 namespace {
