@@ -147,7 +147,8 @@ struct StepKernel {
           if (L::c(i, 0) == -side) f[i] += wall_term<L>(i, g.uw[0][face]);
       }
     } else {
-      KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
+      // (f must stay in registers: no run-time index)
+      KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
         int nb = idx;
         Real u[3];
@@ -189,7 +190,8 @@ struct StepKernel {
             dst.set(wall ? idx : idx + off[i] - (wrap ? side * nx : 0), wall ? opp(i) : i, f[i]);
       }
     } else {
-      KFLOW_LBM_UNROLL  // (f must stay in registers: no run-time index)
+      // (f must stay in registers: no run-time index)
+      KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
         int nb = idx;
         Real u[3];
