@@ -54,6 +54,8 @@ KK_PREFIX=/opt/kokkos-kernels
 MIRROR=${KFLOW_MIRROR:-http://deb.debian.org/debian}
 ROOT=${KFLOW_ROOTFS:-/var/cache/kflow/sid-r$RECIPE}
 STAMP="$ROOT/.kflow-root-complete"
+# A root set up with KFLOW_ROOT_VTK=0 keeps that choice when it is not given again.
+if [[ -z "${KFLOW_ROOT_VTK:-}" && -f "$STAMP" ]] && grep -q " vtk=0 " "$STAMP"; then WITH_VTK=0; fi
 WANT="recipe=$RECIPE packages=${PACKAGES[*]} vtk=$WITH_VTK kokkos-kernels=$KK_SUITE/$KK_PACKAGE"
 APT_OPTS=(-o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false
   -o Dpkg::Use-Pty=0 -q -y)
@@ -262,10 +264,14 @@ if [[ "$KK_PACKAGE" != none && ! -f "$ROOT$KK_PREFIX/.kflow-complete" ]]; then
 fi
 
 echo "$WANT" >"$STAMP"
-for old in "$(dirname "$ROOT")"/sid-r*; do
-  [[ -d "$old" && "$old" != "$ROOT" && -f "$old/.kflow-root-complete" ]] &&
-    say "note: $old is an older kflow toolchain root that this checkout no longer uses; delete it to free its space"
-done
+# Roots of older recipes at the default place (never deleted here).
+if [[ -z "${KFLOW_ROOTFS:-}" ]]; then
+  for old in "$(dirname "$ROOT")"/sid-r*; do
+    n=${old##*/sid-r}
+    [[ -d "$old" && "$n" =~ ^[0-9]+$ && "$n" -lt "$RECIPE" && -f "$old/.kflow-root-complete" ]] &&
+      say "note: $old is the root of an older recipe, which this checkout no longer uses; delete it to free its space"
+  done
+fi
 say "toolchain root ready: $ROOT ($((SECONDS - t_start)) s: debootstrap ${t_debootstrap} s, packages ${t_packages} s, VTK's headers ${t_vtk} s)"
 [[ "${1:-}" == "--print-root" ]] && echo "$ROOT"
 exit 0
