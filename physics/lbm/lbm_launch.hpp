@@ -20,27 +20,24 @@ void launch_cells(const ExecSpace& space, const char* label, const Kernel& kerne
   const int nx = kernel.g.n[0], ny = kernel.g.n[1], nz = kernel.g.n[2];
   if (nx >= 3 && ny >= 3 && (Kernel::dim == 2 || nz >= 3)) {
     const int interior = nx * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);  // whole lines
-    using Pair = PairKernel<Kernel>;
+    bool pairs = false;  // 16-bit storage: the interior two cells a thread
     if constexpr (sizeof(typename Kernel::view::stored_type) == 2) {
+      using Pair = PairKernel<Kernel>;
       if (Pair::applies(kernel)) {  // (at most 80 registers: 6 blocks of 128 a multiprocessor)
-        const Pair pairs{kernel};
+        const Pair pair{kernel};
         Kokkos::parallel_for(
             label,
             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Kokkos::LaunchBounds<128, 6>>(
-                space, 0, pairs.count()),
-            pairs);
-      } else {
-        Kokkos::parallel_for(
-            label,
-            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
-            kernel);
+                space, 0, pair.count()),
+            pair);
+        pairs = true;
       }
-    } else {
+    }
+    if (!pairs)
       Kokkos::parallel_for(
           label,
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Interior>(space, 0, interior),
           kernel);
-    }
     Kokkos::parallel_for(std::string(label) + "_edges",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Edges>(
                              space, 0, kernel.edge_cells()),
