@@ -25,7 +25,7 @@ PACKAGES=(g++ cmake ninja-build make pkgconf libkokkos-dev
 # VTK (KFLOW_ROOT_VTK=0 leaves it out: frames are then .kff files, README.md).
 # libvtk9-dev depends on the development packages of every VTK module (a
 # JDK, Boost, GDAL, FFmpeg, MariaDB, ...: 708 packages and 1.08 GB of
-# downloads in all where 444 and 0.53 GB suffice), of which kflow's four
+# downloads in all where 490 and 0.56 GB suffice), of which kflow's four
 # modules (CommonCore, CommonDataModel, IOCore, IOXML) use none.  So the root
 # installs VTK's libraries, tools and Python modules (its CMake files name
 # them) and the development packages of those four modules' dependencies,
