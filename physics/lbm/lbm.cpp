@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/registry.hpp"
 
@@ -21,6 +22,8 @@ constexpr double mach_error = 0.6;      // Ma = u sqrt(3)
 constexpr double mach_warning = 0.3;    // compressibility error ~ Ma^2 ~ 10 %
 constexpr double grid_re_error = 30.0;  // u_max / nu_lat
 constexpr double grid_re_warning = 10.0;
+constexpr double inflow_mach_error = 0.3;  // an inflow's peak, lattice Mach number
+constexpr double inflow_mach_note = 0.1;
 // tau above these: outside the scheme's range.  Measured in the lid-driven
 // cavity (BGK): in 2D (64^2 and 256^2) it diverges from tau = 4.3 on and runs
 // at 4.06; in 3D (48^3) it runs at tau = 29 and diverges at 1440.  At large
@@ -95,14 +98,70 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   for (int d = 0; d < g.dim; ++d) s->force_lat[d] = s->force[d] * s->dt * s->dt / s->dx;
 
   // Boundaries.
-  double u_max = s->u_lat;
+  double u_max = s->u_lat, u_inflow = 0;
   const auto bs = c.section("boundary");
+  bool inflows = false, outflows = false;
   parse_sides(bs, g.dim, [&](const std::string& key, int d, int side) {
-    const auto kind = bs.get_kind(key, {"no_slip", "moving_wall", "periodic"}, "no_slip");
+    const auto kind =
+        bs.get_kind(key, {"no_slip", "moving_wall", "periodic", "inflow", "outflow"}, "no_slip");
     s->bc[d][side] = kind == "no_slip"       ? Bc::no_slip
                      : kind == "moving_wall" ? Bc::moving_wall
+                     : kind == "inflow"      ? Bc::inflow
+                     : kind == "outflow"     ? Bc::outflow
                                              : Bc::periodic;
     const auto side_s = bs.section(key);
+    for (const char* k : {"profile", "max_velocity", "ramp_time"})
+      if (kind != "inflow" && side_s.has(k))
+        bs.fail(key + "." + k, std::string("only an inflow side takes ") + k);
+    if (kind != "outflow" && side_s.has("pressure"))
+      bs.fail(key + ".pressure", "only an outflow side takes a pressure");
+    if (kind == "inflow") {
+      inflows = true;
+      // Into the domain: +1 on a low side, -1 on a high one.
+      const double inward = side ? -1.0 : 1.0;
+      const auto profile = side_s.get_choice("profile", {"uniform", "parabolic"}, "uniform");
+      std::vector<double> v(std::size_t(g.dim), 0.0);
+      if (profile == "parabolic") {
+        s->profile[d][side] = Profile::parabolic;
+        if (side_s.has("velocity"))
+          bs.fail(key + ".velocity", "a parabolic inflow takes max_velocity (its peak, normal to "
+                                     "the side), not velocity");
+        v[std::size_t(d)] = inward * side_s.require("max_velocity", 0.0, 1e300, true);
+      } else {
+        if (side_s.has("max_velocity"))
+          bs.fail(key + ".max_velocity", "max_velocity belongs to profile = \"parabolic\"; a "
+                                         "uniform inflow takes velocity = [...]");
+        v = side_s.get_numbers("velocity", g.dim, g.dim, {});
+        if (v.empty()) bs.fail(key + ".velocity", "missing; a uniform inflow needs its velocity");
+        if (!(v[std::size_t(d)] * inward > 0))
+          bs.fail(key + ".velocity",
+                  "an inflow's velocity must point into the domain: component " +
+                      std::to_string(d) + " must be " + (side ? "negative" : "positive") +
+                      ", got " + num(v[std::size_t(d)]));
+      }
+      const double ramp = side_s.get("ramp_time", 0.0, 0.0, 1e300);
+      if (ramp > 0 && s->ramp_time > 0 && ramp != s->ramp_time)
+        bs.fail(key + ".ramp_time", "every inflow rises over the same ramp_time (" +
+                                        num(s->ramp_time) + " on another side)");
+      if (ramp > 0) s->ramp_time = ramp;
+      double sq = 0;
+      for (int e = 0; e < g.dim; ++e) {
+        s->wall_velocity[d][side][e] = v[std::size_t(e)];
+        s->wall_lat[d][side][e] = v[std::size_t(e)] * s->dt / s->dx;
+        sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
+      }
+      u_max = std::max(u_max, std::sqrt(sq));
+      u_inflow = std::max(u_inflow, std::sqrt(sq));
+      return false;
+    }
+    if (kind == "outflow") {
+      outflows = true;
+      const double p = side_s.get("pressure", 0.0, -1e300, 1e300);
+      s->outflow_pressure[d][side] = p;
+      s->outflow_density[d][side] = 1 + 3 * p * (s->dt / s->dx) * (s->dt / s->dx);
+      if (side_s.has("velocity")) bs.fail(key + ".velocity", "an outflow side takes no velocity");
+      return false;
+    }
     if (kind == "moving_wall") {
       const auto v = side_s.get_numbers("velocity", g.dim, g.dim, {});
       if (v.empty()) bs.fail(key + ".velocity", "missing; a moving wall needs its velocity");
@@ -123,6 +182,52 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
     }
     return kind == "periodic";
   });
+
+  if (inflows && !outflows)
+    bs.fail("", "an inflow needs an outflow side for its mass to leave (type = \"outflow\")");
+
+  // Bodies, their walls and forces.
+  BodyRules rules;
+  for (int d = 0; d < g.dim; ++d)
+    for (int side = 0; side < 2; ++side)
+      rules.keep_off[std::size_t(d)][std::size_t(side)] =
+          s->bc[d][side] == Bc::inflow || s->bc[d][side] == Bc::outflow;
+  rules.why = "which is an inflow or an outflow";
+  s->bodies = parse_bodies(c, g, rules, s->notes);
+  s->walls = ls.get_choice("body_walls", {"interpolated", "bounce_back"}, "interpolated") ==
+                     "bounce_back"
+                 ? Walls::bounce_back
+                 : Walls::interpolated;
+  if (s->bodies.size() > 250)
+    c.root().fail("body", "lbm takes at most 250 bodies, got " + std::to_string(s->bodies.size()));
+  for (std::size_t b = 0; b < s->bodies.size(); ++b)
+    for (int d = 0; d < g.dim; ++d) {
+      const auto box = geometry::bounds(s->bodies[b]);
+      const double lo = g.origin[std::size_t(d)], hi = lo + g.length[std::size_t(d)];
+      if (s->bc[d][0] == Bc::periodic && (box.lo[d] <= lo || box.hi[d] >= hi))
+        c.root().fail("body[" + std::to_string(b) + "]",
+                      "the body reaches the periodic sides of axis " + std::string(1, "xyz"[d]) +
+                          ": lbm's bodies lie inside the domain along periodic axes");
+    }
+  const auto fs = c.section("forces");
+  s->force_velocity = fs.get("reference_velocity", s->velocity, 0.0, 1e300, true);
+  s->force_length = fs.get("reference_length", s->length, 0.0, 1e300, true);
+  s->force_area = fs.get("reference_area", s->force_length * s->force_length, 0.0, 1e300, true);
+  if (g.dim == 2 && fs.has("reference_area"))
+    fs.fail("reference_area", "a 2D case's forces are per unit depth: give reference_length");
+  if (s->bodies.empty())
+    for (const char* k : {"reference_velocity", "reference_length", "reference_area"})
+      if (fs.has(k)) fs.fail(k, "forces are on bodies; this case has no [[body]]");
+  const auto as = c.section("analysis");
+  s->probes = as.get_numbers("pressure_probes", std::size_t(2 * g.dim), std::size_t(2 * g.dim), {});
+  for (std::size_t k = 0; k < s->probes.size(); ++k) {
+    const std::size_t d = k % std::size_t(g.dim);
+    if (!(s->probes[k] >= g.origin[d] + 0.5 * s->dx &&
+          s->probes[k] <= g.origin[d] + g.length[d] - 0.5 * s->dx))
+      as.fail("pressure_probes", "point " + std::to_string(k / std::size_t(g.dim) + 1) +
+                                     " lies outside the cell centres along " +
+                                     std::string(1, "xyz"[d]) + " (" + num(s->probes[k]) + ")");
+  }
 
   // Initial state.
   const auto is = c.section("initial");
@@ -166,6 +271,17 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   if (mach > mach_warning)
     s->notes.push_back("lattice Mach number " + num(mach) + " above " + num(mach_warning) +
                        " (compressibility error ~ Ma^2): " + numbers);
+  // An inflow's lattice Mach number (its peak): compressibility shows in the
+  // forces long before the scheme's limits.
+  if (u_inflow * std::sqrt(3.0) > inflow_mach_error)
+    bs.fail("", "an inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) +
+                    " (above " + num(inflow_mach_error) + ": " + numbers +
+                    "); lower lattice.velocity");
+  if (u_inflow * std::sqrt(3.0) > inflow_mach_note)
+    s->notes.push_back("inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) +
+                       " (above " + num(inflow_mach_note) +
+                       "): the density varies by ~Ma^2 along the flow; a smaller "
+                       "lattice.velocity makes it more incompressible");
   if (grid_re > grid_re_warning)
     s->notes.push_back("grid Reynolds number " + num(grid_re) + " above " + num(grid_re_warning) +
                        " (under-resolved): " + numbers);
@@ -184,8 +300,9 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
 
 KFLOW_REGISTER_MODEL((ModelInfo{
     "lbm",
-    "lattice Boltzmann D2Q9/D3Q19/D3Q27, BGK or TRT, halfway bounce-back and moving walls, "
-    "periodic sides, Guo body force; two-grid pull or in-place (AA) streaming",
+    "lattice Boltzmann D2Q9/D3Q19/D3Q27, BGK or TRT; bodies with interpolated bounce-back and "
+    "forces; halfway bounce-back, moving walls, velocity inflows, pressure outflows, periodic "
+    "sides, Guo body force; two-grid pull or in-place (AA) streaming",
     parse_case,
     R"(
 [case]

@@ -60,11 +60,20 @@
 
 #include "kflow/core/config.hpp"
 #include "kflow/core/model.hpp"
+#include "kflow/geometry/body.hpp"
 
 namespace kflow::lbm {
 
 enum class Stencil { d2q9, d3q19, d3q27 };
-enum class Bc { periodic, no_slip, moving_wall };
+// Sides: periodic, halfway bounce-back (no_slip), a moving wall (bounce-back with
+// the Ladd term), a velocity inflow (the same, with a normal velocity and a
+// profile: lbm_sides.hpp) and a pressure outflow (anti-bounce-back:
+// lbm_outflow.hpp).
+enum class Bc { periodic, no_slip, moving_wall, inflow, outflow };
+enum class Profile { uniform, parabolic };
+// Walls on bodies (lbm_bodies.hpp): halfway bounce-back (staircase) or
+// Bouzidi, Firdaouss & Lallemand's (2001) linear interpolation.
+enum class Walls { bounce_back, interpolated };
 
 struct Setup : ModelSetup {
   Stencil stencil = Stencil::d3q19;
@@ -75,13 +84,24 @@ struct Setup : ModelSetup {
   double reynolds = 100, velocity = 1, length = 1, viscosity = 0.01;
   double force[3] = {0, 0, 0};  // body force per unit mass (acceleration)
   Bc bc[3][2] = {};             // [axis][0 low, 1 high]
-  double wall_velocity[3][2][3] = {};
+  double wall_velocity[3][2][3] = {};  // moving wall; inflow (uniform, or the profile's peak)
+  Profile profile[3][2] = {};          // inflow sides
+  double ramp_time = 0;                // inflows rise as (1 - cos(pi t / T)) / 2 up to T
+  double outflow_pressure[3][2] = {};  // outflow sides: p - p0 (per unit density)
+  // Bodies ([[body]], kflow/core/case_geometry.hpp) and their walls.
+  std::vector<geometry::Body> bodies;
+  Walls walls = Walls::interpolated;
+  // Force coefficients c = 2 F / (rho0 U^2 A), A = L (2D, per unit depth) or
+  // the area (3D); 0: not logged.
+  double force_velocity = 0, force_length = 0, force_area = 0;
+  std::vector<double> probes;  // analysis.pressure_probes: two points, delta_p = p(a) - p(b)
   // Lattice parameters (derived).
   double dx = 1, dt = 1;  // physical cell size and time per lattice step
   double u_lat = 0.1, nu_lat = 0, tau = 1;
   double omega_plus = 1, omega_minus = 1;
   double force_lat[3] = {0, 0, 0};
   double wall_lat[3][2][3] = {};  // wall velocities in lattice units
+  double outflow_density[3][2] = {};  // outflow sides: rho = 1 + 3 p (lattice units)
   // Initial state.
   std::string initial = "rest";  // rest | taylor_green
   int tg_modes[3] = {1, 1, 1};   // wavenumbers per axis (k_d = 2 pi m_d / length_d)
@@ -94,8 +114,10 @@ struct Setup : ModelSetup {
                      : field == "v"                      ? 1
                      : field == "w"                      ? 2
                                                          : -1;
-    if (comp < 0 || bc[axis][side] == Bc::periodic) return false;
-    value = bc[axis][side] == Bc::moving_wall ? wall_velocity[axis][side][comp] : 0.0;
+    const Bc b = bc[axis][side];
+    if (comp < 0 || b == Bc::periodic || b == Bc::outflow) return false;
+    if (b == Bc::inflow && profile[axis][side] != Profile::uniform) return false;
+    value = b == Bc::moving_wall || b == Bc::inflow ? wall_velocity[axis][side][comp] : 0.0;
     return true;
   }
 };

@@ -32,8 +32,15 @@ struct Geometry {
   int gh[3];         // ghost layers per axis (0 on one rank)
   int periodic[3];   // axis wraps onto the block's own opposite side
   int halo[3][2];    // side borders another block (its cells in the ghost layer)
-  int moving[3][2];  // face is a moving wall (else static, when neither of the above)
-  Real uw[3][2][3];  // wall velocities (lattice units)
+  int moving[3][2];  // face is a moving wall or an inflow (else static, when neither above)
+  Real uw[3][2][3];  // wall velocities (lattice units): an inflow's peak
+  int profile[3][2];  // a moving face's velocity: 0 uniform, 1 parabolic across the face
+  Real scale[3][2];   // a moving face's velocity factor in time (an inflow's ramp)
+  int cells[3];       // the global grid's cells per axis, and the block's first cell
+  int offset[3];      // in it (the parabolic profile)
+  // Bodies: per stored cell 1 for a solid cell, which the step skips; null
+  // without bodies.
+  const unsigned char* solid;
   Real force[3];     // body force (lattice units)
   int forced;        // any force component non-zero
   Real omega_p, omega_m;
@@ -41,6 +48,23 @@ struct Geometry {
   // The stored index of the cell at block coordinates t (ghosts: -1 and n).
   KOKKOS_INLINE_FUNCTION int index(const int t[3]) const {
     return (t[0] + gh[0]) + s[0] * ((t[1] + gh[1]) + s[1] * (t[2] + gh[2]));
+  }
+
+  // The velocity of moving face (d, side) where the link from cell x along
+  // dd crosses it (halfway, at x + dd / 2): uniform, or the parabolic
+  // profile 4 t (1 - t) per axis across the face (a duct: the product),
+  // t the position across the global grid; times the face's scale.
+  KOKKOS_INLINE_FUNCTION void face_velocity(int d, int side, const int x[3], const int dd[3],
+                                            Real w[3]) const {
+    Real f = scale[d][side];
+    if (profile[d][side])
+      for (int e = 0; e < 3; ++e)
+        if (e != d && cells[e] > 1) {
+          const Real t = (Real(x[e] + offset[e]) + Real(0.5) + Real(0.5) * Real(dd[e])) /
+                         Real(cells[e]);
+          f *= Real(4) * t * (Real(1) - t);
+        }
+    for (int e = 0; e < 3; ++e) w[e] = uw[d][side][e] * f;
   }
 
   // The cell (x + dx, y + dy, z + dz): its stored index in `nb`, or a wall.
@@ -70,7 +94,9 @@ struct Geometry {
       }
       ++crossed;
       if (moving[d][side]) {
-        for (int e = 0; e < 3; ++e) u[e] += uw[d][side][e];
+        Real w[3];
+        face_velocity(d, side, x, dd, w);
+        for (int e = 0; e < 3; ++e) u[e] += w[e];
       } else {
         any_static = true;
       }

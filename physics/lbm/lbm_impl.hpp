@@ -22,11 +22,13 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
 #include "kflow/core/state_view.hpp"
@@ -36,8 +38,10 @@
 #include "kflow/linalg/dist/halo.hpp"
 #endif
 #include "lbm.hpp"
+#include "lbm_bodies.hpp"
 #include "lbm_kernels.hpp"
 #include "lbm_launch.hpp"
+#include "lbm_outflow.hpp"
 #include "lbm_storage.hpp"
 
 namespace kflow::lbm {
@@ -126,11 +130,17 @@ class Model final : public kflow::Model {
       geo_.periodic[d] = d >= G.dim || (s_.bc[d][0] == Bc::periodic && !dec.split(d));
       for (int side = 0; side < 2; ++side) {
         geo_.halo[d][side] = d < G.dim && dec.split(d) && dec.neighbour(d, side) >= 0;
-        geo_.moving[d][side] = d < G.dim && s_.bc[d][side] == Bc::moving_wall;
+        const Bc b = d < G.dim ? s_.bc[d][side] : Bc::periodic;
+        geo_.moving[d][side] = b == Bc::moving_wall || b == Bc::inflow;
+        geo_.profile[d][side] = b == Bc::inflow && s_.profile[d][side] == Profile::parabolic;
+        geo_.scale[d][side] = Real(1);
         for (int e = 0; e < 3; ++e) geo_.uw[d][side][e] = Real(s_.wall_lat[d][side][e]);
       }
       geo_.force[d] = Real(s_.force_lat[d]);
+      geo_.cells[d] = d < G.dim ? G.cells[d] : 1;
+      geo_.offset[d] = d < G.dim ? lg_.offset[d] : 0;
     }
+    geo_.solid = nullptr;
     geo_.forced = geo_.force[0] != Real(0) || geo_.force[1] != Real(0) || geo_.force[2] != Real(0);
     geo_.omega_p = Real(s_.omega_plus);
     geo_.omega_m = Real(s_.omega_minus);
@@ -174,6 +184,15 @@ class Model final : public kflow::Model {
     }
     layout_ = s_.in_place ? Layout::swapped : Layout::normal;
     kernels::initialise<L>(space_, a_, geo_, layout_, init);
+    fluid_cells_ = double(s_.grid.interior_cells());
+    bool open = !s_.probes.empty();
+    for (int d = 0; d < G.dim; ++d)
+      for (int side = 0; side < 2; ++side)
+        open = open || s_.bc[d][side] == Bc::inflow || s_.bc[d][side] == Bc::outflow;
+    if (dec.size() > 1 && (open || !s_.bodies.empty()))
+      throw Error("lbm: bodies, inflows, outflows and pressure probes run on one rank; run this "
+                  "case without mpirun");
+    if (!s_.bodies.empty()) place_bodies();
   }
 
   const linalg::Grid& grid() const override {
@@ -193,18 +212,22 @@ class Model final : public kflow::Model {
   }
 
   // One lattice step (dt is always s_.dt: fixed_dt).
-  void step(double, double) override {
+  void step(double t, double) override {
+    ramp(t);
     if (!s_.in_place) {
       if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
+      boundaries(Mode::two_grid);
       kernels::step<L>(space_, Mode::two_grid, a_, b_, geo_, off_);
       std::swap(a_, b_);
     } else if (layout_ == Layout::swapped) {
       if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
+      boundaries(Mode::aa_stream);
       kernels::step<L>(space_, Mode::aa_stream, a_, a_, geo_, off_);
       if (halo_)
         halo_->reverse(linalg::dist::components_on(lg_, a_.v), WrittenByBounceBack<L, Real>{geo_});
       layout_ = Layout::pushed;
     } else {
+      boundaries(Mode::aa_local);
       kernels::step<L>(space_, Mode::aa_local, a_, a_, geo_, off_);
       layout_ = Layout::swapped;
     }
@@ -219,7 +242,7 @@ class Model final : public kflow::Model {
   Diagnostics diagnostics(double) override {
     double usq = 0, energy = 0, mass = 0;
     kernels::norms<L>(space_, a_, geo_, off_, layout_, usq, energy, mass);
-    const double n = double(s_.grid.interior_cells());
+    const double n = parallel::sum(fluid_cells_);
     const double umax = std::sqrt(parallel::max(usq));
     energy = parallel::sum(energy) / n;
     mass = parallel::sum(mass) / n;
@@ -230,10 +253,17 @@ class Model final : public kflow::Model {
       throw Error("the flow diverged: lattice speed " + std::to_string(umax) +
                   " exceeds the lattice speed of sound 0.577 (Ma > 1); use a finer grid, a smaller "
                   "lattice.velocity or collision = \"trt\"");
-    return {{"max_velocity", umax * c},
-            {"kinetic_energy", energy * c * c},
-            {"mean_density", mass},
-            {"max_velocity_lattice", umax}};
+    Diagnostics d{{"max_velocity", umax * c},
+                  {"kinetic_energy", energy * c * c},
+                  {"mean_density", mass},
+                  {"max_velocity_lattice", umax}};
+    forces(d);
+    if (!s_.probes.empty()) d.push_back({"delta_p", pressure_difference()});
+    return d;
+  }
+
+  std::vector<std::string> notes() const override {
+    return notes_;
   }
 
   // This rank's block of the field (the driver gathers the blocks).
@@ -268,15 +298,24 @@ class Model final : public kflow::Model {
     } else if (name == "vorticity_magnitude") {
       f.values = vorticity(h, c);
     } else if (name == "flags") {
-      // 0 fluid, 1 next to a no-slip wall, 2 next to a moving wall (the
-      // domain's sides, in global cell coordinates).
+      // 0 fluid; next to a side: 1 no-slip, 2 moving wall, 3 inflow, 4
+      // outflow (the largest where sides meet); 5 next to a body; -(id + 1)
+      // a cell of body id.
       f.values.assign(n, 0.0);
+      std::vector<unsigned char> solid;
+      std::vector<char> near;
+      body_cells(solid, near);
       for_cells([&](std::size_t k, const int x[3]) {
         double v = 0;
         for (int d = 0; d < G.dim; ++d)
           for (int side = 0; side < 2; ++side)
             if (s_.bc[d][0] != Bc::periodic && x[d] + lg_.offset[d] == (side ? G.cells[d] - 1 : 0))
-              v = std::max(v, geo_.moving[d][side] ? 2.0 : 1.0);
+              v = std::max(v, s_.bc[d][side] == Bc::inflow    ? 3.0
+                              : s_.bc[d][side] == Bc::outflow ? 4.0
+                              : geo_.moving[d][side]          ? 2.0
+                                                              : 1.0);
+        if (!near.empty() && near[k]) v = 5;
+        if (!solid.empty() && solid[k]) v = -double(solid[k]);
         f.values[k] = v;
       });
     } else {
@@ -317,6 +356,134 @@ class Model final : public kflow::Model {
   }
 
  private:
+  // Bodies (one rank): the solid flag of every stored cell, which the step
+  // skips, and the boundary links with their rule (lbm_bodies.hpp).
+  void place_bodies() {
+    std::vector<std::array<int, 3>> dirs(Q);
+    for (int i = 0; i < Q; ++i) dirs[std::size_t(i)] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
+    const auto gg = body_geometry(space_, s_.bodies, cell_centres(s_.grid, false),
+                                  geometry::Directions(dirs));
+    int fallbacks = 0;
+    fluid_cells_ = double(ncells_) - kernels::solid_cells(space_, gg.flags, geo_, solid_, nstored_);
+    geo_.solid = solid_.data();
+    links_ = kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated,
+                                    fallbacks);
+    const int count = links_.count;
+    if (fallbacks > 0)
+      notes_.push_back(std::to_string(fallbacks) + " of " + std::to_string(count) +
+                       " boundary links (q < 1/2) have no second fluid cell behind them (a gap "
+                       "one cell wide or a side): halfway bounce-back there (first order)");
+    if (gg.links.unresolved > 0)
+      notes_.push_back(std::to_string(gg.links.unresolved) +
+                       " boundary links found no surface (a graze): q = 1/2 there");
+  }
+
+  // The cells of the block (output order) inside a body (id + 1) and next
+  // to one (with a boundary link); empty without bodies.
+  void body_cells(std::vector<unsigned char>& solid, std::vector<char>& near) const {
+    if (!geo_.solid) return;
+    auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), solid_);
+    auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links_.cell);
+    solid.resize(ncells_);
+    near.assign(ncells_, 0);
+    for_cells([&](std::size_t k, const int x[3]) { solid[k] = s(std::size_t(geo_.index(x))); });
+    for (int l = 0; l < links_.count; ++l) near[std::size_t(c(l))] = 1;
+  }
+
+  // The inflows' ramp at time t: (1 - cos(pi t / T)) / 2 up to T.
+  void ramp(double t) {
+    if (!(s_.ramp_time > 0)) return;
+    const double r = t >= s_.ramp_time ? 1.0 : 0.5 * (1 - std::cos(3.14159265358979323846 * t / s_.ramp_time));
+    for (int d = 0; d < 3; ++d)
+      for (int side = 0; side < 2; ++side)
+        if (d < s_.grid.dim && s_.bc[d][side] == Bc::inflow) geo_.scale[d][side] = Real(r);
+  }
+
+  // The outflows' and the bodies' populations for the next step, in `mode`.
+  void boundaries(Mode mode) {
+    const Layout now = mode == Mode::two_grid    ? Layout::normal
+                       : mode == Mode::aa_stream ? Layout::swapped
+                                                 : Layout::pushed;
+    for (int d = 0; d < s_.grid.dim; ++d)
+      for (int side = 0; side < 2; ++side)
+        if (s_.bc[d][side] == Bc::outflow && !geo_.halo[d][side])
+          kernels::outflow<L>(space_, a_, geo_, mode, now, d, side,
+                              Real(s_.outflow_density[d][side]));
+    kernels::body_walls<L>(space_, a_, geo_, off_, links_, mode, now);
+  }
+
+  // Force coefficients of every body (lattice units throughout): c = 2 F /
+  // (rho0 U^2 A); body 0's as c_d, c_l (c_s), the others' with "_<id>".
+  void forces(Diagnostics& out) const {
+    if (!(s_.force_velocity > 0) || s_.bodies.empty()) return;
+    const double u = s_.force_velocity * s_.dt / s_.dx, len = s_.force_length / s_.dx;
+    const double area = s_.grid.dim == 2 ? len : s_.force_area / (s_.dx * s_.dx);
+    const double scale = 2 / (u * u * area);
+    for (int b = 0; b < int(s_.bodies.size()); ++b) {
+      double f[3];
+      kernels::body_force<L>(space_, a_, geo_, links_, layout_, b, f);
+      const std::string tag = b == 0 ? "" : "_" + std::to_string(b);
+      out.push_back({"c_d" + tag, f[0] * scale});
+      out.push_back({"c_l" + tag, f[1] * scale});
+      if (s_.grid.dim == 3) out.push_back({"c_s" + tag, f[2] * scale});
+    }
+  }
+
+  // analysis.pressure_probes: p(a) - p(b), physical units (p = c_s^2 (rho -
+  // rho0) (dx/dt)^2 per unit density), the density interpolated (bi- or
+  // trilinear) between the cell centres around the point.  A corner cell in
+  // a body takes the value extrapolated linearly from the two fluid cells
+  // beyond it along an axis, so that a point on a body's surface (DFG's
+  // front and rear points) reads the wall's pressure to second order.
+  double pressure_difference() const {
+    const int dim = s_.grid.dim, side = 4, cells = dim == 2 ? 16 : 64;
+    Kokkos::View<int**, Kokkos::HostSpace> at("kflow::lbm::probe_cells", 2, std::size_t(cells));
+    double t[2][3] = {};
+    for (int p = 0; p < 2; ++p) {
+      int i0[3] = {0, 0, 0};
+      for (int d = 0; d < dim; ++d) {
+        const double c =
+            (s_.probes[std::size_t(p * dim + d)] - s_.grid.origin[std::size_t(d)]) / s_.dx - 0.5;
+        i0[d] = std::min(std::max(int(std::floor(c)), 0), s_.grid.cells[std::size_t(d)] - 2);
+        t[p][d] = std::min(std::max(c - i0[d], 0.0), 1.0);
+      }
+      for (int k = 0; k < cells; ++k) {  // the 4^dim cells i0 - 1 .. i0 + 2, clamped
+        int x[3] = {0, 0, 0};
+        for (int d = 0, r = k; d < dim; ++d, r /= side)
+          x[d] = std::min(std::max(i0[d] - 1 + r % side, 0), geo_.n[d] - 1);
+        at(p, k) = x[0] + geo_.n[0] * (x[1] + geo_.n[1] * x[2]);
+      }
+    }
+    const auto rho = kernels::densities<L>(space_, a_, geo_, off_, layout_, at);
+    double r[2] = {0, 0};
+    for (int p = 0; p < 2; ++p) {
+      auto v = [&](const int a[3]) {
+        return rho(p, a[0] + side * (a[1] + side * a[2]));
+      };
+      double w = 0;
+      for (int k = 0; k < (1 << dim); ++k) {
+        int a[3] = {0, 0, 0};
+        double wt = 1;
+        for (int d = 0; d < dim; ++d) {
+          const int bit = (k >> d) & 1;
+          a[d] = 1 + bit;
+          wt *= bit ? t[p][d] : 1 - t[p][d];
+        }
+        double val = v(a);
+        for (int d = 0; d < dim && val < 0; ++d) {  // in a body: extrapolated
+          int b[3] = {a[0], a[1], a[2]}, c[3] = {a[0], a[1], a[2]};
+          b[d] = 3 - a[d];          // the other corner along d
+          c[d] = 2 * b[d] - a[d];   // beyond it
+          if (v(b) >= 0 && v(c) >= 0) val = 2 * v(b) - v(c);
+        }
+        if (val >= 0) r[p] += wt * val, w += wt;
+      }
+      r[p] = w > 0 ? r[p] / w : 1.0;
+    }
+    const double c = s_.dx / s_.dt;
+    return (r[0] - r[1]) / 3.0 * c * c;
+  }
+
   // fn(k, x) for the block's cells: k in output order (x fastest), x the
   // block coordinates.
   template <class Fn>
@@ -385,6 +552,10 @@ class Model final : public kflow::Model {
   Layout layout_ = Layout::normal;
   std::unique_ptr<Halo<ExecSpace, Stored, L::D>> halo_;          // several ranks only
   std::unique_ptr<Halo<ExecSpace, double, L::D>> moments_halo_;  // (vorticity)
+  double fluid_cells_ = 0;                                       // of the block
+  Kokkos::View<unsigned char*, Mem> solid_;  // bodies: per stored cell, body id + 1
+  BodyLinks<Mem, Real> links_;
+  std::vector<std::string> notes_;
 };
 
 // P: double, float, Float16s or Float16c (lbm_storage.hpp); one translation

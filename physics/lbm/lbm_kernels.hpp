@@ -88,7 +88,8 @@ void initialise(const ExecSpace& space, const View& a, const Geometry<Real>& g, 
 }
 
 // rho, u (lattice units) per cell into out(idx, 0..3), idx the cell's
-// stored index (ghost layers, if any, untouched).
+// stored index (ghost layers, if any, untouched); rho0 = 1 and u = 0 in a
+// body's cells.
 template <class L, class Real, class ExecSpace, class View, class Out>
 void macroscopic(const ExecSpace& space, const View& a, const Geometry<Real>& g,
                  const Offsets<L::Q>& off, Layout layout, const Out& out) {
@@ -96,12 +97,14 @@ void macroscopic(const ExecSpace& space, const View& a, const Geometry<Real>& g,
   Kokkos::parallel_for(
       "kflow::lbm::macroscopic",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n), KOKKOS_LAMBDA(int m) {
-        Real f[L::Q], rho, u[3];
-        gather<L>(a, g, off.v, layout, m, f);
-        moments<L>(f, g, rho, u);
         int x[3];
         coords(m, g.n, x);
         const int idx = g.index(x);
+        Real f[L::Q], rho = 1, u[3] = {0, 0, 0};  // a body's cells: rest, rho0
+        if (!g.solid || !g.solid[idx]) {
+          gather<L>(a, g, off.v, layout, m, f);
+          moments<L>(f, g, rho, u);
+        }
         out(idx, 0) = rho;
         for (int d = 0; d < 3; ++d) out(idx, 1 + d) = u[d];
       });
@@ -123,8 +126,9 @@ void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
       });
 }
 
-// Over the block's cells, lattice units: the largest squared speed, the sum
-// of the kinetic energies (1/2 rho0 |u|^2) and the sum of the densities.
+// Over the block's fluid cells, lattice units: the largest squared speed,
+// the sum of the kinetic energies (1/2 rho0 |u|^2) and the sum of the
+// densities.
 template <class L, class Real, class ExecSpace, class View>
 void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const Offsets<L::Q>& off,
            Layout layout, double& usq_max, double& energy, double& mass) {
@@ -132,6 +136,11 @@ void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const
   Kokkos::parallel_reduce(
       "kflow::lbm::norms", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
       KOKKOS_LAMBDA(int idx, double& m, double& e, double& r) {
+        if (g.solid) {
+          int x[3];
+          coords(idx, g.n, x);
+          if (g.solid[g.index(x)]) return;
+        }
         Real f[L::Q], rho, u[3];
         gather<L>(a, g, off.v, layout, idx, f);
         moments<L>(f, g, rho, u);
@@ -142,6 +151,34 @@ void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const
       },
       Kokkos::Max<double>(usq_max), Kokkos::Sum<double>(energy), Kokkos::Sum<double>(mass));
   space.fence("kflow::lbm::norms");
+}
+
+// The densities rho(p, k) (lattice units; -1 for a body's cell) of the
+// block's cells at(p, k) (x fastest, no ghosts), a host view.
+template <class L, class Real, class ExecSpace, class View, class At>
+Kokkos::View<double**, Kokkos::HostSpace> densities(const ExecSpace& space, const View& a,
+                                                    const Geometry<Real>& g,
+                                                    const Offsets<L::Q>& off, Layout layout,
+                                                    const At& at) {
+  using Mem = typename ExecSpace::memory_space;
+  const auto cells = Kokkos::create_mirror_view_and_copy(Mem(), at);
+  Kokkos::View<double**, Mem> rho("kflow::lbm::densities", at.extent(0), at.extent(1));
+  const int n1 = int(at.extent(1));
+  Kokkos::parallel_for(
+      "kflow::lbm::densities",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, int(at.size())),
+      KOKKOS_LAMBDA(int j) {
+        const int p = j / n1, k = j % n1, m = cells(p, k);
+        int x[3];
+        coords(m, g.n, x);
+        Real f[L::Q], r = -1, u[3];
+        if (!g.solid || !g.solid[g.index(x)]) {
+          gather<L>(a, g, off.v, layout, m, f);
+          moments<L>(f, g, r, u);
+        }
+        rho(p, k) = double(r);
+      });
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rho);
 }
 
 }  // namespace kernels

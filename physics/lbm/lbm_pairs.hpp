@@ -7,7 +7,8 @@
 // words; half the threads, fewer loads (docs/performance.md).  The same
 // links, values and arithmetic as StepKernel::cell: the same bits.  Needs an
 // even nx and no ghost layer along x (applies).  Compiled for the GPUs'
-// launch (and for its test on the host), never in a CPU step.
+// launch (and for its test on the host), never in a CPU step; not with bodies
+// or a profiled inflow on an x face (the cell launch takes those).
 
 #include <Kokkos_Core.hpp>
 
@@ -29,8 +30,9 @@ struct PairKernel {
 
   static bool applies(const Step& s) {
     const auto& g = s.g;
+    // (bodies and profiled inflows on the x faces take the cell launch)
     return sizeof(typename View::stored_type) == 2 && g.gh[0] == 0 && g.n[0] % 2 == 0 &&
-           g.n[0] >= 4;
+           g.n[0] >= 4 && !g.solid && !g.profile[0][0] && !g.profile[0][1];
   }
   int count() const { return k.g.n[0] / 2 * (k.g.n[1] - 2) * (L::D == 3 ? k.g.n[2] - 2 : 1); }
   KOKKOS_INLINE_FUNCTION void operator()(int p) const {
@@ -91,8 +93,17 @@ struct PairKernel {
     if (wall && ((first && g.moving[0][0]) || (last && g.moving[0][1]))) {
       KFLOW_LBM_UNROLL
       for (int i = 0; i < Q; ++i) {
-        if (first && g.moving[0][0] && L::c(i, 0) == 1) fa[i] += wall_term<L>(i, g.uw[0][0]);
-        if (last && g.moving[0][1] && L::c(i, 0) == -1) fb[i] += wall_term<L>(i, g.uw[0][1]);
+        const int dd[3] = {-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)};
+        Real u[3];
+        if (first && g.moving[0][0] && L::c(i, 0) == 1) {
+          g.face_velocity(0, 0, x, dd, u);
+          fa[i] += wall_term<L>(i, u);
+        }
+        if (last && g.moving[0][1] && L::c(i, 0) == -1) {
+          const int xb[3] = {x[0] + 1, x[1], x[2]};
+          g.face_velocity(0, 1, xb, dd, u);
+          fb[i] += wall_term<L>(i, u);
+        }
       }
     }
     collide_cell<L>(fa, g);

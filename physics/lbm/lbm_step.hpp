@@ -37,12 +37,14 @@ struct StepKernel {
   KOKKOS_INLINE_FUNCTION void operator()(int m) const {
     int x[3];
     coords(m, g.n, x);
+    const int idx = g.index(x);
+    if (g.solid && g.solid[idx]) return;  // a body's cell (a uniform branch without bodies)
     // Cells away from the block's edges take the branch-free path; the
     // others check every link for walls and periodic wrap.
     if (away_from_edges(x, g.n, L::D))
-      cell<true>(g.index(x), x);
+      cell<true>(idx, x);
     else
-      cell<false>(g.index(x), x);
+      cell<false>(idx, x);
   }
   // GPUs: the two sets of cells in two launches, so that no warp holds
   // both paths.  Interior: the lines along x away from the y and z faces,
@@ -58,7 +60,9 @@ struct StepKernel {
     const int r = m / nx;
     x[1] = 1 + r % iy;
     x[2] = L::D == 3 ? 1 + r / iy : 0;
-    cell<true>(g.index(x), x, x[0] == 0 ? -1 : (x[0] == nx - 1 ? 1 : 0));
+    const int idx = g.index(x);
+    if (g.solid && g.solid[idx]) return;
+    cell<true>(idx, x, x[0] == 0 ? -1 : (x[0] == nx - 1 ? 1 : 0));
   }
   // Edges: m over the faces z = 0, nz-1 (3D), then y = 0, ny-1 (without
   // the cells counted before); edge_cells() of them.
@@ -74,7 +78,9 @@ struct StepKernel {
       const int rows = nx * zs, r = m % rows;
       x[1] = m < rows ? 0 : ny - 1, x[0] = r % nx, x[2] = z0 + r / nx;
     }
-    cell<false>(g.index(x), x);
+    const int idx = g.index(x);
+    if (g.solid && g.solid[idx]) return;
+    cell<false>(idx, x);
   }
   int edge_cells() const {
     const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
@@ -91,16 +97,36 @@ struct StepKernel {
     const int base = g.index(x);
     const bool inner = y > 0 && y < g.n[1] - 1 && (L::D == 2 || (z > 0 && z < g.n[2] - 1));
     if (!inner || nx < 3) {
-      for (int i = 0; i < nx; ++i) x[0] = i, checked(base + i, x);
+      for (int i = 0; i < nx; ++i)
+        if (!g.solid || !g.solid[base + i]) x[0] = i, checked(base + i, x);
       return;
     }
-    checked(base, x);
+    if (g.solid) {  // bodies: the runs of fluid cells between solid ones
+      for (int i = 0; i < nx;) {
+        if (g.solid[base + i]) {
+          ++i;
+          continue;
+        }
+        int e = i;
+        while (e < nx && !g.solid[base + e]) ++e;
+        run(base, x, i, e);
+        i = e;
+      }
+      return;
+    }
+    run(base, x, 0, nx);
+  }
+  // Cells [b, e) of an inner line: its end cells checked, the others as a
+  // SIMD loop.
+  KOKKOS_INLINE_FUNCTION void run(int base, int x[3], int b, int e) const {
+    const int nx = g.n[0];
+    if (b == 0) x[0] = 0, checked(base, x), ++b;
+    const int last = e == nx ? nx - 1 : e;
 #if defined(_OPENMP) && !defined(__CUDA_ARCH__)
 #pragma omp simd
 #endif
-    for (int i = 1; i < nx - 1; ++i) cell<true>(base + i, x);
-    x[0] = nx - 1;
-    checked(base + nx - 1, x);
+    for (int i = b; i < last; ++i) cell<true>(base + i, x);
+    if (e == nx && last >= b) x[0] = nx - 1, checked(base + nx - 1, x);
   }
   // The checked path of a line's end cells and of the edge lines (CPUs), as
   // a call: inlined beside the SIMD loop's cell, its three copies made the
@@ -144,7 +170,12 @@ struct StepKernel {
       if (xmoving) {
         KFLOW_LBM_UNROLL
         for (int i = 0; i < Q; ++i)
-          if (L::c(i, 0) == -side) f[i] += wall_term<L>(i, g.uw[0][face]);
+          if (L::c(i, 0) == -side) {
+            const int dd[3] = {-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)};
+            Real u[3];
+            g.face_velocity(0, face, x, dd, u);
+            f[i] += wall_term<L>(i, u);
+          }
       }
     } else {
       // (f must stay in registers: no run-time index)

@@ -607,6 +607,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
                 fmt(pc.state_bytes / 1e9, 3) + " GB for grid " + grid.cells_text() + ", " +
                 pc.precision + ")");
   }
+  if (!opt.quiet)
+    for (const auto& n : model->notes()) log << "kflow: note: " << n << "\n";
   // A model whose discretisation fixes the step (lattice Boltzmann).
   const double model_dt = model->fixed_dt();
   if (model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
