@@ -124,20 +124,22 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
       if (profile == "parabolic") {
         s->profile[d][side] = Profile::parabolic;
         if (side_s.has("velocity"))
-          bs.fail(key + ".velocity", "a parabolic inflow takes max_velocity (its peak, normal to "
-                                     "the side), not velocity");
+          bs.fail(key + ".velocity",
+                  "a parabolic inflow takes max_velocity (its peak, normal to "
+                  "the side), not velocity");
         v[std::size_t(d)] = inward * side_s.require("max_velocity", 0.0, 1e300, true);
       } else {
         if (side_s.has("max_velocity"))
-          bs.fail(key + ".max_velocity", "max_velocity belongs to profile = \"parabolic\"; a "
-                                         "uniform inflow takes velocity = [...]");
+          bs.fail(key + ".max_velocity",
+                  "max_velocity belongs to profile = \"parabolic\"; a "
+                  "uniform inflow takes velocity = [...]");
         v = side_s.get_numbers("velocity", g.dim, g.dim, {});
         if (v.empty()) bs.fail(key + ".velocity", "missing; a uniform inflow needs its velocity");
         if (!(v[std::size_t(d)] * inward > 0))
-          bs.fail(key + ".velocity",
-                  "an inflow's velocity must point into the domain: component " +
-                      std::to_string(d) + " must be " + (side ? "negative" : "positive") +
-                      ", got " + num(v[std::size_t(d)]));
+          bs.fail(key + ".velocity", "an inflow's velocity must point into the domain: component " +
+                                         std::to_string(d) + " must be " +
+                                         (side ? "negative" : "positive") + ", got " +
+                                         num(v[std::size_t(d)]));
       }
       const double ramp = side_s.get("ramp_time", 0.0, 0.0, 1e300);
       if (ramp > 0 && s->ramp_time > 0 && ramp != s->ramp_time)
@@ -194,10 +196,10 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
           s->bc[d][side] == Bc::inflow || s->bc[d][side] == Bc::outflow;
   rules.why = "which is an inflow or an outflow";
   s->bodies = parse_bodies(c, g, rules, s->notes);
-  s->walls = ls.get_choice("body_walls", {"interpolated", "bounce_back"}, "interpolated") ==
-                     "bounce_back"
-                 ? Walls::bounce_back
-                 : Walls::interpolated;
+  s->walls =
+      ls.get_choice("body_walls", {"interpolated", "bounce_back"}, "interpolated") == "bounce_back"
+          ? Walls::bounce_back
+          : Walls::interpolated;
   if (s->bodies.size() > 250)
     c.root().fail("body", "lbm takes at most 250 bodies, got " + std::to_string(s->bodies.size()));
   for (std::size_t b = 0; b < s->bodies.size(); ++b)
@@ -274,9 +276,8 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   // An inflow's lattice Mach number (its peak): compressibility shows in the
   // forces long before the scheme's limits.
   if (u_inflow * std::sqrt(3.0) > inflow_mach_error)
-    bs.fail("", "an inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) +
-                    " (above " + num(inflow_mach_error) + ": " + numbers +
-                    "); lower lattice.velocity");
+    bs.fail("", "an inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) + " (above " +
+                    num(inflow_mach_error) + ": " + numbers + "); lower lattice.velocity");
   if (u_inflow * std::sqrt(3.0) > inflow_mach_note)
     s->notes.push_back("inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) +
                        " (above " + num(inflow_mach_note) +

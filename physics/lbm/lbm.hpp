@@ -82,8 +82,8 @@ struct Setup : ModelSetup {
   bool in_place = false;
   // Physical parameters.
   double reynolds = 100, velocity = 1, length = 1, viscosity = 0.01;
-  double force[3] = {0, 0, 0};  // body force per unit mass (acceleration)
-  Bc bc[3][2] = {};             // [axis][0 low, 1 high]
+  double force[3] = {0, 0, 0};         // body force per unit mass (acceleration)
+  Bc bc[3][2] = {};                    // [axis][0 low, 1 high]
   double wall_velocity[3][2][3] = {};  // moving wall; inflow (uniform, or the profile's peak)
   Profile profile[3][2] = {};          // inflow sides
   double ramp_time = 0;                // inflows rise as (1 - cos(pi t / T)) / 2 up to T
@@ -100,7 +100,7 @@ struct Setup : ModelSetup {
   double u_lat = 0.1, nu_lat = 0, tau = 1;
   double omega_plus = 1, omega_minus = 1;
   double force_lat[3] = {0, 0, 0};
-  double wall_lat[3][2][3] = {};  // wall velocities in lattice units
+  double wall_lat[3][2][3] = {};      // wall velocities in lattice units
   double outflow_density[3][2] = {};  // outflow sides: rho = 1 + 3 p (lattice units)
   // Initial state.
   std::string initial = "rest";  // rest | taylor_green

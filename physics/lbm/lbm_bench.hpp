@@ -54,7 +54,8 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   // interpolated walls (lattice.body_walls), forces every `log_every` steps;
   // MLUPS count the fluid cells.
   const auto body = o.params.get_choice("body", "none", {"none", "sphere"});
-  const auto walls = o.params.get_choice("body_walls", "interpolated", {"interpolated", "bounce_back"});
+  const auto walls =
+      o.params.get_choice("body_walls", "interpolated", {"interpolated", "bounce_back"});
   const long log_every = o.params.get_int("log_every", 100);
   o.params.check_unknown("lbm");
   const int ranks = parallel::size();
@@ -80,14 +81,14 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
       std::array<long, 3> cells{n, n, n};
       if (scaling == "weak")
         for (int d = 0; d < 3; ++d) cells[std::size_t(d)] = n * split[std::size_t(d)];
-      std::string text =
-          "[grid]\ncells = [" + std::to_string(cells[0]) + ", " + std::to_string(cells[1]) + ", " +
-          std::to_string(cells[2]) + "]\nlength = [" + std::to_string(cells[0] / n) + ".0, " +
-          std::to_string(cells[1] / n) + ".0, " + std::to_string(cells[2] / n) +
-          ".0]\n[lattice]\nstencil = \"" + stencil + "\"\ncollision = \"" + collision +
-          "\"\nbody_walls = \"" + walls + "\"\nstreaming = \"" + scheme +
-          "\"\n[physics]\nreynolds = 100.0\n[boundary]\ntop = { type = "
-          "\"moving_wall\", velocity = [1.0, 0.0, 0.0] }\n";
+      std::string text = "[grid]\ncells = [" + std::to_string(cells[0]) + ", " +
+                         std::to_string(cells[1]) + ", " + std::to_string(cells[2]) +
+                         "]\nlength = [" + std::to_string(cells[0] / n) + ".0, " +
+                         std::to_string(cells[1] / n) + ".0, " + std::to_string(cells[2] / n) +
+                         ".0]\n[lattice]\nstencil = \"" + stencil + "\"\ncollision = \"" +
+                         collision + "\"\nbody_walls = \"" + walls + "\"\nstreaming = \"" + scheme +
+                         "\"\n[physics]\nreynolds = 100.0\n[boundary]\ntop = { type = "
+                         "\"moving_wall\", velocity = [1.0, 0.0, 0.0] }\n";
       const double radius = std::cbrt(0.1 * 3 / (4 * 3.14159265358979323846));  // 10 % of 1
       double fluid = double(cells[0]) * cells[1] * cells[2];
       if (body == "sphere") {
@@ -102,7 +103,8 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
         for (long k = 0; k < n; ++k)
           for (long j = 0; j < n; ++j)
             for (long i = 0; i < n; ++i) {
-              const double x = (i + 0.5) / n - 0.5, y = (j + 0.5) / n - 0.5, z = (k + 0.5) / n - 0.5;
+              const double x = (i + 0.5) / n - 0.5, y = (j + 0.5) / n - 0.5,
+                           z = (k + 0.5) / n - 0.5;
               fluid += x * x + y * y + z * z > radius * radius;
             }
       }

@@ -73,7 +73,7 @@ KOKKOS_INLINE_FUNCTION Real post(const Pops& a, const Geometry<Real>& g, Layout 
   Real u[3];
   bool moving = false;
   return g.neighbour(x, L::c(k, 0), L::c(k, 1), L::c(k, 2), nb, u, moving) ? a(idx, opp(k))
-                                                                          : a(nb, k);
+                                                                           : a(nb, k);
 }
 
 // The returning population of link l and the post-collision one it answers.
@@ -96,8 +96,8 @@ struct BodyWall {
       shifted(g, x, dd, y);  // (a fluid cell: the rule's condition)
       v = Real(2) * q * fd + (Real(1) - Real(2) * q) * post<L>(a, g, layout, y, g.index(y), d);
     } else if (rule == link_far) {
-      v = fd / (Real(2) * q) + (Real(2) * q - Real(1)) / (Real(2) * q) *
-                                   post<L>(a, g, layout, x, idx, opp(d));
+      v = fd / (Real(2) * q) +
+          (Real(2) * q - Real(1)) / (Real(2) * q) * post<L>(a, g, layout, x, idx, opp(d));
     } else {
       v = fd;
     }

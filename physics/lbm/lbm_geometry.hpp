@@ -27,13 +27,13 @@ namespace kflow::lbm {
 // another block (halo) is that block's cell, held in the ghost layer.
 template <class Real>
 struct Geometry {
-  int n[3];          // cells of the block per axis (1 beyond the dimension)
-  int s[3];          // stored cells per axis: n + 2 gh
-  int gh[3];         // ghost layers per axis (0 on one rank)
-  int periodic[3];   // axis wraps onto the block's own opposite side
-  int halo[3][2];    // side borders another block (its cells in the ghost layer)
-  int moving[3][2];  // face is a moving wall or an inflow (else static, when neither above)
-  Real uw[3][2][3];  // wall velocities (lattice units): an inflow's peak
+  int n[3];           // cells of the block per axis (1 beyond the dimension)
+  int s[3];           // stored cells per axis: n + 2 gh
+  int gh[3];          // ghost layers per axis (0 on one rank)
+  int periodic[3];    // axis wraps onto the block's own opposite side
+  int halo[3][2];     // side borders another block (its cells in the ghost layer)
+  int moving[3][2];   // face is a moving wall or an inflow (else static, when neither above)
+  Real uw[3][2][3];   // wall velocities (lattice units): an inflow's peak
   int profile[3][2];  // a moving face's velocity: 0 uniform, 1 parabolic across the face
   Real scale[3][2];   // a moving face's velocity factor in time (an inflow's ramp)
   int cells[3];       // the global grid's cells per axis, and the block's first cell
@@ -41,8 +41,8 @@ struct Geometry {
   // Bodies: per stored cell 1 for a solid cell, which the step skips; null
   // without bodies.
   const unsigned char* solid;
-  Real force[3];     // body force (lattice units)
-  int forced;        // any force component non-zero
+  Real force[3];  // body force (lattice units)
+  int forced;     // any force component non-zero
   Real omega_p, omega_m;
 
   // The stored index of the cell at block coordinates t (ghosts: -1 and n).
@@ -60,8 +60,8 @@ struct Geometry {
     if (profile[d][side])
       for (int e = 0; e < 3; ++e)
         if (e != d && cells[e] > 1) {
-          const Real t = (Real(x[e] + offset[e]) + Real(0.5) + Real(0.5) * Real(dd[e])) /
-                         Real(cells[e]);
+          const Real t =
+              (Real(x[e] + offset[e]) + Real(0.5) + Real(0.5) * Real(dd[e])) / Real(cells[e]);
           f *= Real(4) * t * (Real(1) - t);
         }
     for (int e = 0; e < 3; ++e) w[e] = uw[d][side][e] * f;

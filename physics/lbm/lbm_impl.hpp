@@ -190,8 +190,9 @@ class Model final : public kflow::Model {
       for (int side = 0; side < 2; ++side)
         open = open || s_.bc[d][side] == Bc::inflow || s_.bc[d][side] == Bc::outflow;
     if (dec.size() > 1 && (open || !s_.bodies.empty()))
-      throw Error("lbm: bodies, inflows, outflows and pressure probes run on one rank; run this "
-                  "case without mpirun");
+      throw Error(
+          "lbm: bodies, inflows, outflows and pressure probes run on one rank; run this "
+          "case without mpirun");
     if (!s_.bodies.empty()) place_bodies();
   }
 
@@ -361,13 +362,13 @@ class Model final : public kflow::Model {
   void place_bodies() {
     std::vector<std::array<int, 3>> dirs(Q);
     for (int i = 0; i < Q; ++i) dirs[std::size_t(i)] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
-    const auto gg = body_geometry(space_, s_.bodies, cell_centres(s_.grid, false),
-                                  geometry::Directions(dirs));
+    const auto gg =
+        body_geometry(space_, s_.bodies, cell_centres(s_.grid, false), geometry::Directions(dirs));
     int fallbacks = 0;
     fluid_cells_ = double(ncells_) - kernels::solid_cells(space_, gg.flags, geo_, solid_, nstored_);
     geo_.solid = solid_.data();
-    links_ = kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated,
-                                    fallbacks);
+    links_ =
+        kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated, fallbacks);
     const int count = links_.count;
     if (fallbacks > 0)
       notes_.push_back(std::to_string(fallbacks) + " of " + std::to_string(count) +
@@ -393,7 +394,8 @@ class Model final : public kflow::Model {
   // The inflows' ramp at time t: (1 - cos(pi t / T)) / 2 up to T.
   void ramp(double t) {
     if (!(s_.ramp_time > 0)) return;
-    const double r = t >= s_.ramp_time ? 1.0 : 0.5 * (1 - std::cos(3.14159265358979323846 * t / s_.ramp_time));
+    const double r =
+        t >= s_.ramp_time ? 1.0 : 0.5 * (1 - std::cos(3.14159265358979323846 * t / s_.ramp_time));
     for (int d = 0; d < 3; ++d)
       for (int side = 0; side < 2; ++side)
         if (d < s_.grid.dim && s_.bc[d][side] == Bc::inflow) geo_.scale[d][side] = Real(r);
@@ -472,8 +474,8 @@ class Model final : public kflow::Model {
         double val = v(a);
         for (int d = 0; d < dim && val < 0; ++d) {  // in a body: extrapolated
           int b[3] = {a[0], a[1], a[2]}, c[3] = {a[0], a[1], a[2]};
-          b[d] = 3 - a[d];          // the other corner along d
-          c[d] = 2 * b[d] - a[d];   // beyond it
+          b[d] = 3 - a[d];         // the other corner along d
+          c[d] = 2 * b[d] - a[d];  // beyond it
           if (v(b) >= 0 && v(c) >= 0) val = 2 * v(b) - v(c);
         }
         if (val >= 0) r[p] += wt * val, w += wt;

@@ -58,11 +58,10 @@ void outflow(const ExecSpace& space, const Pops& a, const Geometry<Real>& g, Mod
             if (!g.halo[e][s] && !g.periodic[e]) only = false;
           }
           if (!only) continue;
-          const Real cu = Real(L::c(i, 0)) * u[0] + Real(L::c(i, 1)) * u[1] +
-                          Real(L::c(i, 2)) * u[2];
-          const Real v =
-              -f[opp(i)] + Real(2 * L::w(i)) * rho_w *
-                               (Real(1) + Real(4.5) * cu * cu - Real(1.5) * usq);
+          const Real cu =
+              Real(L::c(i, 0)) * u[0] + Real(L::c(i, 1)) * u[1] + Real(L::c(i, 2)) * u[2];
+          const Real v = -f[opp(i)] + Real(2 * L::w(i)) * rho_w *
+                                          (Real(1) + Real(4.5) * cu * cu - Real(1.5) * usq);
           a.set(idx, mode == Mode::two_grid ? opp(i) : i, v);
         }
       });

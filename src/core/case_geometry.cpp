@@ -19,14 +19,15 @@ namespace {
 
 namespace geo = kflow::geometry;
 
-const std::vector<std::string> shapes = {"box", "sphere", "circle", "cylinder", "stl"};
+const std::vector<std::string> shapes = {"box", "sphere", "circle", "cylinder", "stl", "obj"};
 // The keys of each shape, then the placement keys every body takes.
 const std::vector<std::pair<std::string, std::vector<std::string>>> shape_keys = {
     {"box", {"min", "max"}},
     {"sphere", {"center", "radius"}},
     {"circle", {"center", "radius"}},
     {"cylinder", {"center", "radius", "axis", "length"}},
-    {"stl", {"file"}}};
+    {"stl", {"file"}},
+    {"obj", {"file"}}};
 const std::vector<std::string> common_keys = {"shape", "name",   "translate",
                                               "scale", "rotate", "pivot"};
 
@@ -127,9 +128,12 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
     std::vector<std::string> mine = common_keys;
     for (const auto& [s, keys] : shape_keys)
       if (s == kind) mine.insert(mine.end(), keys.begin(), keys.end());
+    std::vector<std::string> reported;  // (a key of several shapes, once)
     for (const auto& [s, keys] : shape_keys)
       for (const auto& k : keys)
-        if (std::find(mine.begin(), mine.end(), k) == mine.end() && b.has(k)) {
+        if (std::find(mine.begin(), mine.end(), k) == mine.end() && b.has(k) &&
+            std::find(reported.begin(), reported.end(), k) == reported.end()) {
+          reported.push_back(k);
           std::vector<std::string> own;
           for (const auto& [s2, keys2] : shape_keys)
             if (s2 == kind) own = keys2;
@@ -142,6 +146,8 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
     body.id = int(n);
     body.name = b.get_string("name", kind + " " + std::to_string(n));
     const bool is3 = dim == 3;
+    const bool from_file = kind == "stl" || kind == "obj";  // a mesh read from a file
+    const std::string format = kind == "obj" ? "OBJ" : "STL";
     if ((kind == "circle" && is3) || (kind == "cylinder" && !is3)) {
       problems.add(b, "shape",
                    is3 ? "\"circle\" is a 2D shape; in 3D use \"cylinder\" (with an axis)"
@@ -186,10 +192,11 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
           body.shape = geo::cylinder(ctr, axis, r, length);
         }
         pivot = ctr;
-      } else {  // stl
+      } else {  // stl, obj
         const std::string file = b.get_string("file", "");
         if (file.empty()) {
-          problems.add(b, "file", "missing; expected the STL file (relative to the case file)");
+          problems.add(b, "file",
+                       "missing; expected the " + format + " file (relative to the case file)");
           continue;
         }
         std::filesystem::path p(file);
@@ -197,14 +204,14 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
         source = p.lexically_normal().string();
         body.is_mesh = true;
         try {
-          body.mesh = geo::read_stl(source);
+          body.mesh = kind == "obj" ? geo::read_obj(source) : geo::read_stl(source);
           geo::check_mesh(body.mesh);
         } catch (const geo::MeshError& e) {
           problems.add(b, "file", e.what());
           continue;
         }
       }
-      if (!is3 && kind != "stl") pivot.z = z0;
+      if (!is3 && !from_file) pivot.z = z0;
       if (kind == "box") pivot = body.shape.center, pivot.z = is3 ? pivot.z : z0;
       pivot = point(b, "pivot", dim, z0, pivot);
       // Placement: scale and rotate about the pivot, then translate.

@@ -1,12 +1,13 @@
 // The [[body]] tables of a case (kflow/core/case_geometry.hpp): shapes and
-// STL meshes placed by translate, scale and rotate, a note with each body's
-// bounding box, and every problem (a misspelt shape, a key of another
-// shape, bad values, a bad STL file, a body outside the domain or on a side
-// kept free) reported together with file, line and key.
+// STL and OBJ meshes placed by translate, scale and rotate, a note with each
+// body's bounding box, and every problem (a misspelt shape, a key of another
+// shape, bad values, a bad STL or OBJ file, a body outside the domain or on
+// a side kept free) reported together with file, line and key.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -39,16 +40,39 @@ struct Parsed {
   std::string error;
 };
 
-Parsed parse(const std::string& text, int dim, const kflow::BodyRules& rules = {}) {
+Parsed parse(const std::string& text, int dim, const kflow::BodyRules& rules = {},
+             const std::string& name = case_name) {
   Parsed p;
   try {
-    auto c = kflow::Config::parse(text, case_name);
+    auto c = kflow::Config::parse(text, name);
     p.bodies = kflow::parse_bodies(c, grid(dim), rules, p.notes);
     c.check_unknown();
   } catch (const kflow::Error& e) {
     p.error = e.what();
   }
   return p;
+}
+
+// How many times `what` occurs in `s`.
+int count_of(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The triangles of `m` as an OBJ file: three vertices and a face each.
+std::string obj_text(const geo::TriangleMesh& m) {
+  std::string out;
+  char line[160];
+  for (std::size_t t = 0; t < m.triangles(); ++t) {
+    for (int k = 0; k < 3; ++k) {
+      const geo::Vec3& v = m.vertices[3 * t + std::size_t(k)];
+      std::snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", v.x, v.y, v.z);
+      out += line;
+    }
+    out += "f -3 -2 -1\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -237,9 +261,11 @@ rotate = 30
   const auto& e = p.error;
   CHECK_THAT(e,
              ContainsSubstring("test.toml:2: key 'body[0].shape': expected one of box, sphere, "
-                               "circle, cylinder, stl, got \"sphre\" (did you mean \"sphere\"?)"));
+                               "circle, cylinder, stl, obj, got \"sphre\" (did you mean "
+                               "\"sphere\"?)"));
   CHECK_THAT(e, ContainsSubstring("test.toml:7: key 'body[1].max': expected max > min"));
   CHECK_THAT(e, ContainsSubstring("test.toml:13: key 'body[2].radius': a box has no 'radius'"));
+  CHECK(count_of(e, "a box has no 'radius'") == 1);  // (a key of three shapes, once)
   CHECK_THAT(e, ContainsSubstring("key 'body[3].file': missing; expected the STL file"));
   CHECK_THAT(e, ContainsSubstring("key 'body[4]': the body lies outside the domain: its bounding "
                                   "box is x in [2.4, 2.6]"));
@@ -282,4 +308,82 @@ TEST_CASE("geometry: a body on a side the model keeps free is refused with the n
   CHECK(
       parse("[[body]]\nshape = \"box\"\nmin = [0.9, 0.2, 0.2]\nmax = [1.5, 0.4, 0.4]\n", 3, inflow)
           .error == "");
+}
+
+TEST_CASE("geometry: [[body]] OBJ meshes: read beside the case file, bad ones with file, line and key",
+          "[unit][geometry]") {
+  // A case file and its meshes in a folder of their own.
+  const auto dir = std::filesystem::path(kflow::test::scratch_dir()) / "kflow-test-case-obj";
+  std::filesystem::create_directories(dir / "meshes");
+  const std::string name = (dir / "case.toml").string();
+  auto write = [&](const std::string& file, const std::string& text) {
+    std::ofstream out(dir / file, std::ios::binary);
+    out << text;
+  };
+  auto cube = geo::box_mesh({0, 0, 0}, {1, 1, 1}, {1, 1, 1});
+  write("meshes/cube.obj", "# a unit cube\no cube\n" + obj_text(cube));
+  write("bad.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\n");
+  cube.vertices.resize(3 * 10);  // (one square face missing)
+  write("open.obj", obj_text(cube));
+
+  const auto p = parse(R"([[body]]
+shape = "obj"
+name = "cube"
+file = "meshes/cube.obj"
+scale = 0.2
+translate = [0.4, 0.4, 0.4]
+)",
+                       3, {}, name);
+  REQUIRE(p.error == "");
+  REQUIRE(p.bodies.size() == 1);
+  CHECK(p.bodies[0].is_mesh);
+  CHECK(p.bodies[0].mesh.triangles() == 12);
+  CHECK_THAT(p.notes[0], ContainsSubstring("body 0 (obj 'cube'): bounding box x in [0.4, 0.6], "
+                                           "y in [0.4, 0.6], z in [0.4, 0.6]; 12 triangles from " +
+                                           (dir / "meshes/cube.obj").string()));
+  const auto nodes = kflow::cell_centres(grid(3), false);
+  const auto g = kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), p.bodies, nodes,
+                                      geo::Directions({{1, 0, 0}, {-1, 0, 0}}));
+  long solid = 0;
+  for (std::size_t m = 0; m < g.flags.size(); ++m) solid += g.flags.data()[m] == 1;
+  CHECK(solid == 4 * 4 * 4);  // (centres 0.425 ... 0.575)
+
+  const auto e = parse(R"([[body]]
+shape = "obj"
+file = "bad.obj"
+
+[[body]]
+shape = "obj"
+file = "open.obj"
+
+[[body]]
+shape = "obj"
+
+[[body]]
+shape = "obj"
+file = "missing.obj"
+
+[[body]]
+shape = "box"
+min = [0.1, 0.1, 0.1]
+max = [0.2, 0.2, 0.2]
+file = "meshes/cube.obj"
+)",
+                       3, {}, name)
+                     .error;
+  CHECK_THAT(e, ContainsSubstring("case.toml:3: key 'body[0].file': " +
+                                  (dir / "bad.obj").string() +
+                                  ":3: OBJ: vertex index 3 in '3' is out of range: 2 vertices (v) "
+                                  "defined up to this line"));
+  CHECK_THAT(e, ContainsSubstring("case.toml:7: key 'body[1].file': " +
+                                  (dir / "open.obj").string() +
+                                  ": the mesh is open: 4 boundary edges"));
+  CHECK_THAT(e, ContainsSubstring("case.toml:9: key 'body[2].file': missing; expected the OBJ file "
+                                  "(relative to the case file)"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[3].file': " + (dir / "missing.obj").string() +
+                                  ": cannot open"));
+  CHECK_THAT(e, ContainsSubstring("case.toml:19: key 'body[4].file': a box has no 'file' (a box "
+                                  "takes min, max,"));
+  CHECK(count_of(e, "a box has no 'file'") == 1);  // (a key of stl and obj, once)
+  std::filesystem::remove_all(dir);
 }

@@ -4,7 +4,7 @@
 // every node and the boundary links with their wall fractions q.  Depends on
 // Kokkos only (docs/geometry.md).
 //
-//   std::vector<Body> bodies = ...;          // shapes, or meshes from read_stl()
+//   std::vector<Body> bodies = ...;          // shapes, or meshes from read_stl(), read_obj()
 //   Geometry<Space> g = voxelise(space, bodies, nodes, Directions(list));
 //   g.flags(i, j, k)   0 fluid, id + 1 solid
 //   g.links            node, dir, body, q (and normal) per boundary link
@@ -17,6 +17,7 @@
 #include "kflow/geometry/links.hpp"
 #include "kflow/geometry/mesh.hpp"
 #include "kflow/geometry/node_grid.hpp"
+#include "kflow/geometry/obj.hpp"
 #include "kflow/geometry/scene.hpp"
 #include "kflow/geometry/shape.hpp"
 #include "kflow/geometry/stl.hpp"

@@ -1,11 +1,12 @@
 #pragma once
 // Case plumbing for bodies in the flow, the same for every model: the
-// [[body]] tables read and checked (shapes and STL meshes, placed by
-// translate, scale and rotate), and the call a model makes to voxelise them
-// into its own nodes on its device (kflow::geometry).
+// [[body]] tables read and checked (shapes, and meshes from STL or
+// Wavefront OBJ files, placed by translate, scale and rotate), and the call
+// a model makes to voxelise them into its own nodes on its device
+// (kflow::geometry).
 //
 //   [[body]]
-//   shape = "sphere"            # box | sphere | circle (2D) | cylinder (3D) | stl
+//   shape = "sphere"            # box | sphere | circle (2D) | cylinder (3D) | stl | obj
 //   center = [0.5, 0.5, 0.5]
 //   radius = 0.1
 //
@@ -32,10 +33,11 @@ struct BodyRules {
 
 // Reads the [[body]] tables of a case on `grid`'s domain: every key checked
 // (an unknown shape, a key of another shape, a missing or bad value, an STL
-// file that cannot be read or is not closed, a body outside the domain or
-// touching a side of rules.keep_off: all reported together, with file, line
-// and key).  Meshes come back in domain coordinates.  Adds to `notes` each
-// body's bounding box in domain units (a wrong scale shows there).
+// or OBJ file that cannot be read (with the mesh file's line, where it has
+// one) or is not closed, a body outside the domain or touching a side of
+// rules.keep_off: all reported together, with file, line and key).  Meshes
+// come back in domain coordinates.  Adds to `notes` each body's bounding
+// box in domain units (a wrong scale shows there).
 std::vector<geometry::Body> parse_bodies(Config& c, const linalg::Grid& grid,
                                          const BodyRules& rules, std::vector<std::string>& notes);
 
