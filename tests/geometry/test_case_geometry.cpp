@@ -17,6 +17,7 @@
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/config.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/geometry/tessellate.hpp"
 
 namespace geo = kflow::geometry;
 using Catch::Matchers::ContainsSubstring;
@@ -259,10 +260,9 @@ rotate = 30
 )",
                        3);
   const auto& e = p.error;
-  CHECK_THAT(e,
-             ContainsSubstring("test.toml:2: key 'body[0].shape': expected one of box, sphere, "
-                               "circle, cylinder, stl, obj, got \"sphre\" (did you mean "
-                               "\"sphere\"?)"));
+  CHECK_THAT(e, ContainsSubstring("test.toml:2: key 'body[0].shape': expected one of box, sphere, "
+                                  "circle, cylinder, stl, obj, got \"sphre\" (did you mean "
+                                  "\"sphere\"?)"));
   CHECK_THAT(e, ContainsSubstring("test.toml:7: key 'body[1].max': expected max > min"));
   CHECK_THAT(e, ContainsSubstring("test.toml:13: key 'body[2].radius': a box has no 'radius'"));
   CHECK(count_of(e, "a box has no 'radius'") == 1);  // (a key of three shapes, once)
@@ -310,8 +310,9 @@ TEST_CASE("geometry: a body on a side the model keeps free is refused with the n
           .error == "");
 }
 
-TEST_CASE("geometry: [[body]] OBJ meshes: read beside the case file, bad ones with file, line and key",
-          "[unit][geometry]") {
+TEST_CASE(
+    "geometry: [[body]] OBJ meshes: read beside the case file, bad ones with file, line and key",
+    "[unit][geometry]") {
   // A case file and its meshes in a folder of their own.
   const auto dir = std::filesystem::path(kflow::test::scratch_dir()) / "kflow-test-case-obj";
   std::filesystem::create_directories(dir / "meshes");
@@ -371,18 +372,17 @@ file = "meshes/cube.obj"
 )",
                        3, {}, name)
                      .error;
-  CHECK_THAT(e, ContainsSubstring("case.toml:3: key 'body[0].file': " +
-                                  (dir / "bad.obj").string() +
+  CHECK_THAT(e, ContainsSubstring("case.toml:3: key 'body[0].file': " + (dir / "bad.obj").string() +
                                   ":3: OBJ: vertex index 3 in '3' is out of range: 2 vertices (v) "
                                   "defined up to this line"));
-  CHECK_THAT(e, ContainsSubstring("case.toml:7: key 'body[1].file': " +
-                                  (dir / "open.obj").string() +
-                                  ": the mesh is open: 4 boundary edges"));
-  CHECK_THAT(e, ContainsSubstring("case.toml:9: key 'body[2].file': missing; expected the OBJ file "
+  CHECK_THAT(e,
+             ContainsSubstring("case.toml:7: key 'body[1].file': " + (dir / "open.obj").string() +
+                               ": the mesh is open: 4 boundary edges"));
+  CHECK_THAT(e, ContainsSubstring("key 'body[2].file': missing; expected the OBJ file "
                                   "(relative to the case file)"));
   CHECK_THAT(e, ContainsSubstring("key 'body[3].file': " + (dir / "missing.obj").string() +
                                   ": cannot open"));
-  CHECK_THAT(e, ContainsSubstring("case.toml:19: key 'body[4].file': a box has no 'file' (a box "
+  CHECK_THAT(e, ContainsSubstring("case.toml:20: key 'body[4].file': a box has no 'file' (a box "
                                   "takes min, max,"));
   CHECK(count_of(e, "a box has no 'file'") == 1);  // (a key of stl and obj, once)
   std::filesystem::remove_all(dir);

@@ -140,8 +140,8 @@ class ObjParser {
     if (buf_.empty() || end != buf_.c_str() + buf_.size() || errno == ERANGE) bad_reference(t);
     if (i == 0)
       fail(t.line, std::string(what) + " index 0 in '" + std::string(t.text) +
-                       "': indices count from 1 (a negative one counts back from the last " +
-                       what + " defined)");
+                       "': indices count from 1 (a negative one counts back from the last " + what +
+                       " defined)");
     const std::uint64_t mag = i > 0 ? std::uint64_t(i) : std::uint64_t(-(i + 1)) + 1;
     if (mag > defined)
       fail(t.line, std::string(what) + " index " + std::to_string(i) + " in '" +
@@ -209,8 +209,7 @@ class ObjParser {
       ++normals_;
     } else if (k == "vp") {
       numbers(1, 3, "1 to 3 numbers u [v [w]]");
-    } else if (!(k == "o" || k == "g" || k == "s" || k == "usemtl" || k == "mtllib" ||
-                 k == "l")) {
+    } else if (!(k == "o" || k == "g" || k == "s" || k == "usemtl" || k == "mtllib" || k == "l")) {
       fail(kw.line, "unknown statement '" + std::string(k) +
                         "': kflow reads v and f (polygons), and skips vt, vn, vp, o, g, s, "
                         "usemtl, mtllib and l");
@@ -222,9 +221,9 @@ class ObjParser {
   TriangleMesh mesh_;
   std::vector<Vec3> points_;
   std::size_t textures_ = 0, normals_ = 0, faces_ = 0;
-  std::vector<Token> tokens_;   // the statement being read
+  std::vector<Token> tokens_;  // the statement being read
   std::vector<std::size_t> face_;
-  std::string buf_;             // a token for strtod and strtoll
+  std::string buf_;  // a token for strtod and strtoll
   int line_ = 0;
 };
 
