@@ -184,7 +184,7 @@ class Model final : public kflow::Model {
     }
     layout_ = s_.in_place ? Layout::swapped : Layout::normal;
     kernels::initialise<L>(space_, a_, geo_, layout_, init);
-    fluid_cells_ = double(s_.grid.interior_cells());
+    fluid_cells_ = double(ncells_);  // the block's (summed over the ranks)
     bool open = !s_.probes.empty();
     for (int d = 0; d < G.dim; ++d)
       for (int side = 0; side < 2; ++side)
