@@ -101,6 +101,18 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   double u_max = s->u_lat, u_inflow = 0;
   const auto bs = c.section("boundary");
   bool inflows = false, outflows = false;
+  // A moving side's velocity (a wall's or an inflow's), physical and in
+  // lattice units; its lattice speed, which also bounds u_max.
+  auto set_wall = [&](int d, int side, const std::vector<double>& v) {
+    double sq = 0;
+    for (int e = 0; e < g.dim; ++e) {
+      s->wall_velocity[d][side][e] = v[std::size_t(e)];
+      s->wall_lat[d][side][e] = v[std::size_t(e)] * s->dt / s->dx;
+      sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
+    }
+    u_max = std::max(u_max, std::sqrt(sq));
+    return std::sqrt(sq);
+  };
   parse_sides(bs, g.dim, [&](const std::string& key, int d, int side) {
     const auto kind =
         bs.get_kind(key, {"no_slip", "moving_wall", "periodic", "inflow", "outflow"}, "no_slip");
@@ -146,20 +158,12 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
         bs.fail(key + ".ramp_time", "every inflow rises over the same ramp_time (" +
                                         num(s->ramp_time) + " on another side)");
       if (ramp > 0) s->ramp_time = ramp;
-      double sq = 0;
-      for (int e = 0; e < g.dim; ++e) {
-        s->wall_velocity[d][side][e] = v[std::size_t(e)];
-        s->wall_lat[d][side][e] = v[std::size_t(e)] * s->dt / s->dx;
-        sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
-      }
-      u_max = std::max(u_max, std::sqrt(sq));
-      u_inflow = std::max(u_inflow, std::sqrt(sq));
+      u_inflow = std::max(u_inflow, set_wall(d, side, v));
       return false;
     }
     if (kind == "outflow") {
       outflows = true;
       const double p = side_s.get("pressure", 0.0, -1e300, 1e300);
-      s->outflow_pressure[d][side] = p;
       s->outflow_density[d][side] = 1 + 3 * p * (s->dt / s->dx) * (s->dt / s->dx);
       if (side_s.has("velocity")) bs.fail(key + ".velocity", "an outflow side takes no velocity");
       return false;
@@ -172,13 +176,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
                 "the wall moves in its own plane: the component normal "
                 "to the wall must be 0, got " +
                     num(v[d]));
-      double sq = 0;
-      for (int e = 0; e < g.dim; ++e) {
-        s->wall_velocity[d][side][e] = v[e];
-        s->wall_lat[d][side][e] = v[e] * s->dt / s->dx;
-        sq += s->wall_lat[d][side][e] * s->wall_lat[d][side][e];
-      }
-      u_max = std::max(u_max, std::sqrt(sq));
+      set_wall(d, side, v);
     } else if (side_s.has("velocity")) {
       bs.fail(key + ".velocity", "only a moving_wall side takes a velocity");
     }

@@ -87,7 +87,6 @@ struct Setup : ModelSetup {
   double wall_velocity[3][2][3] = {};  // moving wall; inflow (uniform, or the profile's peak)
   Profile profile[3][2] = {};          // inflow sides
   double ramp_time = 0;                // inflows rise as (1 - cos(pi t / T)) / 2 up to T
-  double outflow_pressure[3][2] = {};  // outflow sides: p - p0 (per unit density)
   // Bodies ([[body]], kflow/core/case_geometry.hpp) and their walls.
   std::vector<geometry::Body> bodies;
   Walls walls = Walls::interpolated;

@@ -63,19 +63,6 @@ KOKKOS_INLINE_FUNCTION bool shifted(const Geometry<Real>& g, const int x[3], con
   return true;
 }
 
-// f*_k of the cell x (stored index idx) in `layout` (lbm_kernels.hpp).
-template <class L, class Real, class Pops>
-KOKKOS_INLINE_FUNCTION Real post(const Pops& a, const Geometry<Real>& g, Layout layout,
-                                 const int x[3], int idx, int k) {
-  if (layout == Layout::normal) return a(idx, k);
-  if (layout == Layout::swapped) return a(idx, opp(k));
-  int nb = idx;
-  Real u[3];
-  bool moving = false;
-  return g.neighbour(x, L::c(k, 0), L::c(k, 1), L::c(k, 2), nb, u, moving) ? a(idx, opp(k))
-                                                                           : a(nb, k);
-}
-
 // The returning population of link l and the post-collision one it answers.
 template <class L, class Real, class Pops, class Links>
 struct BodyWall {

@@ -409,7 +409,7 @@ class Model final : public kflow::Model {
     for (int d = 0; d < s_.grid.dim; ++d)
       for (int side = 0; side < 2; ++side)
         if (s_.bc[d][side] == Bc::outflow && !geo_.halo[d][side])
-          kernels::outflow<L>(space_, a_, geo_, mode, now, d, side,
+          kernels::outflow<L>(space_, a_, geo_, off_, mode, now, d, side,
                               Real(s_.outflow_density[d][side]));
     kernels::body_walls<L>(space_, a_, geo_, off_, links_, mode, now);
   }

@@ -34,32 +34,35 @@ struct WrittenByBounceBack {
 //  pushed:  a(x + c_i, i)  [wall: a(x, opp i)]  (in-place, after a stream step)
 enum class Layout { normal, swapped, pushed };
 
+// f*_k of the cell x (block coordinates, stored index idx) in `layout` (a:
+// the populations, read as Real, or their raw stored values).
+template <class L, class Real, class View>
+KOKKOS_INLINE_FUNCTION auto post(const View& a, const Geometry<Real>& g, Layout layout,
+                                 const int x[3], int idx, int k) {
+  if (layout == Layout::normal) return a(idx, k);
+  if (layout == Layout::swapped) return a(idx, opp(k));
+  int nb = idx;
+  Real u[3];
+  bool moving = false;
+  return g.neighbour(x, L::c(k, 0), L::c(k, 1), L::c(k, 2), nb, u, moving) ? a(idx, opp(k))
+                                                                           : a(nb, k);
+}
+
 // The post-collision populations of the block's cell m (x fastest) in
 // `layout` (a: the populations, read as Real, or their raw stored values,
-// read as T).
+// read as T); away from the block's edges the pushed layout's neighbours
+// without the wall checks.
 template <class L, class Real, class View, class T>
 KOKKOS_INLINE_FUNCTION void gather(const View& a, const Geometry<Real>& g, const int off[],
                                    Layout layout, int m, T f[L::Q]) {
   int x[3];
   coords(m, g.n, x);
   const int idx = g.index(x);
-  const bool bulk = away_from_edges(x, g.n, L::D);
+  const bool bulk = layout == Layout::pushed && away_from_edges(x, g.n, L::D);
   KFLOW_LBM_UNROLL
-  for (int i = 0; i < L::Q; ++i) {
-    if (layout == Layout::normal) {
-      f[i] = a(idx, i);
-    } else if (layout == Layout::swapped) {
-      f[i] = a(idx, opp(i));
-    } else if (bulk || i == 0) {
-      f[i] = a(idx + off[i], i);
-    } else {
-      int nb = idx;
-      Real u[3];
-      bool moving = false;
-      f[i] = g.neighbour(x, L::c(i, 0), L::c(i, 1), L::c(i, 2), nb, u, moving) ? a(idx, opp(i))
-                                                                               : a(nb, i);
-    }
-  }
+  for (int i = 0; i < L::Q; ++i)
+    f[i] = bulk || (layout == Layout::pushed && i == 0) ? a(idx + off[i], i)
+                                                        : post<L>(a, g, layout, x, idx, i);
 }
 
 namespace kernels {

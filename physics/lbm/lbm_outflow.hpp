@@ -17,7 +17,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "lbm_bodies.hpp"
 #include "lbm_collide.hpp"
 #include "lbm_geometry.hpp"
 #include "lbm_kernels.hpp"
@@ -26,8 +25,8 @@
 namespace kflow::lbm::kernels {
 
 template <class L, class Real, class ExecSpace, class Pops>
-void outflow(const ExecSpace& space, const Pops& a, const Geometry<Real>& g, Mode mode,
-             Layout layout, int d, int side, Real rho_w) {
+void outflow(const ExecSpace& space, const Pops& a, const Geometry<Real>& g,
+             const Offsets<L::Q>& off, Mode mode, Layout layout, int d, int side, Real rho_w) {
   const int e1 = d == 0 ? 1 : 0, e2 = d == 2 ? 1 : 2;  // the side's own axes
   const int n1 = g.n[e1], n = n1 * g.n[e2];
   const int in = side ? -1 : 1;  // c_i[d] of the links that come in across the side
@@ -40,8 +39,7 @@ void outflow(const ExecSpace& space, const Pops& a, const Geometry<Real>& g, Mod
         x[e2] = m / n1;
         const int idx = g.index(x);
         Real f[L::Q], rho, u[3];
-        KFLOW_LBM_UNROLL
-        for (int k = 0; k < L::Q; ++k) f[k] = post<L>(a, g, layout, x, idx, k);
+        gather<L>(a, g, off.v, layout, x[0] + g.n[0] * (x[1] + g.n[1] * x[2]), f);
         moments<L>(f, g, rho, u);
         const Real usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
         for (int i = 0; i < L::Q; ++i) {

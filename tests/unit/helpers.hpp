@@ -117,6 +117,33 @@ inline std::string case_text(const std::string& path) {
   return read_file(full);
 }
 
+// One published number from cases/reference/<file>: column `column` of the
+// first row that begins with `key` (rows "case,quantity,lower,upper,
+// reference,source" or "quantity,value,..."); fails when there is none.
+inline double reference_value(const std::string& file, const std::string& key, int column) {
+  std::ifstream in(source_dir() + "/cases/reference/" + file);
+  REQUIRE(in);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind(key, 0) != 0) continue;
+    std::stringstream s(line);
+    std::string cell;
+    for (int c = 0; std::getline(s, cell, ','); ++c)
+      if (c == column) return std::stod(cell);
+  }
+  FAIL("no row '" << key << "' in " << file);
+  return 0;
+}
+
+// Two runs' kept fields, value for value.
+inline void check_identical(const RunResult& a, const RunResult& b) {
+  REQUIRE(a.fields.size() == b.fields.size());
+  for (std::size_t k = 0; k < a.fields.size(); ++k) {
+    INFO("field " << a.fields[k].name);
+    CHECK(a.fields[k].values == b.fields[k].values);
+  }
+}
+
 // The rows of a literature table from cases/reference/<file> (the one copy
 // of every table the tests compare with), split at commas, after the '#'
 // comment lines and the column header.  Fails unless it read exactly `rows`

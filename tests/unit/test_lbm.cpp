@@ -18,6 +18,7 @@
 #include "kflow/core/exact.hpp"
 #include "kflow/io/fieldfile.hpp"
 
+using kflow::test::check_identical;
 using kflow::test::diag;
 using kflow::test::field;
 using kflow::test::prepare_text;
@@ -238,14 +239,6 @@ north = { type = "moving_wall", velocity = [0.0, 0.0, 1.0] }
 [time]
 steps = 17
 )";
-
-void check_identical(const kflow::RunResult& a, const kflow::RunResult& b) {
-  REQUIRE(a.fields.size() == b.fields.size());
-  for (std::size_t k = 0; k < a.fields.size(); ++k) {
-    INFO("field " << a.fields[k].name);
-    CHECK(a.fields[k].values == b.fields[k].values);
-  }
-}
 
 }  // namespace
 

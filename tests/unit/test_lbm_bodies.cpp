@@ -19,33 +19,15 @@ using kflow::test::case_text;
 using kflow::test::diag;
 using kflow::test::field;
 using kflow::test::prepare_text;
+using kflow::test::reference_value;
 using kflow::test::run_text;
 using kflow::test::TempDir;
 
 namespace {
 
-// Published numbers from cases/reference/<file> ("case,quantity,lower,upper,reference,source").
-double reference_value(const std::string& file, const std::string& key, int column) {
-  std::ifstream in(kflow::test::source_dir() + "/cases/reference/" + file);
-  REQUIRE(in);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#' || line.rfind(key, 0) != 0) continue;
-    std::stringstream s(line);
-    std::string cell;
-    for (int c = 0; std::getline(s, cell, ','); ++c)
-      if (c == column) return std::stod(cell);
-  }
-  FAIL("no row '" << key << "' in " << file);
-  return 0;
-}
-
-void check_identical(const kflow::RunResult& a, const kflow::RunResult& b) {
-  REQUIRE(a.fields.size() == b.fields.size());
-  for (std::size_t k = 0; k < a.fields.size(); ++k) {
-    INFO("field " << a.fields[k].name);
-    CHECK(a.fields[k].values == b.fields[k].values);
-  }
+// Fields (kflow::test::check_identical) and the last log row, bit for bit.
+void check_same(const kflow::RunResult& a, const kflow::RunResult& b) {
+  kflow::test::check_identical(a, b);
   REQUIRE(a.diagnostics.size() == b.diagnostics.size());
   for (std::size_t k = 0; k < a.diagnostics.size(); ++k) {
     INFO("diagnostic " << a.diagnostics[k].first);
@@ -114,7 +96,7 @@ TEST_CASE("lbm bodies in 3D: two-grid and in-place streaming give the same bits"
       const auto two = run_text(duct, "", {stencil, prec}, "", true);
       const auto aa =
           run_text(duct, "", {stencil, prec, "lattice.streaming=\"in_place\""}, "", true);
-      check_identical(two, aa);
+      check_same(two, aa);
       CHECK(diag(two, "c_d") > 0);
       CHECK(std::isfinite(diag(two, "c_s")));
     }
@@ -131,7 +113,7 @@ TEST_CASE("lbm bodies: two-grid and in-place streaming give the same bits, walls
         const auto two = run_text(channel, "", {walls, steps, prec}, "", true);
         const auto aa =
             run_text(channel, "", {walls, steps, prec, "lattice.streaming=\"in_place\""}, "", true);
-        check_identical(two, aa);
+        check_same(two, aa);
         CHECK(diag(two, "c_d") > 0);
       }
 }
@@ -182,7 +164,7 @@ TEST_CASE("lbm bodies: a checkpoint continues bit for bit across streaming schem
       const auto rest =
           run_text(channel, tmp.str() + "/rest", rs, tmp.str() + "/half/checkpoint.kfc", true);
       CHECK(rest.steps == full.steps);
-      check_identical(full, rest);
+      check_same(full, rest);
     }
   }
 }

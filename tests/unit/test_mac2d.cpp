@@ -412,22 +412,7 @@ std::string case_text(const std::string& name) {
   return kflow::test::case_text("mac2d/" + name);
 }
 
-// Published numbers are read from cases/reference/<file> (CSV rows
-// "case,quantity,lower,upper,reference,source" or "quantity,value,...").
-double reference_value(const std::string& file, const std::string& key, int column) {
-  std::ifstream in(kflow::test::source_dir() + "/cases/reference/" + file);
-  REQUIRE(in);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#' || line.rfind(key, 0) != 0) continue;
-    std::stringstream s(line);
-    std::string cell;
-    for (int c = 0; std::getline(s, cell, ','); ++c)
-      if (c == column) return std::stod(cell);
-  }
-  FAIL("no row '" << key << "' in " << file);
-  return 0;
-}
+using kflow::test::reference_value;
 
 // Minutes on a GPU, hours on two CPU cores: these run where CUDA is built.
 void require_gpu() {
