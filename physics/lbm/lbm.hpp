@@ -87,8 +87,7 @@ struct Setup : ModelSetup {
   double wall_velocity[3][2][3] = {};  // moving wall; inflow (uniform, or the profile's peak)
   Profile profile[3][2] = {};          // inflow sides
   double ramp_time = 0;                // inflows rise as (1 - cos(pi t / T)) / 2 up to T
-  // Bodies ([[body]], kflow/core/case_geometry.hpp) and their walls.
-  std::vector<geometry::Body> bodies;
+  // Bodies: ModelSetup::bodies ([[body]], kflow/core/case_geometry.hpp); their walls.
   Walls walls = Walls::interpolated;
   // Force coefficients c = 2 F / (rho0 U^2 A), A = L (2D, per unit depth) or
   // the area (3D); 0: not logged.

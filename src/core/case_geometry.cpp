@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "kflow/core/case_grid.hpp"
+#include "kflow/geometry/stl.hpp"
+#include "kflow/geometry/surface.hpp"
 
 namespace kflow {
 
@@ -88,6 +90,18 @@ geo::Vec3 point(const Config::Section& b, const std::string& key, int dim, doubl
 
 }  // namespace
 
+namespace {
+// The domain's box (2D: the plane z = origin.z).
+geo::Box3 domain_box(const linalg::Grid& grid) {
+  geo::Box3 domain;
+  for (int d = 0; d < 3; ++d) {
+    domain.lo[d] = grid.origin[std::size_t(d)];
+    domain.hi[d] = grid.origin[std::size_t(d)] + (d < grid.dim ? grid.length[std::size_t(d)] : 0);
+  }
+  return domain;
+}
+}  // namespace
+
 geo::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts) {
   geo::NodeGrid n;
   for (int d = 0; d < 3; ++d) {
@@ -111,11 +125,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
     problems.add(c.root(), "body",
                  std::to_string(tables.size()) + " bodies: at most " +
                      std::to_string(geo::max_bodies) + " (flags are bytes)");
-  geo::Box3 domain;
-  for (int d = 0; d < 3; ++d) {
-    domain.lo[d] = grid.origin[std::size_t(d)];
-    domain.hi[d] = d < dim ? grid.origin[std::size_t(d)] + grid.length[std::size_t(d)] : z0;
-  }
+  const geo::Box3 domain = domain_box(grid);
   for (std::size_t n = 0; n < tables.size(); ++n) {
     const auto& b = tables[n];
     if (!b.has("shape")) {
@@ -278,6 +288,13 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
   }
   problems.throw_if_any();
   return bodies;
+}
+
+std::string body_surface_stl(const std::vector<geo::Body>& bodies, const linalg::Grid& grid) {
+  double h = Kokkos::Experimental::infinity_v<double>;
+  for (int d = 0; d < grid.dim; ++d) h = std::min(h, grid.spacing(d));
+  return geo::stl_binary(geo::surface_mesh(bodies, domain_box(grid), grid.dim, h),
+                         "kflow: the bodies of the case, in domain coordinates");
 }
 
 }  // namespace kflow

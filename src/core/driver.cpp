@@ -15,6 +15,7 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/build_info.hpp"
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/gather.hpp"
 #include "kflow/core/parallel.hpp"
@@ -595,7 +596,9 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   }
   parallel::barrier();  // every rank has read the checkpoint
   parallel::on_root([&] {
-    if (out) out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
+    if (!out) return;
+    out->stage(opt.restart.empty() ? "" : fs::path(opt.restart).parent_path().string());
+    if (!pc.setup->bodies.empty()) out->body_surface(body_surface_stl(pc.setup->bodies, grid));
   });
   std::unique_ptr<Model> model;
   try {

@@ -622,6 +622,12 @@ void RunOutput::checkpoint(const FieldFile& ck) {
   write_field_file(dir_ + "/checkpoint.kfc", ck);
 }
 
+void RunOutput::body_surface(const std::string& stl) {
+  record("body.stl");
+  write_atomic(
+      dir_ + "/body.stl", [&](std::ostream& o) { o << stl; }, true);
+}
+
 void RunOutput::write_summary(const RunSummary& r) {
   const auto& g = r.grid;
   std::ostringstream s;

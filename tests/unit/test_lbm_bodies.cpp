@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "kflow/geometry/stl.hpp"
 
 using kflow::test::case_text;
 using kflow::test::diag;
@@ -86,6 +87,14 @@ steps = 12
 [output]
 fields = ["velocity", "density"]
 )";
+
+// The channel without its cylinder (and the probes, which the body's
+// absence leaves as they are).
+std::string channel_without_body() {
+  std::string t = channel;
+  const auto a = t.find("[[body]]"), b = t.find("[analysis]");
+  return t.erase(a, b - a);
+}
 
 }  // namespace
 
@@ -362,4 +371,29 @@ fields = ["velocity", "density"]
     CHECK(std::fabs(flux - 1) < 1e-4);
     CHECK(v < 1e-4);
   }
+}
+
+TEST_CASE("lbm bodies: the run writes the bodies' surface as body.stl beside its frames",
+          "[unit]") {
+  // The channel's circle (centre (0.8, 0.52), radius 0.25) as a slab one
+  // cell (h = 1/21) thick about the plane z = 0, in float32; a polygon's
+  // box lies inside the circle's by at most a tenth of a cell.
+  TempDir tmp("lbm-body-stl");
+  run_text(channel, tmp.str() + "/out", {"time.steps=2"});
+  const auto m = kflow::geometry::read_stl(tmp.str() + "/out/body.stl");
+  REQUIRE(m.triangles() > 64);
+  const auto b = kflow::geometry::bounds(m);
+  const double h = 1.0 / 21;
+  const auto near = [&](double v, double edge, double inwards) {
+    return (v - edge) * inwards >= -1e-6 && (v - edge) * inwards <= 0.1 * h + 1e-6;
+  };
+  CHECK(near(b.lo.x, 0.55, 1));
+  CHECK(near(b.hi.x, 1.05, -1));
+  CHECK(near(b.lo.y, 0.27, 1));
+  CHECK(near(b.hi.y, 0.77, -1));
+  CHECK(std::fabs(b.lo.z + 0.5 * h) <= 1e-6);
+  CHECK(std::fabs(b.hi.z - 0.5 * h) <= 1e-6);
+  // A case without bodies writes none.
+  run_text(channel_without_body(), tmp.str() + "/plain", {"time.steps=2"});
+  CHECK_FALSE(std::ifstream(tmp.str() + "/plain/body.stl").good());
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Closed triangle meshes made in code (host): a subdivided icosahedron on a
-// sphere, a torus, a box with each face cut into a grid of squares.  Each
+// sphere, a torus, a box with each face cut into a grid of squares, a
+// cylinder with flat end caps.  Each
 // point is computed once and shared by its triangles bit for bit, so the
 // meshes pass check_mesh(); triangles are wound counter-clockwise seen from
 // outside.  For the tests and the benchmark (no large files in the tree) and
@@ -138,6 +139,36 @@ inline TriangleMesh box_mesh(const Vec3& lo, const Vec3& hi, const std::array<in
         }
   }
   return detail::soup(pts, tris, "box_mesh");
+}
+
+// The cylinder of `radius` about the line center + a axis (axis a unit
+// vector), a in [a0, a1], with flat end caps: `segments` points around each
+// rim (on the cylinder), a fan from each cap's centre; 4 segments triangles.
+inline TriangleMesh cylinder_mesh(const Vec3& center, const Vec3& axis, double radius, double a0,
+                                  double a1, int segments) {
+  if (!(radius > 0) || !(a0 < a1) || segments < 3 || !std::isfinite(a0) || !std::isfinite(a1))
+    throw std::invalid_argument("geometry: cylinder_mesh needs radius > 0, a0 < a1, segments >= 3");
+  // Two unit vectors across the axis.
+  const Vec3 t = std::fabs(axis.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+  const Vec3 e1 = normalized(t - dot(t, axis) * axis), e2 = cross(axis, e1);
+  std::vector<Vec3> pts;
+  for (const double a : {a0, a1})
+    for (int k = 0; k < segments; ++k) {
+      const double phi = 2 * M_PI * k / segments;
+      pts.push_back(center + a * axis + radius * (std::cos(phi) * e1 + std::sin(phi) * e2));
+    }
+  const int c0 = int(pts.size()), c1 = c0 + 1;
+  pts.push_back(center + a0 * axis);
+  pts.push_back(center + a1 * axis);
+  std::vector<std::array<int, 3>> tris;
+  for (int k = 0; k < segments; ++k) {
+    const int j = (k + 1) % segments, b0 = k, b1 = j, u0 = segments + k, u1 = segments + j;
+    tris.push_back({b0, b1, u1});  // (e1, e2, axis) is right-handed: outward
+    tris.push_back({b0, u1, u0});
+    tris.push_back({c0, b1, b0});  // the cap at a0 faces -axis
+    tris.push_back({c1, u0, u1});  // the cap at a1 faces +axis
+  }
+  return detail::soup(pts, tris, "cylinder_mesh(" + std::to_string(segments) + ")");
 }
 
 }  // namespace kflow::geometry

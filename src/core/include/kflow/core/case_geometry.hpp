@@ -41,6 +41,11 @@ struct BodyRules {
 std::vector<geometry::Body> parse_bodies(Config& c, const linalg::Grid& grid,
                                          const BodyRules& rules, std::vector<std::string>& notes);
 
+// The bodies' surfaces as one binary STL file in domain coordinates
+// (geometry::surface_mesh with the grid's smallest cell size): what a run
+// writes as body.stl beside its frames.
+std::string body_surface_stl(const std::vector<geometry::Body>& bodies, const linalg::Grid& grid);
+
 // The cell centres of `grid` as nodes, its ghost layers included when
 // `ghosts` (node (0, 0, 0) is then the first ghost cell's centre).
 geometry::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kflow/geometry/body.hpp"
 #include "kflow/linalg/dist/decomposition.hpp"
 #include "kflow/linalg/grid.hpp"
 
@@ -48,6 +49,9 @@ struct ModelSetup {
   }
   linalg::Grid grid;
   std::vector<std::string> fields;  // every field the model can output
+  // The case's bodies as placed (parse_bodies); a run writes their surface
+  // as body.stl beside its frames.
+  std::vector<geometry::Body> bodies;
   // Messages about the set-up worth a user's attention (e.g. geometry fixed
   // up); printed by 'kflow check' and at the start of a run.
   std::vector<std::string> notes;

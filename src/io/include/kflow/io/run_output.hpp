@@ -130,6 +130,7 @@ class RunOutput {
                       const std::vector<std::vector<double>>& line_values);
 
   void checkpoint(const FieldFile& ck);     // checkpoint.kfc, atomic
+  void body_surface(const std::string& stl);  // body.stl (the bytes of an STL file), atomic
   void write_summary(const RunSummary& s);  // summary.json and case.toml
 
   // Closes the log and renames the staging directory to `target`.  An
