@@ -159,13 +159,15 @@ void norms(const ExecSpace& space, const View& a, const Geometry<Real>& g, const
 // The densities rho(p, k) (lattice units; -1 for a body's cell) of the
 // block's cells at(p, k) (x fastest, no ghosts), a host view.
 template <class L, class Real, class ExecSpace, class View, class At>
-Kokkos::View<double**, Kokkos::HostSpace> densities(const ExecSpace& space, const View& a,
-                                                    const Geometry<Real>& g,
-                                                    const Offsets<L::Q>& off, Layout layout,
-                                                    const At& at) {
+Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> densities(
+    const ExecSpace& space, const View& a, const Geometry<Real>& g, const Offsets<L::Q>& off,
+    Layout layout, const At& at) {
   using Mem = typename ExecSpace::memory_space;
   const auto cells = Kokkos::create_mirror_view_and_copy(Mem(), at);
-  Kokkos::View<double**, Mem> rho("kflow::lbm::densities", at.extent(0), at.extent(1));
+  // LayoutRight on every backend: the host copy has the layout of the
+  // declared return type (a GPU view would default to LayoutLeft).
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> rho("kflow::lbm::densities", at.extent(0),
+                                                       at.extent(1));
   const int n1 = int(at.extent(1));
   Kokkos::parallel_for(
       "kflow::lbm::densities",

@@ -22,16 +22,18 @@ void launch_cells(const ExecSpace& space, const char* label, const Kernel& kerne
     const int interior = nx * (ny - 2) * (Kernel::dim == 3 ? nz - 2 : 1);  // whole lines
     bool pairs = false;  // 16-bit storage: the interior two cells a thread
     if constexpr (sizeof(typename Kernel::view::stored_type) == 2) {
-      using Pair = PairKernel<Kernel>;
-      if (Pair::applies(kernel)) {  // (at most 80 registers: 6 blocks of 128 a multiprocessor)
-        const Pair pair{kernel};
+      // (at most 80 registers: 6 blocks of 128 a multiprocessor)
+      auto try_pairs = [&](auto pair) {
+        if (pairs || !decltype(pair)::applies(kernel)) return;
         Kokkos::parallel_for(
             label,
             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>, Kokkos::LaunchBounds<128, 6>>(
                 space, 0, pair.count()),
             pair);
         pairs = true;
-      }
+      };
+      try_pairs(PairKernel<Kernel, false>{kernel});
+      try_pairs(PairKernel<Kernel, true>{kernel});
     }
     if (!pairs)
       Kokkos::parallel_for(

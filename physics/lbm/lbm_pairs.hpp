@@ -7,8 +7,12 @@
 // words; half the threads, fewer loads (docs/performance.md).  The same
 // links, values and arithmetic as StepKernel::cell: the same bits.  Needs an
 // even nx and no ghost layer along x (applies).  Compiled for the GPUs'
-// launch (and for its test on the host), never in a CPU step; not with bodies
-// or a profiled inflow on an x face (the cell launch takes those).
+// launch (and for its test on the host), never in a CPU step; not with a
+// profiled inflow on an x face (the cell launch takes those).  Bodies: a
+// kernel of its own (Bodies = true) skips a body's cell as the cell launch
+// does (a pair of solid cells returns at once, a pair with one writes the
+// other's values alone); the kernel without bodies has no such test (a test
+// at run time cost it 5 % in place and 14 % two-grid, docs/performance.md).
 
 #include <Kokkos_Core.hpp>
 
@@ -20,7 +24,7 @@
 
 namespace kflow::lbm {
 
-template <class Step>
+template <class Step, bool Bodies>
 struct PairKernel {
   using L = typename Step::lattice;
   using Real = typename Step::real;
@@ -30,9 +34,9 @@ struct PairKernel {
 
   static bool applies(const Step& s) {
     const auto& g = s.g;
-    // (bodies and profiled inflows on the x faces take the cell launch)
+    // (profiled inflows on the x faces take the cell launch)
     return sizeof(typename View::stored_type) == 2 && g.gh[0] == 0 && g.n[0] % 2 == 0 &&
-           g.n[0] >= 4 && !g.solid && !g.profile[0][0] && !g.profile[0][1];
+           g.n[0] >= 4 && !g.profile[0][0] && !g.profile[0][1] && Bodies == (g.solid != nullptr);
   }
   int count() const { return k.g.n[0] / 2 * (k.g.n[1] - 2) * (L::D == 3 ? k.g.n[2] - 2 : 1); }
   KOKKOS_INLINE_FUNCTION void operator()(int p) const {
@@ -43,7 +47,12 @@ struct PairKernel {
     const int nx = g.n[0], hp = nx / 2, iy = g.n[1] - 2;
     const int q = p % hp, r = p / hp;
     const int x[3] = {2 * q, 1 + r % iy, L::D == 3 ? 1 + r / iy : 0};
-    const int ia = g.index(x), ib = ia + 1;         // ia even: a word holds the pair
+    const int ia = g.index(x), ib = ia + 1;  // ia even: a word holds the pair
+    bool fluid_a = true, fluid_b = true;     // which of the pair is fluid
+    if constexpr (Bodies) {
+      fluid_a = !g.solid[ia], fluid_b = !g.solid[ib];
+      if (!fluid_a && !fluid_b) return;
+    }
     const bool first = q == 0, last = q == hp - 1;  // a at x = 0, b at nx - 1
     const bool wall = !g.periodic[0];               // the x faces (no halo: gh = 0)
     const S* in = k.src.v.data();
@@ -111,17 +120,23 @@ struct PairKernel {
     KFLOW_LBM_UNROLL
     for (int i = 0; i < Q; ++i) {
       const S ea = View::encode(i, fa[i]), eb = View::encode(i, fb[i]);
-      if constexpr (M == Mode::two_grid) {
-        st2(i, ia, ea, eb);
-      } else if constexpr (M == Mode::aa_local) {
-        st2(opp(i), ia, ea, eb);
+      if constexpr (M != Mode::aa_stream) {
+        const int slot = M == Mode::two_grid ? i : opp(i);
+        if (!Bodies || (fluid_a && fluid_b))
+          st2(slot, ia, ea, eb);
+        else if (fluid_a)
+          st1(slot, ia, ea);
+        else
+          st1(slot, ib, eb);
       } else {
         // to x + c_i; across a wall into the cell's own slot opp(i), across
         // a periodic face to the line's other end
         const int cx = L::c(i, 0);
         const bool ca = first && cx == -1, cb = last && cx == 1;
-        st1(ca && wall ? opp(i) : i, !ca ? ia + off[i] : wall ? ia : ia + off[i] + nx, ea);
-        st1(cb && wall ? opp(i) : i, !cb ? ib + off[i] : wall ? ib : ib + off[i] - nx, eb);
+        if (fluid_a)
+          st1(ca && wall ? opp(i) : i, !ca ? ia + off[i] : wall ? ia : ia + off[i] + nx, ea);
+        if (fluid_b)
+          st1(cb && wall ? opp(i) : i, !cb ? ib + off[i] : wall ? ib : ib + off[i] - nx, eb);
       }
     }
   }

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# The GPU checks: builds kflow for CUDA against an installed Kokkos and runs
+# the measurements only a GPU node can make (docs/performance.md, the model
+# pages).  Each item writes ITEM.log under --out and one summary line to
+# the terminal; items run in the order given.
+#
+#   tools/gpu-checks.sh --kokkos PREFIX [--tomlpp PREFIX] [--build DIR] [--out DIR] ITEM...
+#
+# --kokkos  an installed Kokkos with the CUDA backend (PREFIX/bin/nvcc_wrapper;
+#           built as C++17: docs/getting-started.md, "The GPU build")
+# --tomlpp  a prefix holding include/toml++ (e.g. Debian's libtomlplusplus-dev
+#           unpacked) where toml++ is not installed
+# --build   the CUDA build tree (default build-cuda); --out the logs (default
+#           out/gpu-checks)
+#
+# Items:
+#   build     configure and build kflow (CUDA + OpenMP + Serial, no VTK, no
+#             MPI) with the GPU and lbm test units
+#   tests     the [gpu] tests (CUDA against OpenMP, every model) and lbm's
+#             tests but the [long] ones, on the GPU
+#   bodies    lbm 512^3 D3Q19, float and float16s, both streaming schemes,
+#             empty box and with a sphere of 10 % of the volume (interpolated
+#             walls, forces every 100 steps): MLUPS over fluid cells
+#   compare   CUDA = OpenMP with bodies and open sides: kflow compare on the
+#             lbm DFG cases in float and float16s (bits: difference 0)
+#   fp16c     lbm 512^3 float16c in place and two-grid
+#   lbm-dfg   DFG 3D-1Z at 20 and 40 cells per diameter (float); 2D-1 at 80
+#             and 160 (u_lat 0.05); 2D-2 at 80 and 160; 2D-1 under diffusive
+#             scaling (80: u_lat 0.025, 160: 0.0125).  KFLOW_DFG_RUNS="3d1z-d20
+#             2d1-d80 ..." runs only those (the names of out/runs/)
+#   cpu       a host-only g++ build (OpenMP) in BUILD-host and lbm's CPU row
+#             on all cores (256^3, float and float16s, in place)
+#   mac2d     the 512^2 Re 1000 cavity with TVD to t = 40 (psi_min against
+#             Botella & Peyret 1998) and Gartling's Re 800 step at 1920 x 128
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+kokkos="" tomlpp="" build=$top/build-cuda out=$top/out/gpu-checks
+items=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --kokkos | --tomlpp | --build | --out)
+      [[ $# -ge 2 ]] || { echo "gpu-checks: $1 needs a value" >&2; exit 2; }
+      case "$1" in
+        --kokkos) kokkos=$2 ;; --tomlpp) tomlpp=$2 ;; --build) build=$2 ;; --out) out=$2 ;;
+      esac
+      shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    build | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
+    *) echo "gpu-checks: unknown item or option '$1' (--help lists them)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#items[@]} -gt 0 ]] || { echo "gpu-checks: no item given (--help lists them)" >&2; exit 2; }
+mkdir -p "$out"
+kflow=$build/src/app/kflow
+jobs=$(nproc)
+
+# step NAME CMD...: runs CMD with its output appended to NAME.log, timed.
+step() {
+  local name=$1 t0 rc=0
+  shift
+  t0=$(date +%s)
+  echo "== $*" >>"$out/$name.log"
+  "$@" >>"$out/$name.log" 2>&1 || rc=$?
+  echo "== exit $rc, $(($(date +%s) - t0)) s" >>"$out/$name.log"
+  return $rc
+}
+need_build() {
+  [[ -x "$kflow" ]] || { echo "gpu-checks: $kflow is missing: run the 'build' item first" >&2; exit 1; }
+}
+
+do_build() {
+  [[ -n "$kokkos" && -x "$kokkos/bin/nvcc_wrapper" ]] ||
+    { echo "gpu-checks: --kokkos PREFIX with bin/nvcc_wrapper is needed to build" >&2; exit 2; }
+  step build cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DKokkos_ROOT="$kokkos" \
+    ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
+    -DKFLOW_ENABLE_VTK=OFF -DKFLOW_ENABLE_MPI=OFF -DKFLOW_ENABLE_KOKKOS_KERNELS=OFF \
+    -DKFLOW_CCACHE=OFF '-DKFLOW_TEST_SOURCES_REGEX=test_gpu|test_lbm'
+  step build cmake --build "$build" --parallel "$jobs" -- -k 0
+  echo "build: $(grep -c 'warning' "$out/build.log" || true) warning lines, $(tail -1 "$out/build.log")"
+}
+
+do_tests() {
+  need_build
+  local t=$build/tests/kflow_tests rc=0
+  step tests "$t" "[gpu]" || rc=1
+  step tests "$t" "*lbm*,~[long]" || rc=1
+  echo "tests: $(grep -E '^(All tests passed|test cases:)' "$out/tests.log" | tr '\n' ' ')(exit $rc)"
+}
+
+bench() { # bench LOG PRECISION [--set ...]
+  local log=$1 p=$2
+  shift 2
+  step "$log" "$kflow" bench lbm --backend cuda --precision "$p" --set sizes=512 \
+    --set streaming=all --repeat 3 "$@"
+}
+do_bodies() {
+  need_build
+  for p in float float16s; do
+    bench bodies "$p"
+    bench bodies "$p" --set body=sphere --set log_every=100
+  done
+  echo "bodies: see $out/bodies.log (MLUPS per scheme, empty and with the sphere)"
+}
+do_fp16c() {
+  need_build
+  bench fp16c float16c
+  echo "fp16c: see $out/fp16c.log"
+}
+
+do_compare() {
+  need_build
+  local c
+  for p in float float16s; do
+    for c in dfg-2d-1 dfg-2d-2; do
+      step compare "$kflow" compare "$top/cases/lbm/$c.toml" --backends openmp,cuda \
+        --set run.precision=$p --set time.end=0.4
+    done
+    step compare "$kflow" compare "$top/cases/lbm/dfg-3d-1z.toml" --backends openmp,cuda \
+      --set run.precision=$p --set time.end=0.5
+  done
+  echo "compare: $(grep -c 'largest relative difference: 0$' "$out/compare.log" || true) of 6 bit-identical; see $out/compare.log"
+}
+
+dfg() { # dfg NAME CASE SUMMARY_ARGS -- SETS...
+  local name=$1 case=$2 sum=()
+  shift 2
+  while [[ $1 != -- ]]; do sum+=("$1"); shift; done
+  shift
+  local dir=$out/runs/$name
+  step lbm-dfg "$kflow" run "$top/cases/lbm/$case.toml" --backend cuda --output "$dir" \
+    --set output.every=1000.0 "$@" &&
+    step lbm-dfg python3 "$top/tools/dfg-summary.py" "$dir" "${sum[@]}"
+}
+do_lbm_dfg() {
+  need_build
+  local end="time.end=60.0" only=${KFLOW_DFG_RUNS:-all}
+  want() { [[ $only == all || " $only " == *" $1 "* ]]; }
+  want 3d1z-d20 && dfg 3d1z-d20 dfg-3d-1z -- --set "grid.cells=[500, 82, 82]" \
+    --set run.precision=float --set output.log_every=1000
+  want 3d1z-d40 && dfg 3d1z-d40 dfg-3d-1z -- --set "grid.cells=[1000, 164, 164]" \
+    --set run.precision=float --set output.log_every=2000
+  want 2d1-d80 && dfg 2d1-d80 dfg-2d-1 -- --set "grid.cells=[1760, 328]" --set $end \
+    --set output.log_every=2000
+  want 2d1-d160 && dfg 2d1-d160 dfg-2d-1 -- --set "grid.cells=[3520, 656]" --set $end \
+    --set output.log_every=4000
+  want 2d2-d80 && dfg 2d2-d80 dfg-2d-2 --periodic 6 -- --set "grid.cells=[1760, 328]" \
+    --set output.log_every=80
+  want 2d2-d160 && dfg 2d2-d160 dfg-2d-2 --periodic 6 -- --set "grid.cells=[3520, 656]" \
+    --set output.log_every=160
+  want 2d1-d80-u025 && dfg 2d1-d80-u025 dfg-2d-1 -- --set "grid.cells=[1760, 328]" \
+    --set lattice.velocity=0.025 --set $end --set output.log_every=4000
+  want 2d1-d160-u0125 && dfg 2d1-d160-u0125 dfg-2d-1 -- --set "grid.cells=[3520, 656]" \
+    --set lattice.velocity=0.0125 --set $end --set output.log_every=16000
+  grep -h 'c_d' "$out/lbm-dfg.log" | grep -v '^==' || true
+}
+
+do_cpu() {
+  local host=$build-host
+  step cpu cmake -S "$top" -B "$host" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    ${kokkos_host:+-DKokkos_ROOT="$kokkos_host"} ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
+    -DKFLOW_ENABLE_VTK=OFF -DKFLOW_ENABLE_MPI=OFF -DKFLOW_ENABLE_KOKKOS_KERNELS=OFF \
+    -DKFLOW_CCACHE=OFF -DKFLOW_BUILD_TESTS=OFF -DKFLOW_MARCH_NATIVE=ON
+  step cpu cmake --build "$host" --parallel "$jobs" --target kflow
+  for p in float float16s; do
+    OMP_NUM_THREADS=$jobs OMP_PROC_BIND=spread OMP_PLACES=threads step cpu "$host/src/app/kflow" \
+      bench lbm --backend openmp --precision $p --set sizes=256 --set streaming=in_place --repeat 3
+  done
+  echo "cpu: see $out/cpu.log"
+}
+
+do_mac2d() {
+  need_build
+  local dir=$out/runs
+  step mac2d "$kflow" run "$top/cases/mac2d/cavity-re1000.toml" --backend cuda \
+    --output "$dir/cavity-512" --set "grid.cells=[512, 512]" --set solver.pressure.method=mg \
+    --set output.every=1000.0
+  step mac2d "$kflow" run "$top/cases/mac2d/step-re800.toml" --backend cuda \
+    --output "$dir/step-1920" --set "grid.cells=[1920, 128]" --set output.every=1000.0
+  grep -h -i 'psi_min\|reattach\|separat' "$out/mac2d.log" | tail -8 || true
+}
+
+status=0
+for item in "${items[@]}"; do
+  fn=do_${item//-/_}
+  "$fn" || { status=1; echo "gpu-checks: $item failed: $out/$item.log" >&2; }
+done
+exit $status
