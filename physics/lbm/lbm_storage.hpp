@@ -42,7 +42,8 @@ struct Format16 {
   static constexpr int S = 23 - M;  // float mantissa bits dropped
   static constexpr std::uint32_t top = (1u << E) - 1, rebias = std::uint32_t(127 - B) << 23;
 
-  // bits -> float (exact).
+  // bits -> float (exact), by integer selects: no subnormal float operand,
+  // which CPUs handle in microcode.
   KOKKOS_INLINE_FUNCTION static float to_float(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
     const std::uint32_t e = (h >> M) & top, m = h & ((1u << M) - 1);
@@ -57,14 +58,32 @@ struct Format16 {
                                    (normal & ~(is_small | is_special)));
   }
 
+  // bits -> float (exact), by one multiply: the pattern's exponent and
+  // mantissa placed in a float's fields read as a float are the value times
+  // 2^(B - 127) for normal and subnormal patterns alike (a subnormal pattern
+  // becomes a subnormal float), so a multiply by 2^(127 - B) is the value,
+  // exact.  One select for infinity and NaN.  For GPUs, whose multiplies
+  // take subnormal operands at full speed (kflow compiles without
+  // flush-to-zero); the same bits as to_float (tests/unit/test_lbm_storage.cpp).
+  KOKKOS_INLINE_FUNCTION static float to_float_by_scaling(std::uint16_t h) {
+    const std::uint32_t fields = std::uint32_t(h & 0x7fffu) << S;
+    const std::uint32_t scaled = Kokkos::bit_cast<std::uint32_t>(
+        Kokkos::bit_cast<float>(fields) * Kokkos::bit_cast<float>((254u - B) << 23));
+    const std::uint32_t r = fields >= (top << 23) ? (fields | 0x7f800000u) : scaled;
+    return Kokkos::bit_cast<float>(r | (std::uint32_t(h & 0x8000u) << 16));
+  }
+
   // float -> bits, rounded to nearest, ties to even.
   KOKKOS_INLINE_FUNCTION static std::uint16_t from_float(float f) {
     const std::uint32_t x = Kokkos::bit_cast<std::uint32_t>(f);
-    const std::uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    const std::uint32_t a = x & 0x7fffffffu;
     // Normal: drop S mantissa bits, rounding half to even by adding
     // 2^(S-1) - 1 plus the kept part's last bit; a carry moves the exponent
-    // up, to infinity past the largest finite value.
-    const std::uint32_t normal = (a + ((1u << (S - 1)) - 1) + ((a >> S) & 1u) - rebias) >> S;
+    // up.  Anything past the largest finite value (infinity included) comes
+    // out at or above the infinity pattern and is clamped to it; below the
+    // normal range the subtraction wraps and the small result is taken.
+    const std::uint32_t normal =
+        Kokkos::min((a + ((1u << (S - 1)) - 1) + ((a >> S) & 1u) - rebias) >> S, top << M);
     // Subnormal or zero: adding c, whose last place is the format's
     // smallest step 2^(1 - B - M), rounds |f| to that step in the addition
     // itself; what remains above c is the result.
@@ -72,17 +91,9 @@ struct Format16 {
     const std::uint32_t small =
         Kokkos::bit_cast<std::uint32_t>(Kokkos::bit_cast<float>(a) + Kokkos::bit_cast<float>(c)) -
         c;
-    // |f| at or above the largest finite value plus half its last place
-    const std::uint32_t overflow =
-        ((top - 1 + 127 - B) << 23) | (((1u << M) - 1) << S) | (1u << (S - 1));
-    const std::uint32_t is_nan = 0u - std::uint32_t(a > 0x7f800000u);
-    const std::uint32_t is_inf = ~is_nan & (0u - std::uint32_t(a >= overflow));
-    const std::uint32_t is_normal =
-        ~(is_nan | is_inf) & (0u - std::uint32_t(a >= (std::uint32_t(128 - B) << 23)));
-    const std::uint32_t is_small = ~(is_nan | is_inf | is_normal);
-    const std::uint32_t r = (((top << M) | (1u << (M - 1))) & is_nan) | ((top << M) & is_inf) |
-                            (normal & is_normal) | (small & is_small);
-    return std::uint16_t(sign | r);
+    std::uint32_t r = a < (std::uint32_t(128 - B) << 23) ? small : normal;
+    r = a > 0x7f800000u ? ((top << M) | (1u << (M - 1))) : r;  // NaN stays a quiet NaN
+    return std::uint16_t(((x >> 16) & 0x8000u) | r);
   }
 };
 
@@ -105,6 +116,15 @@ KOKKOS_INLINE_FUNCTION std::uint16_t float_to_half(float f) {
   return __half_as_ushort(__float2half_rn(f));
 #else
   return Binary16::from_float(f);
+#endif
+}
+
+// "float16c" bits -> float (exact): by scaling on GPUs, by selects on CPUs.
+KOKKOS_INLINE_FUNCTION float float16c_to_float(std::uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  return Binary16c::to_float_by_scaling(h);
+#else
+  return Binary16c::to_float(h);
 #endif
 }
 
@@ -138,7 +158,7 @@ struct Populations {
     if constexpr (std::is_same_v<Stored, Real>)
       return s;
     else if constexpr (std::is_same_v<Stored, Word16c>)
-      return Real(L::w(slot)) + Binary16c::to_float(std::uint16_t(s)) * Real(0.5);
+      return Real(L::w(slot)) + float16c_to_float(std::uint16_t(s)) * Real(0.5);
     else
       return Real(L::w(slot)) + half_to_float(s) * Real(1.0 / 32768);
   }

@@ -91,3 +91,12 @@ TEST_CASE("lbm float16c storage: 4-bit-exponent conversions are exact and round 
   using C = kflow::lbm::Binary16c;
   check_format(Format{4, 14}, C::to_float, C::from_float);
 }
+
+// The GPUs' decoding by one multiply (subnormal patterns through subnormal
+// floats) gives the same values as the selects, in both formats.
+TEST_CASE("lbm 16-bit storage: decoding by scaling is exact in both formats", "[unit]") {
+  using C = kflow::lbm::Binary16c;
+  using S = kflow::lbm::Binary16;
+  check_format(Format{4, 14}, C::to_float_by_scaling, C::from_float);
+  check_format(Format{5, 15}, S::to_float_by_scaling, S::from_float);
+}
