@@ -9,10 +9,11 @@
 // even nx and no ghost layer along x (applies).  Compiled for the GPUs'
 // launch (and for its test on the host), never in a CPU step; not with a
 // profiled inflow on an x face (the cell launch takes those).  Bodies: a
-// kernel of its own (Bodies = true) skips a body's cell as the cell launch
-// does (a pair of solid cells returns at once, a pair with one writes the
-// other's values alone); the kernel without bodies has no such test (a test
-// at run time cost it 5 % in place and 14 % two-grid, docs/performance.md).
+// kernel of its own (Bodies = true) returns at once for a pair of solid
+// cells and hands a pair with one to the cell launch's code, so that the
+// pair's own path is the empty box's; the kernel without bodies has no such
+// test (a test at run time cost it 5 % in place and 14 % two-grid,
+// docs/performance.md).
 
 #include <Kokkos_Core.hpp>
 
@@ -48,10 +49,16 @@ struct PairKernel {
     const int q = p % hp, r = p / hp;
     const int x[3] = {2 * q, 1 + r % iy, L::D == 3 ? 1 + r / iy : 0};
     const int ia = g.index(x), ib = ia + 1;  // ia even: a word holds the pair
-    bool fluid_a = true, fluid_b = true;     // which of the pair is fluid
     if constexpr (Bodies) {
-      fluid_a = !g.solid[ia], fluid_b = !g.solid[ib];
-      if (!fluid_a && !fluid_b) return;
+      // A pair with a body's cell in it (a few pairs where a line crosses a
+      // body's surface): its fluid cell as the cell launch takes it.
+      const bool solid_a = g.solid[ia], solid_b = g.solid[ib];
+      if (solid_a || solid_b) {
+        const int m = r * nx + 2 * q;  // the Interior launch's index of cell a
+        if (!solid_a) k(Interior{}, m);
+        if (!solid_b) k(Interior{}, m + 1);
+        return;
+      }
     }
     const bool first = q == 0, last = q == hp - 1;  // a at x = 0, b at nx - 1
     const bool wall = !g.periodic[0];               // the x faces (no halo: gh = 0)
@@ -122,21 +129,14 @@ struct PairKernel {
       const S ea = View::encode(i, fa[i]), eb = View::encode(i, fb[i]);
       if constexpr (M != Mode::aa_stream) {
         const int slot = M == Mode::two_grid ? i : opp(i);
-        if (!Bodies || (fluid_a && fluid_b))
-          st2(slot, ia, ea, eb);
-        else if (fluid_a)
-          st1(slot, ia, ea);
-        else
-          st1(slot, ib, eb);
+        st2(slot, ia, ea, eb);
       } else {
         // to x + c_i; across a wall into the cell's own slot opp(i), across
         // a periodic face to the line's other end
         const int cx = L::c(i, 0);
         const bool ca = first && cx == -1, cb = last && cx == 1;
-        if (fluid_a)
-          st1(ca && wall ? opp(i) : i, !ca ? ia + off[i] : wall ? ia : ia + off[i] + nx, ea);
-        if (fluid_b)
-          st1(cb && wall ? opp(i) : i, !cb ? ib + off[i] : wall ? ib : ib + off[i] - nx, eb);
+        st1(ca && wall ? opp(i) : i, !ca ? ia + off[i] : wall ? ia : ia + off[i] + nx, ea);
+        st1(cb && wall ? opp(i) : i, !cb ? ib + off[i] : wall ? ib : ib + off[i] - nx, eb);
       }
     }
   }

@@ -16,6 +16,7 @@
 #include "helpers.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/tessellate.hpp"
+#include "lbm_body_cases.hpp"
 
 using kflow::test::case_text;
 using kflow::test::diag;
@@ -24,6 +25,8 @@ using kflow::test::prepare_text;
 using kflow::test::reference_value;
 using kflow::test::run_text;
 using kflow::test::TempDir;
+using kflow::test::lbm_cases::channel;
+using kflow::test::lbm_cases::duct;
 
 namespace {
 
@@ -36,58 +39,6 @@ void check_same(const kflow::RunResult& a, const kflow::RunResult& b) {
     CHECK(a.diagnostics[k].second == b.diagnostics[k].second);
   }
 }
-
-// A small channel with a cylinder, an inflow and an outflow (a few steps).
-const char* const channel = R"([case]
-model = "lbm"
-[grid]
-cells = [60, 21]
-length = [2.857142857142857, 1.0]
-[lattice]
-collision = "trt"
-velocity = 0.05
-[physics]
-reynolds = 20.0
-velocity = 1.0
-length = 0.5
-[boundary]
-west = { type = "inflow", profile = "parabolic", max_velocity = 1.5 }
-east = "outflow"
-[[body]]
-shape = "circle"
-center = [0.8, 0.52]
-radius = 0.25
-[analysis]
-pressure_probes = [0.45, 0.52, 1.15, 0.52]
-[time]
-steps = 40
-[output]
-fields = ["velocity", "density", "flags"]
-)";
-
-// The same in 3D: a sphere in a duct with a parabolic inflow (12 steps).
-const char* const duct = R"([case]
-model = "lbm"
-[grid]
-cells = [24, 12, 12]
-length = [2.0, 1.0, 1.0]
-[lattice]
-collision = "trt"
-velocity = 0.05
-[physics]
-reynolds = 10.0
-[boundary]
-west = { type = "inflow", profile = "parabolic", max_velocity = 2.0 }
-east = "outflow"
-[[body]]
-shape = "sphere"
-center = [0.7, 0.45, 0.52]
-radius = 0.27
-[time]
-steps = 12
-[output]
-fields = ["velocity", "density"]
-)";
 
 // The channel without its cylinder (and the probes, which the body's
 // absence leaves as they are).

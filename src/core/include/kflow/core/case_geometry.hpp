@@ -51,16 +51,27 @@ std::string body_surface_stl(const std::vector<geometry::Body>& bodies, const li
 geometry::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts);
 
 // A model's bodies on its device: the solid flag of each of `nodes` and the
-// boundary links of `dirs` (with their normals when asked for).
+// boundary links of `dirs` (with their normals when asked for).  Compiled
+// once per execution space in the core library (case_geometry_voxelise.cpp),
+// not in every model unit that calls it.
 template <class ExecSpace>
 geometry::Geometry<ExecSpace> body_geometry(const ExecSpace& space,
                                             const std::vector<geometry::Body>& bodies,
                                             const geometry::NodeGrid& nodes,
-                                            const geometry::Directions& dirs,
-                                            bool normals = false) {
-  geometry::LinkOptions opt;
-  opt.normals = normals;
-  return geometry::voxelise(space, bodies, nodes, dirs, opt);
-}
+                                            const geometry::Directions& dirs, bool normals = false);
+
+#define KFLOW_BODY_GEOMETRY(SPACE)                                                                \
+  geometry::Geometry<SPACE> body_geometry(const SPACE&, const std::vector<geometry::Body>&,       \
+                                          const geometry::NodeGrid&, const geometry::Directions&, \
+                                          bool)
+#if defined(KOKKOS_ENABLE_SERIAL)
+extern template KFLOW_BODY_GEOMETRY(Kokkos::Serial);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+extern template KFLOW_BODY_GEOMETRY(Kokkos::OpenMP);
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+extern template KFLOW_BODY_GEOMETRY(Kokkos::Cuda);
+#endif
 
 }  // namespace kflow
