@@ -182,7 +182,19 @@ do_mac2d() {
     --set output.every=1000.0
   step mac2d "$kflow" run "$top/cases/mac2d/step-re800.toml" --backend cuda \
     --output "$dir/step-1920" --set "grid.cells=[1920, 128]" --set output.every=1000.0
-  grep -h -i 'psi_min\|reattach\|separat' "$out/mac2d.log" | tail -8 || true
+  last_row "$dir/cavity-512/log.csv" time psi_min psi_min_x psi_min_y
+  last_row "$dir/step-1920/log.csv" time south_x1 north_x1 north_x2
+}
+
+# last_row CSV COLUMN...: the named columns of a log's last row.
+last_row() {
+  python3 - "$@" <<'PY' || true
+import csv, sys
+path, cols = sys.argv[1], sys.argv[2:]
+rows = [r for r in csv.reader(l for l in open(path) if not l.startswith("#"))]
+head, last = rows[0], rows[-1]
+print(path + ": " + ", ".join(c + " = " + (last[head.index(c)] if c in head else "?") for c in cols))
+PY
 }
 
 status=0
