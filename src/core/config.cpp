@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/input_file.hpp"
 
 namespace kflow {
 
@@ -112,36 +113,25 @@ Config Config::load(const std::string& path, const std::vector<std::string>& ove
   c.path_ = path;
   // A case file is a regular, readable file of text (toml++ reads a
   // directory, /dev/null or a FIFO as an empty case, or waits on it).
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    const auto kind = S_ISDIR(st.st_mode)    ? "a directory"
-                      : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                      : S_ISCHR(st.st_mode)  ? "a character device"
-                      : S_ISBLK(st.st_mode)  ? "a block device"
-                      : S_ISSOCK(st.st_mode) ? "a socket"
-                                             : nullptr;
-    if (kind)
-      throw Error(path + ": cannot read the case file: it is " + kind +
-                  ", not a file; expected a TOML case file");
-    constexpr off_t most = 16 << 20;
-    if (st.st_size > most)
-      throw Error(path + ": cannot read the case file: it has " + std::to_string(st.st_size) +
-                  " bytes, a case file at most " + std::to_string(most) +
-                  " (is it the case file?)");
-    if (!std::ifstream(path))
-      throw Error(path + ": cannot read the case file: " + std::strerror(errno));
+  if (auto problem = input_file_problem(path, "the case file", max_case_file_bytes);
+      !problem.empty()) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      problem += "; expected a TOML case file";
+    else if (std::getenv("KFLOW_ROOT_BINDS"))  // inside tools/in-root.sh's toolchain root
+      problem += std::string(" (inside the toolchain root only ") +
+                 std::getenv("KFLOW_ROOT_BINDS") +
+                 " are shared with the host; tools/kflow shares the directories of the paths "
+                 "on its command line)";
+    throw Error(problem);
   }
   try {
     *c.table_ = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     std::ostringstream s;
-    if (e.source().begin.line == 0) {  // toml++ reports a missing file this way
+    if (e.source().begin.line == 0)  // toml++ reports a file it cannot read this way
       s << path << ": cannot read the case file: " << e.description();
-      if (std::getenv("KFLOW_ROOT_BINDS"))  // inside tools/in-root.sh's toolchain root
-        s << " (inside the toolchain root only " << std::getenv("KFLOW_ROOT_BINDS")
-          << " are shared with the host; tools/kflow shares the directories of the paths "
-             "on its command line)";
-    } else
+    else
       s << path << ":" << e.source().begin.line << ":" << e.source().begin.column
         << ": malformed TOML: " << e.description();
     throw Error(s.str());

@@ -180,3 +180,37 @@ TEST_CASE("runs too long to finish are refused before work", "[unit]") {
   // The limits leave ordinary long runs alone.
   CHECK_NOTHROW(prepare_text(good, {"time.end=1e3", "output.every=0.01"}));
 }
+
+// A case path that is not a regular file is named before it is opened (one
+// check for every input file, kflow/core/input_file.hpp): a FIFO would wait
+// for ever, a device never end, a directory read as an empty case.
+TEST_CASE("a case path that is a FIFO, a device, a directory or too big is named, never read",
+          "[unit]") {
+  kflow::test::TempDir tmp("case-path");
+  auto load_error = [](const std::string& path) -> std::string {
+    try {
+      kflow::Config::load(path);
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  {
+    kflow::test::Fifo fifo(tmp.str() + "/case.toml");
+    CHECK_THAT(load_error(fifo.path),
+               ContainsSubstring(fifo.path + ": cannot read the case file: it is a FIFO (named "
+                                             "pipe), not a file; expected a TOML case file"));
+    CHECK(fifo.opened == 0);
+  }
+  CHECK_THAT(load_error(tmp.str()),
+             ContainsSubstring(tmp.str() + ": cannot read the case file: it is a directory"));
+  CHECK_THAT(load_error("/dev/zero"),
+             ContainsSubstring("/dev/zero: cannot read the case file: it is a character device"));
+  CHECK_THAT(load_error(tmp.str() + "/missing.toml"),
+             ContainsSubstring("missing.toml: cannot read the case file: No such file"));
+  const auto big = tmp.str() + "/big.toml";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (std::uintmax_t(16) << 20) + 1);  // sparse: no disk used
+  CHECK_THAT(load_error(big), ContainsSubstring("big.toml: cannot read the case file: it has "
+                                                "16777217 bytes, the case file at most 16777216"));
+}

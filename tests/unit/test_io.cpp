@@ -219,6 +219,98 @@ TEST_CASE("a restart refuses a checkpoint with impossible numbers", "[unit]") {
   }
 }
 
+// --restart given something that is not a checkpoint file: /dev/zero was
+// read until memory ran out, a FIFO waited for ever, a directory said "wrong
+// header".  Each is named before it is opened (kflow/core/input_file.hpp),
+// a run's directory with the checkpoint it holds.
+TEST_CASE("a restart from a device, a FIFO or a directory is named, never read", "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("restart-path");
+  run_text(small_case, tmp.str() + "/a");
+  auto restart_error = [&](const std::string& from) -> std::string {
+    try {
+      run_text(small_case, tmp.str() + "/b", {"time.end=1"}, from);
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(restart_error(tmp.str() + "/a"),
+             ContainsSubstring(tmp.str() +
+                               "/a: cannot read the checkpoint: it is a directory, not "
+                               "a file (did you mean " +
+                               tmp.str() + "/a/checkpoint.kfc?)"));
+  CHECK_THAT(restart_error(tmp.str()),  // a directory without a checkpoint: no hint
+             ContainsSubstring(tmp.str() + ": cannot read the checkpoint: it is a directory, not "
+                                           "a file; expected a kflow field file (format 2)"));
+  // (/dev/null stands for /dev/zero, which the old reader read until memory ran out)
+  CHECK_THAT(restart_error("/dev/null"),
+             ContainsSubstring("/dev/null: cannot read the checkpoint: it is a character device"));
+  {
+    kflow::test::Fifo fifo(tmp.str() + "/fifo.kfc");
+    CHECK_THAT(restart_error(fifo.path),
+               ContainsSubstring(fifo.path + ": cannot read the checkpoint: it is a FIFO (named "
+                                             "pipe), not a file"));
+    CHECK(fifo.opened == 0);
+  }
+  CHECK_THAT(restart_error(tmp.str() + "/none.kfc"),
+             ContainsSubstring("none.kfc: cannot read the checkpoint: No such file or directory"));
+  CHECK(!fs::exists(tmp.str() + "/b"));
+}
+
+// A format 1 file (no checksums, metadata unescaped) was read without its
+// checksums and its escaped case text misread: formats kflow no longer
+// writes are refused, naming the file, the format found and the one expected.
+TEST_CASE("a field file of a format kflow no longer writes is refused with both formats",
+          "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("format1");
+  kflow::io::FieldFile f;
+  f.meta["kind"] = "checkpoint";
+  f.meta["case"] = "a \\ backslash";
+  f.arrays.push_back({"u", "float64", {2}, std::vector<char>(16, 1)});
+  const auto path = tmp.str() + "/old.kfc";
+  kflow::io::write_field_file(path, f);
+  auto text = read_file(path);
+  REQUIRE(text.rfind("KFLOW-FIELDS 2\n", 0) == 0);
+  for (const std::string version : {"1", "3", "x2"}) {
+    std::ofstream(path, std::ios::binary) << "KFLOW-FIELDS " + version + text.substr(14);
+    INFO("format " << version);
+    CHECK_THROWS_WITH(
+        kflow::io::read_field_file(path, "the checkpoint"),
+        ContainsSubstring(path + ": field file format " + (version == "x2" ? "'x2'" : version) +
+                          "; this kflow reads format 2 only"));
+  }
+  std::ofstream(path, std::ios::binary) << "KFLOW-FIELDS 1" + text.substr(14);
+  CHECK_THROWS_WITH(kflow::io::read_field_file(path),
+                    ContainsSubstring("(format 1, without checksums, came from an older kflow"));
+}
+
+// A checkpoint whose ghost width differs printed two grids alike ("128x128
+// cells on 1 x 1 differs from 128x128 cells on 1 x 1"): the field that
+// differs is named, with both values.
+TEST_CASE("a restart into another grid names the field that differs", "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("ghost");
+  run_text(small_case, tmp.str() + "/a");
+  auto f = kflow::io::read_field_file(tmp.str() + "/a/checkpoint.kfc");
+  const auto ghost = f.meta.at("ghost");
+  f.meta["ghost"] = ghost == "1" ? "2" : "1";
+  const auto path = tmp.str() + "/ghost.kfc";
+  kflow::io::write_field_file(path, f);
+  CHECK_THROWS_WITH(
+      run_text(small_case, tmp.str() + "/b", {"time.end=1"}, path),
+      ContainsSubstring("ghost.kfc: checkpoint grid 12x10 cells on 1 x 1 differs from the case's "
+                        "grid 12x10 cells on 1 x 1: ghost width (model's ghost layers) " +
+                        f.meta.at("ghost") + " in the checkpoint, " + ghost + " in the case"));
+  f.meta["ghost"] = ghost;
+  f.meta["length1"] = "1.0000000000000002";
+  kflow::io::write_field_file(path, f);
+  CHECK_THROWS_WITH(run_text(small_case, tmp.str() + "/b", {"time.end=1"}, path),
+                    ContainsSubstring(": length in y 1.0000000000000002 in the checkpoint, 1 in "
+                                      "the case"));
+}
+
 TEST_CASE("the .pvd lists every frame with its time; lines and summary are written",
           "[regression]") {
   if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
