@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
+#include <tuple>
 
 #include "helpers.hpp"
 #include "kflow/core/error.hpp"
@@ -309,6 +311,59 @@ TEST_CASE("a restart into another grid names the field that differs", "[unit]") 
   CHECK_THROWS_WITH(run_text(small_case, tmp.str() + "/b", {"time.end=1"}, path),
                     ContainsSubstring(": length in y 1.0000000000000002 in the checkpoint, 1 in "
                                       "the case"));
+}
+
+// A damaged value in the log of the run restarted from (x0.122 for a time)
+// was carried into the new log silently: every column of every carried row
+// of log.csv and of the line CSVs is a number, or the restart stops naming
+// file, line, column and value, with the earlier output as it was.
+TEST_CASE("a restart refuses carried log and line rows with a value that is not a number",
+          "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("carried-csv");
+  const auto dir = tmp.str() + "/a";
+  run_text(small_case, dir);
+  // Column `column` (from 1) of line `row` (from 1) of `file` in the output.
+  auto damage = [&](const std::string& file, int row, int column, const std::string& value) {
+    std::istringstream in(read_file(dir + "/" + file));
+    std::string text, line;
+    for (int r = 1; std::getline(in, line); ++r) {
+      if (r == row) {
+        std::vector<std::string> cells;
+        std::stringstream cs(line);
+        for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+        REQUIRE(cells.size() >= std::size_t(column));
+        cells[column - 1] = value;
+        line.clear();
+        for (const auto& c : cells) line += (line.empty() ? "" : ",") + c;
+      }
+      text += line + "\n";
+    }
+    std::ofstream(dir + "/" + file, std::ios::binary) << text;
+  };
+  const auto good = snapshot(dir);
+  for (const auto& [file, column, value, header] :
+       std::vector<std::tuple<std::string, int, std::string, std::string>>{
+           {"log.csv", 2, "x0.122", "time"},
+           {"log.csv", 5, "1.5e", ""},
+           {"line_mid.csv", 6, "", "u"},
+           {"line_mid.csv", 3, "0.5\x1b[31m", "x"}}) {
+    for (const auto& [name, text] : good) std::ofstream(name, std::ios::binary) << text;
+    damage(file, 3, column, value);
+    const auto before = snapshot(dir);
+    INFO(file << " column " << column << " = " << value);
+    std::string shown = value.substr(0, value.find('\x1b'));
+    CHECK_THROWS_WITH(run_text(small_case, dir, {"time.end=0.03"}, dir + "/checkpoint.kfc"),
+                      ContainsSubstring(dir + "/" + file + ":3: column " + std::to_string(column) +
+                                        " (" + header) &&
+                          ContainsSubstring(") is \"" + shown) &&
+                          ContainsSubstring("; expected a number (a damaged or edited file)"));
+    CHECK(snapshot(dir) == before);  // nothing carried, nothing overwritten
+    CHECK(!fs::exists(dir + ".running"));
+  }
+  // (an escape code is shown escaped)
+  CHECK_THROWS_WITH(run_text(small_case, dir, {"time.end=0.03"}, dir + "/checkpoint.kfc"),
+                    ContainsSubstring("is \"0.5\\x1b[31m\""));
 }
 
 TEST_CASE("the .pvd lists every frame with its time; lines and summary are written",
