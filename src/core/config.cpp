@@ -305,8 +305,25 @@ void Config::check_unknown() const {
   };
   walk = [&](const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
-      const std::string key =
-          prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      const std::string name(k.str());
+      const std::string key = prefix.empty() ? name : prefix + "." + name;
+      // A quoted key with '.', '[' or ']' in its name ("time.end" = 99) is
+      // one key of that name, which kflow never reads (it reads dotted
+      // paths): unknown however it is written, also where the path it
+      // spells is a key kflow reads.
+      if (name.empty() || name.find_first_of(".[] \t\"'") != std::string::npos) {
+        const auto line = v.source().begin.line;
+        const std::string shown = (prefix.empty() ? "" : prefix + ".") + "\"" + name + "\"";
+        problems_.emplace_back(
+            shown, (line > 0 ? path_ + ":" + std::to_string(line) : path_) + ": key '" + shown +
+                       "': unknown key: a quoted key is one key of that name, not a dotted path, "
+                       "and kflow reads no key named \"" +
+                       name + "\"" +
+                       (is_known(key) ? "; for the key " + key + " write " + key +
+                                            " = ... unquoted, or the key in its table"
+                                      : ""));
+        continue;
+      }
       check(v, key);
     }
   };

@@ -47,6 +47,28 @@ TEST_CASE("unknown key: named with line and a suggestion", "[unit]") {
   CHECK_THAT(error_of(std::string(good) + "[tme]\nend = 1\n"), ContainsSubstring("'tme'"));
 }
 
+// A quoted key with a dot ("time.end" = 99) is one key of that name, not
+// time.end: it was neither used nor reported.  Every key kflow does not use
+// is an error however it is written.
+TEST_CASE("a quoted dotted key is an unknown key, at the top level and in a table", "[unit]") {
+  const auto top = error_of("\"time.end\" = 99\n" + std::string(good));
+  CHECK_THAT(top, ContainsSubstring("test.toml:1: key '\"time.end\"': unknown key: a quoted key "
+                                    "is one key of that name, not a dotted path"));
+  CHECK_THAT(top, ContainsSubstring("for the key time.end write time.end = ... unquoted"));
+  // Without a [time] table: time.end is missing, and the quoted key is named too.
+  const std::string no_time =
+      "\"time.end\" = 99\n[case]\nmodel = \"diffusion\"\n[grid]\n"
+      "cells = [8, 8]\n";
+  const auto missing = error_of(no_time);
+  CHECK_THAT(missing, ContainsSubstring("key 'time.end': missing"));
+  CHECK_THAT(missing, ContainsSubstring("test.toml:1: key '\"time.end\"': unknown key"));
+  // In a table, and with brackets.
+  CHECK_THAT(error_of(std::string(good) + "\"safety.factor\" = 0.5\n"),
+             ContainsSubstring("test.toml:7: key 'time.\"safety.factor\"': unknown key"));
+  CHECK_THAT(error_of("\"grid.cells[0]\" = 4\n" + std::string(good)),
+             ContainsSubstring("key '\"grid.cells[0]\"': unknown key"));
+}
+
 TEST_CASE("wrong type: key, value and expectation", "[unit]") {
   const auto msg = error_of(R"([case]
 model = "diffusion"
