@@ -198,6 +198,23 @@ void Config::apply_override(const std::string& assignment) {
                   "' is a value, not a table");
     t = child->as_table();
   }
+  // A value in place of a table ([time] replaced by --set time=1) would drop
+  // every key of that table unnoticed: refused.  (A table in place of a
+  // table, --set boundary.north={ type = ... }, replaces it, as written.)
+  if (const auto* old = t->get(rest); old && old->is_table() && !parsed.get("v")->is_table()) {
+    const auto& table = *old->as_table();
+    std::string keys, first = "KEY";
+    for (auto&& [k, v] : table) {
+      keys += (keys.empty() ? "" : ", ") + key + "." + std::string(k.str());
+      if (first == "KEY") first = std::string(k.str());
+    }
+    const auto line = old->source().begin.line;
+    throw Error("--set " + assignment + ": '" + key + "' is a table of the case" +
+                (line > 0 ? " (" + path_ + ":" + std::to_string(line) + ")" : "") +
+                (keys.empty() ? "" : " with " + keys) +
+                ", not a value: --set sets one key of it, such as --set " + key + "." + first +
+                "=" + value);
+  }
   t->insert_or_assign(rest, *parsed.get("v"));
   overridden_[key] = assignment;
 }
@@ -210,7 +227,10 @@ const toml::node* Config::find(const std::string& key) const {
 }
 
 std::string Config::where_of(const std::string& key) const {
-  if (auto it = overridden_.find(key); it != overridden_.end()) return "--set " + it->second;
+  // The key, or a table around it, set on the command line: that --set
+  // (--set time={ steps = 5 } for a missing time.end).
+  for (std::string k = key; !k.empty(); k = parent_of(k))
+    if (auto it = overridden_.find(k); it != overridden_.end()) return "--set " + it->second;
   const toml::node* n = table_->at_path(key).node();
   for (std::string k = key; !n && !k.empty(); k = parent_of(k)) n = table_->at_path(k).node();
   if (n && n->source().begin.line > 0) return path_ + ":" + std::to_string(n->source().begin.line);

@@ -133,6 +133,22 @@ TEST_CASE("bad --set arguments", "[unit]") {
   CHECK_THAT(error_of(good, {"time.ende=3"}), ContainsSubstring("did you mean 'end'"));
 }
 
+// --set time=1 replaced the [time] table by a number, and the error then
+// said the case lacked time.end without naming the --set.
+TEST_CASE("a --set that replaces a table is refused; problems it causes name it", "[unit]") {
+  CHECK_THAT(error_of(good, {"time=1"}),
+             ContainsSubstring("--set time=1: 'time' is a table of the case (test.toml:5) with "
+                               "time.end, not a value: --set sets one key of it, such as --set "
+                               "time.end=1"));
+  // A table in place of a table replaces it; what it lacks is named with the --set.
+  CHECK_THAT(error_of(good, {"time={ dt = 0.001 }"}),
+             ContainsSubstring("--set time={ dt = 0.001 }: key 'time.end': missing"));
+  // A case without [time]: the value is set, and the missing time.end names it.
+  const std::string no_time = "[case]\nmodel = \"diffusion\"\n[grid]\ncells = [8, 8]\n";
+  CHECK_THAT(error_of(no_time, {"time=1"}), ContainsSubstring("--set time=1: key 'time.end': "
+                                                              "missing"));
+}
+
 TEST_CASE("command-line overrides (--set) set values with TOML syntax or bare words", "[unit]") {
   auto pc = prepare_text(good, {"time.end=2.5", "grid.cells=[16, 4]", "run.precision=float"});
   CHECK(pc.end == 2.5);
