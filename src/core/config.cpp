@@ -14,6 +14,7 @@
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/input_file.hpp"
+#include "kflow/core/printable.hpp"
 
 namespace kflow {
 
@@ -23,7 +24,7 @@ std::string describe(const toml::node& n) {
   std::ostringstream s;
   switch (n.type()) {
     case toml::node_type::string:
-      s << '"' << n.as_string()->get() << '"';
+      s << '"' << printable(n.as_string()->get()) << '"';  // (a newline as \n)
       break;
     case toml::node_type::table:
       s << "a table";

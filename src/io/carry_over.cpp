@@ -14,6 +14,7 @@
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/input_file.hpp"
+#include "kflow/core/printable.hpp"
 #include "kflow/io/run_output.hpp"
 #include "output_names.hpp"
 
@@ -26,18 +27,7 @@ namespace {
 // A value as a message shows it: at most 40 characters, control characters
 // escaped.
 std::string shown(const std::string& v) {
-  std::string r;
-  for (char c : v.substr(0, 40)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", u);
-      r += b;
-    } else {
-      r += c;
-    }
-  }
-  return r + (v.size() > 40 ? "..." : "");
+  return printable(v, 40);
 }
 
 // A whole number as strtod reads it (kflow writes %.17g: "nan" and "inf"

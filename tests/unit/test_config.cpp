@@ -5,8 +5,10 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "helpers.hpp"
+#include "kflow/core/bench.hpp"
 #include "kflow/core/config.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/printable.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 using kflow::test::prepare_text;
@@ -251,4 +253,50 @@ TEST_CASE("a case path that is a FIFO, a device, a directory or too big is named
   std::filesystem::resize_file(big, (std::uintmax_t(16) << 20) + 1);  // sparse: no disk used
   CHECK_THAT(load_error(big), ContainsSubstring("big.toml: cannot read the case file: it has "
                                                 "16777217 bytes, the case file at most 16777216"));
+}
+
+// A case name with a newline or escape codes was printed as it was (a
+// newline started a line of its own, ESC [2J cleared the terminal): text
+// from a user is printed escaped (kflow/core/printable.hpp).
+TEST_CASE("a case name or value with a newline or escape codes is printed escaped", "[unit]") {
+  CHECK(kflow::printable("a\nb\x1b[2J\tc\x7f") == "a\\nb\\x1b[2J\\tc\\x7f");
+  CHECK(kflow::printable("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 as it is
+  CHECK(kflow::printable("abcdef", 3) == "abc...");
+  CHECK(kflow::printable_lines("one \x1b[31m\ntwo") == "one \\x1b[31m\ntwo");
+  const std::string named =
+      "[case]\nname = \"two\\nlines \\u001b[31mred\"\n" + std::string(good).substr(7);
+  kflow::RunOptions opt;
+  opt.case_path = "test.toml";
+  opt.write_output = false;
+  auto pc = kflow::prepare(kflow::Config::parse(named, "test.toml"), opt);
+  REQUIRE(pc.name == "two\nlines \x1b[31mred");
+  std::ostringstream log;
+  kflow::run(pc, opt, log);
+  CHECK_THAT(log.str(), ContainsSubstring("kflow: case \"two\\nlines \\x1b[31mred\": model"));
+  CHECK(log.str().find('\x1b') == std::string::npos);
+  // A value echoed in a problem.
+  CHECK_THAT(error_of(good, {"time.end=\"soon\\u001b[2J\""}),
+             ContainsSubstring("got \"soon\\x1b[2J\""));
+}
+
+// Integer benchmark parameters beyond an int (--set n=2147483648, 3^62,
+// which overflowed a long) are refused with their range, not wrapped.
+TEST_CASE("integer benchmark parameters are range-checked, not wrapped", "[unit]") {
+  auto error = [](const std::string& set) -> std::string {
+    try {
+      kflow::BenchParams({set}).get_int("n", 1);
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(kflow::BenchParams({"n=2^30"}).get_int("n", 1) == 1073741824);
+  CHECK(kflow::BenchParams({"n=2147483647"}).get_int("n", 1) == 2147483647);
+  for (const std::string v : {"2147483648", "2^31", "3^62", "99999999999999999999", "-2^3", "2^x"})
+    CHECK_THAT(error("n=" + v), ContainsSubstring("bench: --set n=" + v +
+                                                  ": expected an integer (or 2^k) from 1 to "
+                                                  "2147483647"));
+  CHECK_THAT(error("n=\x1b"
+                   "c"),
+             ContainsSubstring("--set n=\\x1bc: expected"));  // ESC c: reset
 }
