@@ -398,6 +398,16 @@ TEST_CASE("a .pvd reads back exactly as written; damaged entries are errors", "[
   kflow::io::write_pvd(path, frames);
   CHECK(kflow::io::read_pvd(path) == frames);
   CHECK(kflow::io::read_pvd(tmp.str() + "/missing.pvd").empty());
+  // A .pvd that is a directory or a FIFO is named, never opened.
+  CHECK_THROWS_WITH(kflow::io::read_pvd(tmp.str()),
+                    Catch::Matchers::ContainsSubstring(
+                        ": cannot read the frame list: it is a directory, not a file"));
+  {
+    kflow::test::Fifo fifo(tmp.str() + "/fifo.pvd");
+    CHECK_THROWS_WITH(kflow::io::read_pvd(fifo.path),
+                      Catch::Matchers::ContainsSubstring("it is a FIFO (named pipe)"));
+    CHECK(fifo.opened == 0);
+  }
   auto damaged = read_file(path);
   damaged.replace(damaged.find("timestep=\"0\""), 13, "timestep=\"x\"");
   std::ofstream(path) << damaged;

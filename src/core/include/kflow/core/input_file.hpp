@@ -24,8 +24,9 @@ namespace kflow {
 std::string input_file_problem(const std::string& path, const std::string& what,
                                std::uintmax_t max_bytes, const std::string& in_directory = "");
 
-// Limits stated once: a case file (text) and a mesh file at most 16 MiB
-// and 2 GiB, a field file (checkpoint, frame) at most 1 TiB.
+// Limits stated once: a case file or a line's reference data (text) at
+// most 16 MiB, a mesh file or a frame list (.pvd) 2 GiB, a field file
+// (checkpoint, frame) or a carried CSV output 1 TiB.
 inline constexpr std::uintmax_t max_case_file_bytes = std::uintmax_t(16) << 20;
 inline constexpr std::uintmax_t max_mesh_file_bytes = std::uintmax_t(2) << 30;
 inline constexpr std::uintmax_t max_field_file_bytes = std::uintmax_t(1) << 40;
