@@ -74,18 +74,6 @@ std::string generic(const std::string& key) {
   return r;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string join_list(const std::vector<std::string>& v) {
   std::string r;
   for (const auto& s : v) r += (r.empty() ? "" : ", ") + s;
@@ -93,16 +81,6 @@ std::string join_list(const std::vector<std::string>& v) {
 }
 
 }  // namespace
-
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    const auto d = edit_distance(word, c);
-    if (d < best_d) best_d = d, best = c;
-  }
-  return best;
-}
 
 Config::Config() : table_(std::make_unique<toml::table>()) {}
 Config::Config(Config&&) noexcept = default;
@@ -199,10 +177,12 @@ void Config::apply_override(const std::string& assignment) {
                   "' is a value, not a table");
     t = child->as_table();
   }
-  // A value in place of a table ([time] replaced by --set time=1) would drop
-  // every key of that table unnoticed: refused.  (A table in place of a
-  // table, --set boundary.north={ type = ... }, replaces it, as written.)
-  if (const auto* old = t->get(rest); old && old->is_table() && !parsed.get("v")->is_table()) {
+  // A value in place of a section ([time] replaced by --set time=1) would
+  // drop every key of it unnoticed: refused.  (A table in place of a table,
+  // --set time={ ... }, replaces it as written; a key below the top level
+  // may take a table or a value, as a side's boundary.west="outflow" does.)
+  if (const auto* old = t->get(rest);
+      old && old->is_table() && t == table_.get() && !parsed.get("v")->is_table()) {
     const auto& table = *old->as_table();
     std::string keys, first = "KEY";
     for (auto&& [k, v] : table) {
@@ -210,8 +190,8 @@ void Config::apply_override(const std::string& assignment) {
       if (first == "KEY") first = std::string(k.str());
     }
     const auto line = old->source().begin.line;
-    throw Error("--set " + assignment + ": '" + key + "' is a table of the case" +
-                (line > 0 ? " (" + path_ + ":" + std::to_string(line) + ")" : "") +
+    throw Error("--set " + assignment + ": '" + key + "' is a section of the case ([" + key + "]" +
+                (line > 0 ? ", " + path_ + ":" + std::to_string(line) : "") + ")" +
                 (keys.empty() ? "" : " with " + keys) +
                 ", not a value: --set sets one key of it, such as --set " + key + "." + first +
                 "=" + value);

@@ -138,10 +138,14 @@ TEST_CASE("bad --set arguments", "[unit]") {
 // --set time=1 replaced the [time] table by a number, and the error then
 // said the case lacked time.end without naming the --set.
 TEST_CASE("a --set that replaces a table is refused; problems it causes name it", "[unit]") {
-  CHECK_THAT(error_of(good, {"time=1"}),
-             ContainsSubstring("--set time=1: 'time' is a table of the case (test.toml:5) with "
-                               "time.end, not a value: --set sets one key of it, such as --set "
-                               "time.end=1"));
+  CHECK_THAT(
+      error_of(good, {"time=1"}),
+      ContainsSubstring("--set time=1: 'time' is a section of the case ([time], test.toml:5) with "
+                        "time.end, not a value: --set sets one key of it, such as --set "
+                        "time.end=1"));
+  // Below the top level a key may take a value or a table (a side's type).
+  CHECK(error_of(good, {"boundary.west={ type = \"neumann\" }", "boundary.west=\"neumann\""}) ==
+        "");
   // A table in place of a table replaces it; what it lacks is named with the --set.
   CHECK_THAT(error_of(good, {"time={ dt = 0.001 }"}),
              ContainsSubstring("--set time={ dt = 0.001 }: key 'time.end': missing"));
