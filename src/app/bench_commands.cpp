@@ -24,6 +24,14 @@
 
 namespace kflow::cli {
 
+namespace {
+// The integer options' ranges: --repeat (runs of a benchmark) and bench
+// stream's --size (elements per array: 2^40 is beyond any memory, and the
+// memory check names what fits).
+constexpr long most_repeats = 1000000;
+constexpr long most_stream_elements = 1L << 40;
+}  // namespace
+
 void exec_bench_program(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   if (a.command != "bench" || a.help || a.positional.size() != 1) return;
@@ -57,13 +65,15 @@ int cmd_bench(const Args& a) {
     if (precision != "double" && precision != "float")
       usage_error("--precision expects double or float, got '" + precision + "'", "bench");
     const auto n = static_cast<std::size_t>(
-        parse_count(a, "--size", static_cast<long>(default_stream_elements(backend, precision))));
-    const auto r =
-        bench_stream(backend, precision, n, static_cast<int>(parse_count(a, "--repeat", 10)));
+        parse_count(a, "--size", static_cast<long>(default_stream_elements(backend, precision)),
+                    most_stream_elements));
+    const auto r = bench_stream(backend, precision, n,
+                                static_cast<int>(parse_count(a, "--repeat", 10, most_repeats)));
     std::cout << "bench stream: backend " << backend << " (" << backend_description(backend)
               << "), " << precision << ", " << r.elements << " elements ("
               << double(r.elements) * (precision == "float" ? 4 : 8) / (1024.0 * 1024)
-              << " MiB per array), best of " << parse_count(a, "--repeat", 10) << "\n";
+              << " MiB per array), best of " << parse_count(a, "--repeat", 10, most_repeats)
+              << "\n";
     for (const auto& kr : r.kernels) {
       std::cout << "  " << kr.kernel << std::string(10 - kr.kernel.size(), ' ')
                 << gbs(kr.bytes_per_second) << "  (" << kr.what;
@@ -90,7 +100,7 @@ int cmd_bench(const Args& a) {
           "--precision expects double, float, float16s or float16c, got '" + o.precision + "'",
           "bench");
     o.params = BenchParams(a.sets);
-    o.repeat = static_cast<int>(parse_count(a, "--repeat", 5));
+    o.repeat = static_cast<int>(parse_count(a, "--repeat", 5, most_repeats));
     // On several ranks (bench_kernel's benchmark splits its grid), rank 0 reports.
     const bool root = parallel::root();
     std::ostream quiet(nullptr);

@@ -14,6 +14,7 @@
 
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
+#include "kflow/core/printable.hpp"
 #include "kflow/core/subnormals.hpp"
 
 namespace kflow::cli {
@@ -42,11 +43,8 @@ long env_count(const char* name, const std::string& text, long lo, long hi,
 // else OMP_NUM_THREADS's first entry), each given one checked against that
 // pool; 0 when none says.
 long host_threads(const Args& a) {
-  const long threads = parse_count(a, "--threads", 0);
-  if (threads > kMaxHostThreads)
-    usage_error("--threads " + opt(a, "--threads") + ": at most " +
-                    std::to_string(kMaxHostThreads) + " (Kokkos' OpenMP thread pool)",
-                a.command);
+  const long threads =
+      parse_count(a, "--threads", 0, kMaxHostThreads, " (Kokkos' OpenMP thread pool)");
   const std::string pool = "a number of threads";
   const std::string pool_note = " (Kokkos' OpenMP thread pool)";
   long chosen = threads;
@@ -175,7 +173,7 @@ void choose_device(Kokkos::InitializationSettings& s) {
 }  // namespace
 
 [[noreturn]] void usage_error(const std::string& msg, const std::string& command) {
-  std::cerr << "kflow: " << msg << "\n"
+  std::cerr << "kflow: " << printable_lines(msg) << "\n"
             << "Try 'kflow " << (command.empty() ? "" : command + " ") << "--help'.\n";
   std::exit(2);
 }
@@ -223,13 +221,21 @@ std::string opt(const Args& a, const std::string& key, const std::string& fallba
   return it == a.opts.end() ? fallback : it->second;
 }
 
-long parse_count(const Args& a, const std::string& key, long fallback) {
+long parse_count(const Args& a, const std::string& key, long fallback, long most,
+                 const std::string& why) {
   const auto v = opt(a, key);
   if (v.empty()) return fallback;
+  // Digits only, within [1, most] (strtol alone takes " 5" and "+5" and
+  // clamps 2^63 to LONG_MAX; a cast to int turned 2147483648 into
+  // -2147483648).
   char* end = nullptr;
+  errno = 0;
   const long n = std::strtol(v.c_str(), &end, 10);
-  if (!end || *end || n < 1)
-    usage_error(key + " expects a positive integer, got '" + v + "'", a.command);
+  if (!std::isdigit(static_cast<unsigned char>(v[0])) || *end || (n < 1 && errno != ERANGE))
+    usage_error(key + " expects an integer from 1 to " + std::to_string(most) + ", got '" + v + "'",
+                a.command);
+  if (errno == ERANGE || n > most)
+    usage_error(key + " " + v + ": at most " + std::to_string(most) + why, a.command);
   return n;
 }
 

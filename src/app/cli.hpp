@@ -2,6 +2,7 @@
 // The command line of the kflow program: its arguments, the options every
 // command shares, and the Kokkos session of a command that needs devices.
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,8 +28,10 @@ Args parse_args(int argc, char** argv);
 // An option's value, or `fallback` when it was not given.
 std::string opt(const Args& a, const std::string& key, const std::string& fallback = "");
 
-// A positive integer option (a usage error otherwise), or `fallback`.
-long parse_count(const Args& a, const std::string& key, long fallback);
+// An integer option from 1 to `most` (a usage error naming the value and
+// the range otherwise, `why` after a value too large), or `fallback`.
+long parse_count(const Args& a, const std::string& key, long fallback,
+                 long most = std::numeric_limits<long>::max(), const std::string& why = "");
 
 // Exactly one case file among the positional arguments.
 void need_case(const Args& a);

@@ -15,6 +15,7 @@
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
+#include "kflow/core/printable.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
@@ -300,10 +301,12 @@ int run_command(const Args& a) {
     if (a.command == "compare") return cmd_compare(a);
     if (a.command == "convert") return cmd_convert(a);
   } catch (const kflow::parallel::AgreedError& e) {  // every rank has it: said once
-    if (kflow::parallel::root()) std::cerr << "kflow: error: " << e.what() << "\n";
+    if (kflow::parallel::root())
+      std::cerr << "kflow: error: " << kflow::printable_lines(e.what()) << "\n";
     return 1;
   } catch (const Error& e) {
-    std::cerr << "kflow: error: " << kflow::parallel::rank_prefix() << e.what() << "\n";
+    std::cerr << "kflow: error: " << kflow::parallel::rank_prefix()
+              << kflow::printable_lines(e.what()) << "\n";
     end_job();
     return 1;
   } catch (const std::exception& e) {
@@ -311,7 +314,7 @@ int run_command(const Args& a) {
     // words; anything else is kflow's fault.
     const std::string said = kflow::failure_message(e);
     std::cerr << "kflow: " << (said == e.what() ? "internal error: " : "error: ")
-              << kflow::parallel::rank_prefix() << said << "\n";
+              << kflow::parallel::rank_prefix() << kflow::printable_lines(said) << "\n";
     end_job();
     return 1;
   }

@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/printable.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/space.hpp"
 #include "kflow/linalg/stream.hpp"
@@ -144,7 +147,7 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   const ModelInfo* info = Registry::instance().find(model);
   if (!info) {
     const auto guess = closest(model, Registry::instance().names());
-    throw Error("bench: unknown model or benchmark \"" + model + "\"" +
+    throw Error("bench: unknown model or benchmark \"" + printable(model, 60) + "\"" +
                 (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
                 "; try 'kflow bench --help'");
   }
@@ -233,37 +236,50 @@ const std::string* BenchParams::raw(const std::string& key) const {
 namespace {
 [[noreturn]] void bad_param(const std::string& key, const std::string& value,
                             const std::string& expected) {
-  throw Error("bench: --set " + key + "=" + value + ": expected " + expected);
+  throw Error("bench: --set " + printable(key, 60) + "=" + printable(value, 60) + ": expected " +
+              expected);
 }
 
-long to_long(const std::string& key, const std::string& text, long min_value) {
+// An integer (or b^k) in [min_value, max_value]; a value beyond a long
+// (stol's out_of_range, b^k that overflows) is out of range, not wrapped.
+long to_long(const std::string& key, const std::string& text, long min_value, long max_value) {
+  const std::string range =
+      "an integer (or 2^k) from " + std::to_string(min_value) + " to " + std::to_string(max_value);
   std::size_t pos = 0;
   long v = 0;
+  bool too_big = false;
   try {
     // Accept 2^k as well as plain integers.
     const auto caret = text.find('^');
     if (caret != std::string::npos) {
-      const long base = std::stol(text.substr(0, caret));
+      const long base = std::stol(text.substr(0, caret), &pos);
+      if (pos != caret) throw 0;
       const long e = std::stol(text.substr(caret + 1), &pos);
       if (pos != text.size() - caret - 1 || e < 0 || e > 62) throw 0;
       v = 1;
-      for (long k = 0; k < e; ++k) v *= base;
+      for (long k = 0; k < e && !too_big; ++k) too_big = __builtin_mul_overflow(v, base, &v);
       pos = text.size();
     } else {
       v = std::stol(text, &pos);
     }
+  } catch (const std::out_of_range&) {
+    too_big = true;
+    pos = text.size();
   } catch (...) {
     pos = 0;
   }
-  if (text.empty() || pos != text.size()) bad_param(key, text, "an integer (or 2^k)");
-  if (v < min_value) bad_param(key, text, "an integer >= " + std::to_string(min_value));
+  if (text.empty() || pos != text.size()) bad_param(key, text, range);
+  if (too_big || v < min_value || v > max_value) bad_param(key, text, range);
   return v;
 }
 }  // namespace
 
+// Every integer parameter at most INT_MAX: benchmarks keep counts in int.
+constexpr long most_param = std::numeric_limits<int>::max();
+
 long BenchParams::get_int(const std::string& key, long fallback, long min_value) const {
   const auto* v = raw(key);
-  return v ? to_long(key, *v, min_value) : fallback;
+  return v ? to_long(key, *v, min_value, most_param) : fallback;
 }
 
 double BenchParams::get_double(const std::string& key, double fallback) const {
@@ -320,7 +336,7 @@ std::vector<long> BenchParams::get_ints(const std::string& key, const std::vecto
   std::vector<long> r;
   std::stringstream in(*v);
   std::string item;
-  while (std::getline(in, item, ',')) r.push_back(to_long(key, item, min_value));
+  while (std::getline(in, item, ',')) r.push_back(to_long(key, item, min_value, most_param));
   if (r.empty()) bad_param(key, *v, "a comma-separated list of integers");
   return r;
 }
@@ -330,7 +346,8 @@ void BenchParams::check_unknown(const std::string& bench) const {
   for (const auto& [key, value] : values_)
     if (!used_.count(key)) {
       const auto guess = closest(key, known);
-      throw Error("bench " + bench + ": unknown parameter --set " + key + "=" + value +
+      throw Error("bench " + bench + ": unknown parameter --set " + printable(key, 60) + "=" +
+                  printable(value, 60) +
                   (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
                   "; 'kflow bench --help' lists each benchmark's parameters");
     }
@@ -344,7 +361,7 @@ KernelBenchResult bench_kernel(const std::string& name, const KernelBenchOptions
     for (const auto& b : reg.bench_names()) names.push_back(b);
     names.push_back("stream");
     const auto guess = closest(name, names);
-    throw Error("bench: unknown model or benchmark \"" + name + "\"" +
+    throw Error("bench: unknown model or benchmark \"" + printable(name, 60) + "\"" +
                 (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
                 "; try 'kflow bench --help'");
   }

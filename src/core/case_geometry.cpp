@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <ios>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kflow/core/case_grid.hpp"
+#include "kflow/core/input_file.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/surface.hpp"
 
@@ -213,11 +215,22 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
         if (p.is_relative()) p = std::filesystem::path(c.directory()) / p;
         source = p.lexically_normal().string();
         body.is_mesh = true;
+        // A regular file of a plausible size (a FIFO, /dev/zero or a
+        // directory is never opened), then its triangles.
+        const std::string what = "the " + format + " file";
+        if (const auto problem = input_file_problem(source, what, max_mesh_file_bytes);
+            !problem.empty()) {
+          problems.add(b, "file", problem);
+          continue;
+        }
         try {
           body.mesh = kind == "obj" ? geo::read_obj(source) : geo::read_stl(source);
           geo::check_mesh(body.mesh);
         } catch (const geo::MeshError& e) {
           problems.add(b, "file", e.what());
+          continue;
+        } catch (const std::ios_base::failure&) {  // a read error the stream throws
+          problems.add(b, "file", source + ": cannot read " + what + ": a read error");
           continue;
         }
       }

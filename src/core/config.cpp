@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/input_file.hpp"
+#include "kflow/core/printable.hpp"
 
 namespace kflow {
 
@@ -22,7 +24,7 @@ std::string describe(const toml::node& n) {
   std::ostringstream s;
   switch (n.type()) {
     case toml::node_type::string:
-      s << '"' << n.as_string()->get() << '"';
+      s << '"' << printable(n.as_string()->get()) << '"';  // (a newline as \n)
       break;
     case toml::node_type::table:
       s << "a table";
@@ -72,18 +74,6 @@ std::string generic(const std::string& key) {
   return r;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string join_list(const std::vector<std::string>& v) {
   std::string r;
   for (const auto& s : v) r += (r.empty() ? "" : ", ") + s;
@@ -91,16 +81,6 @@ std::string join_list(const std::vector<std::string>& v) {
 }
 
 }  // namespace
-
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    const auto d = edit_distance(word, c);
-    if (d < best_d) best_d = d, best = c;
-  }
-  return best;
-}
 
 Config::Config() : table_(std::make_unique<toml::table>()) {}
 Config::Config(Config&&) noexcept = default;
@@ -112,36 +92,25 @@ Config Config::load(const std::string& path, const std::vector<std::string>& ove
   c.path_ = path;
   // A case file is a regular, readable file of text (toml++ reads a
   // directory, /dev/null or a FIFO as an empty case, or waits on it).
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    const auto kind = S_ISDIR(st.st_mode)    ? "a directory"
-                      : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                      : S_ISCHR(st.st_mode)  ? "a character device"
-                      : S_ISBLK(st.st_mode)  ? "a block device"
-                      : S_ISSOCK(st.st_mode) ? "a socket"
-                                             : nullptr;
-    if (kind)
-      throw Error(path + ": cannot read the case file: it is " + kind +
-                  ", not a file; expected a TOML case file");
-    constexpr off_t most = 16 << 20;
-    if (st.st_size > most)
-      throw Error(path + ": cannot read the case file: it has " + std::to_string(st.st_size) +
-                  " bytes, a case file at most " + std::to_string(most) +
-                  " (is it the case file?)");
-    if (!std::ifstream(path))
-      throw Error(path + ": cannot read the case file: " + std::strerror(errno));
+  if (auto problem = input_file_problem(path, "the case file", max_case_file_bytes);
+      !problem.empty()) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      problem += "; expected a TOML case file";
+    else if (std::getenv("KFLOW_ROOT_BINDS"))  // inside tools/in-root.sh's toolchain root
+      problem += std::string(" (inside the toolchain root only ") +
+                 std::getenv("KFLOW_ROOT_BINDS") +
+                 " are shared with the host; tools/kflow shares the directories of the paths "
+                 "on its command line)";
+    throw Error(problem);
   }
   try {
     *c.table_ = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     std::ostringstream s;
-    if (e.source().begin.line == 0) {  // toml++ reports a missing file this way
+    if (e.source().begin.line == 0)  // toml++ reports a file it cannot read this way
       s << path << ": cannot read the case file: " << e.description();
-      if (std::getenv("KFLOW_ROOT_BINDS"))  // inside tools/in-root.sh's toolchain root
-        s << " (inside the toolchain root only " << std::getenv("KFLOW_ROOT_BINDS")
-          << " are shared with the host; tools/kflow shares the directories of the paths "
-             "on its command line)";
-    } else
+    else
       s << path << ":" << e.source().begin.line << ":" << e.source().begin.column
         << ": malformed TOML: " << e.description();
     throw Error(s.str());
@@ -208,6 +177,25 @@ void Config::apply_override(const std::string& assignment) {
                   "' is a value, not a table");
     t = child->as_table();
   }
+  // A value in place of a section ([time] replaced by --set time=1) would
+  // drop every key of it unnoticed: refused.  (A table in place of a table,
+  // --set time={ ... }, replaces it as written; a key below the top level
+  // may take a table or a value, as a side's boundary.west="outflow" does.)
+  if (const auto* old = t->get(rest);
+      old && old->is_table() && t == table_.get() && !parsed.get("v")->is_table()) {
+    const auto& table = *old->as_table();
+    std::string keys, first = "KEY";
+    for (auto&& [k, v] : table) {
+      keys += (keys.empty() ? "" : ", ") + key + "." + std::string(k.str());
+      if (first == "KEY") first = std::string(k.str());
+    }
+    const auto line = old->source().begin.line;
+    throw Error("--set " + assignment + ": '" + key + "' is a section of the case ([" + key + "]" +
+                (line > 0 ? ", " + path_ + ":" + std::to_string(line) : "") + ")" +
+                (keys.empty() ? "" : " with " + keys) +
+                ", not a value: --set sets one key of it, such as --set " + key + "." + first +
+                "=" + value);
+  }
   t->insert_or_assign(rest, *parsed.get("v"));
   overridden_[key] = assignment;
 }
@@ -220,7 +208,10 @@ const toml::node* Config::find(const std::string& key) const {
 }
 
 std::string Config::where_of(const std::string& key) const {
-  if (auto it = overridden_.find(key); it != overridden_.end()) return "--set " + it->second;
+  // The key, or a table around it, set on the command line: that --set
+  // (--set time={ steps = 5 } for a missing time.end).
+  for (std::string k = key; !k.empty(); k = parent_of(k))
+    if (auto it = overridden_.find(k); it != overridden_.end()) return "--set " + it->second;
   const toml::node* n = table_->at_path(key).node();
   for (std::string k = key; !n && !k.empty(); k = parent_of(k)) n = table_->at_path(k).node();
   if (n && n->source().begin.line > 0) return path_ + ":" + std::to_string(n->source().begin.line);
@@ -315,8 +306,25 @@ void Config::check_unknown() const {
   };
   walk = [&](const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
-      const std::string key =
-          prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      const std::string name(k.str());
+      const std::string key = prefix.empty() ? name : prefix + "." + name;
+      // A quoted key with '.', '[' or ']' in its name ("time.end" = 99) is
+      // one key of that name, which kflow never reads (it reads dotted
+      // paths): unknown however it is written, also where the path it
+      // spells is a key kflow reads.
+      if (name.empty() || name.find_first_of(".[] \t\"'") != std::string::npos) {
+        const auto line = v.source().begin.line;
+        const std::string shown = (prefix.empty() ? "" : prefix + ".") + "\"" + name + "\"";
+        problems_.emplace_back(
+            shown, (line > 0 ? path_ + ":" + std::to_string(line) : path_) + ": key '" + shown +
+                       "': unknown key: a quoted key is one key of that name, not a dotted path, "
+                       "and kflow reads no key named \"" +
+                       name + "\"" +
+                       (is_known(key) ? "; for the key " + key + " write " + key +
+                                            " = ... unquoted, or the key in its table"
+                                      : ""));
+        continue;
+      }
       check(v, key);
     }
   };

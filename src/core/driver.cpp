@@ -19,6 +19,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/core/gather.hpp"
 #include "kflow/core/parallel.hpp"
+#include "kflow/core/printable.hpp"
 #include "kflow/core/time_control.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/run_output.hpp"
@@ -553,7 +554,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
                                 " build for backend " + pc.backend);
   const auto& grid = pc.setup->grid;
   if (!opt.quiet) {
-    log << "kflow: case \"" << pc.name << "\": model " << pc.model->name << ", grid "
+    log << "kflow: case \"" << printable(pc.name) << "\": model " << pc.model->name << ", grid "
         << grid.cells_text() << ", " << pc.precision << ", backend " << pc.backend << " ("
         << backend_description(pc.backend) << ")\n";
     if (parallel::size() > 1) {

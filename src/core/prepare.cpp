@@ -9,6 +9,7 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/input_file.hpp"
 #include "kflow/core/precision.hpp"
 #include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
@@ -86,11 +87,9 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
 // Why a line's reference data cannot be one ("" when it can): a regular,
 // readable file of text (CSV).
 std::string reference_problem(const std::string& path) {
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
-  if (!fs::exists(st)) return "file not found: " + path;
-  if (fs::is_directory(st)) return path + " is a directory; expected a CSV file of reference data";
-  if (!fs::is_regular_file(st)) return path + " is not a regular file; expected a CSV file";
+  if (const auto problem = input_file_problem(path, "the reference data", max_case_file_bytes);
+      !problem.empty())
+    return problem + "; expected a CSV file of reference data";
   std::ifstream in(path, std::ios::binary);
   if (!in) return "cannot read " + path + ": " + std::strerror(errno);
   char head[4096];

@@ -32,10 +32,34 @@ std::map<std::string, std::string> flat_toml(const std::string& text) {
   return m;
 }
 
+// What differs between a checkpoint's grid and the case's, field by field
+// (two grids that print alike may differ in their ghost width or in a
+// length's 17th digit).
+std::string grid_differences(const linalg::Grid& ck, const linalg::Grid& now) {
+  std::string r;
+  auto add = [&](const std::string& what, const std::string& a, const std::string& b) {
+    r += (r.empty() ? "" : "; ") + what + " " + a + " in the checkpoint, " + b + " in the case";
+  };
+  const char* axis = "xyz";
+  if (ck.dim != now.dim) add("dimensions", std::to_string(ck.dim), std::to_string(now.dim));
+  if (ck.ghost != now.ghost)
+    add("ghost width (model's ghost layers)", std::to_string(ck.ghost), std::to_string(now.ghost));
+  for (int d = 0; d < 3; ++d) {
+    const std::string in = std::string(" in ") + axis[d];
+    if (ck.cells[d] != now.cells[d])
+      add("cells" + in, std::to_string(ck.cells[d]), std::to_string(now.cells[d]));
+    if (ck.length[d] != now.length[d])
+      add("length" + in, io::exact(ck.length[d]), io::exact(now.length[d]));
+    if (ck.origin[d] != now.origin[d])
+      add("origin" + in, io::exact(ck.origin[d]), io::exact(now.origin[d]));
+  }
+  return r;
+}
+
 }  // namespace
 
 io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Start& s) {
-  auto ck = io::read_field_file(f);
+  auto ck = io::read_field_file(f, "the checkpoint", "checkpoint.kfc");
   const auto& grid = pc.setup->grid;
   if (ck.get("kind", f) != "checkpoint") throw Error(f + ": not a checkpoint");
   if (ck.get("model", f) != pc.model->name)
@@ -53,7 +77,8 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
                             fmt(x.origin[2]) + ")"
                       : "");
     };
-    throw Error(f + ": checkpoint grid " + text(g) + " differs from the case's grid " + text(grid));
+    throw Error(f + ": checkpoint grid " + text(g) + " differs from the case's grid " + text(grid) +
+                ": " + grid_differences(g, grid));
   }
   s.t = io::meta_double(ck, "time", f);
   s.step = io::meta_int(ck, "step", f, 0, 1000000000000L);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/input_file.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/pvd.hpp"
 #include "kflow/io/run_output.hpp"
@@ -113,9 +114,16 @@ void write_field_file(const std::string& path, const FieldFile& f) {
       true);
 }
 
-FieldFile read_field_file(const std::string& path) {
+FieldFile read_field_file(const std::string& path, const std::string& what,
+                          const std::string& in_directory) {
+  // A regular file of a plausible size, or a message (a FIFO, a device or a
+  // directory is never opened).
+  if (const auto problem = input_file_problem(path, what, max_field_file_bytes, in_directory);
+      !problem.empty())
+    throw Error(problem + "; expected a kflow field file (format " +
+                std::to_string(field_file_version) + ")");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open the file");
+  if (!in) throw Error(path + ": cannot read " + what + ": " + std::strerror(errno));
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
   auto bad = [&](const std::string& why) -> Error {
@@ -123,15 +131,24 @@ FieldFile read_field_file(const std::string& path) {
   };
   std::string line;
   if (!std::getline(in, line) || line.rfind("KFLOW-FIELDS ", 0) != 0) throw bad("wrong header");
+  // Only the format this kflow writes: format 1 had no checksums and wrote
+  // metadata unescaped (a case text with a backslash reads differently).
   const std::string version = line.substr(13);
-  if (version != "1" && version != "2")
-    throw Error(path + ": field file format version " + version +
-                ", this kflow reads versions 1 and " + std::to_string(field_file_version));
-  const bool checked = version == "2";
+  const std::string expected = std::to_string(field_file_version);
+  if (version != expected)
+    throw Error(path + ": field file format " +
+                (version.size() <= 20 && !version.empty() &&
+                         version.find_first_not_of("0123456789") == std::string::npos
+                     ? version
+                     : "'" + version.substr(0, 20) + "'") +
+                "; this kflow reads format " + expected + " only, the one it writes" +
+                (version == "1" ? " (format 1, without checksums, came from an older kflow: run "
+                                  "the case again from its start with this kflow)"
+                                : ""));
   FieldFile f;
   std::size_t n = 0;
   std::string meta;
-  bool meta_checked = !checked;
+  bool meta_checked = false;
   while (std::getline(in, line)) {
     if (line.rfind("arrays ", 0) == 0) {
       const std::string count = line.substr(7);
@@ -141,7 +158,7 @@ FieldFile read_field_file(const std::string& path) {
       n = std::stoul(count);
       break;
     }
-    if (checked && line.rfind("meta-checksum ", 0) == 0) {
+    if (line.rfind("meta-checksum ", 0) == 0) {
       if (line.substr(14) != hex(checksum(meta.data(), meta.size())))
         throw bad("the metadata fail their checksum: the file is damaged");
       meta_checked = true;
@@ -150,7 +167,7 @@ FieldFile read_field_file(const std::string& path) {
     const auto sp = line.find(' ');
     if (sp == std::string::npos) throw bad("metadata line without a value");
     meta += line + "\n";
-    f.meta[line.substr(0, sp)] = checked ? unescape(line.substr(sp + 1)) : line.substr(sp + 1);
+    f.meta[line.substr(0, sp)] = unescape(line.substr(sp + 1));
   }
   if (!meta_checked) throw bad("no metadata checksum");
   for (std::size_t k = 0; k < n; ++k) {
@@ -172,13 +189,13 @@ FieldFile read_field_file(const std::string& path) {
       count = e && count > (std::size_t(1) << 50) / e ? 0 : count * e;
     }
     s >> nbytes;
-    if (checked) s >> sum;
+    s >> sum;
     if (!s || nbytes != count * type_size(a.type) || (!ec && nbytes > file_size))
       throw bad("array '" + a.name + "': its size does not match its extents or the file");
     a.bytes.resize(nbytes);
     in.read(a.bytes.data(), static_cast<std::streamsize>(nbytes));
     if (!in || in.get() != '\n') throw bad("truncated array '" + a.name + "'");
-    if (checked && sum != hex(checksum(a.bytes.data(), a.bytes.size())))
+    if (sum != hex(checksum(a.bytes.data(), a.bytes.size())))
       throw bad("array '" + a.name + "' fails its checksum: the file is damaged");
     f.arrays.push_back(std::move(a));
   }
@@ -298,7 +315,7 @@ std::size_t convert_frames(const std::string& dir) {
   try {
     for (const auto& name : files) {
       const auto path = dir + "/" + name;
-      const auto ff = read_field_file(path);
+      const auto ff = read_field_file(path, "the frame");
       if (ff.get("kind", path) != "frame") throw Error(path + ": not a frame file");
       const auto g = grid_from_meta(ff, path);
       std::vector<HostField> fields;

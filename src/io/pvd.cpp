@@ -1,10 +1,15 @@
 #include "kflow/io/pvd.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/input_file.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/files.hpp"
 
@@ -44,6 +49,11 @@ std::map<std::string, std::string> attributes(const std::string& element) {
 
 FrameList read_pvd(const std::string& path) {
   FrameList frames;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return frames;  // none yet
+  if (const auto problem = input_file_problem(path, "the frame list", max_mesh_file_bytes);
+      !problem.empty())
+    throw Error(problem + "; expected a .pvd file");
   std::ifstream in(path);
   if (!in) return frames;
   std::stringstream all;

@@ -21,39 +21,11 @@
 #include "kflow/core/error.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/vtk.hpp"
+#include "output_names.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kflow::io {
-
-namespace {
-
-std::string frame_name(long index, const std::string& ext) {
-  char base[32];
-  std::snprintf(base, sizeof base, "frame_%05ld", index);
-  return std::string(base) + ext;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      r += '\\', r += c;
-    else if (c == '\n')
-      r += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20)
-      r += ' ';
-    else
-      r += c;
-  }
-  return r;
-}
-
-std::string json_number(double v) {
-  return std::isfinite(v) ? exact(v) : "null";
-}
-
-}  // namespace
 
 std::string output_directory(const std::string& dir) {
   std::string d = dir;
@@ -128,13 +100,6 @@ bool written_by_kflow(const fs::path& p) {
   // (summary.json, checkpoint.kfc: the output of a kflow from before the marker)
   return fs::exists(p / run_marker) || fs::exists(p / "summary.json") ||
          fs::exists(p / "checkpoint.kfc");
-}
-
-std::string list_of(const std::vector<std::string>& names, std::size_t most = 5) {
-  std::string r;
-  for (std::size_t k = 0; k < names.size() && k < most; ++k) r += (k ? ", " : "") + names[k];
-  if (names.size() > most) r += " and " + std::to_string(names.size() - most) + " more";
-  return r;
 }
 
 // Deletes the files a run wrote in `dir` (its marker's list), then `dir`
@@ -466,96 +431,6 @@ void RunOutput::record(const std::vector<std::string>& names) {
   for (const auto& n : names) record(n);
 }
 
-std::vector<std::string> RunOutput::carry_over(long step, double t, long next_frame) {
-  std::vector<std::string> notes;
-  const fs::path from(restart_from_);
-  if (from.empty() || !fs::is_directory(from)) return notes;
-  const std::string pvd = (from / "run.pvd").string();
-  const bool had_pvd = fs::exists(pvd);
-  std::map<std::string, double> pvd_times;  // file name -> time, from the earlier run's .pvd
-  for (const auto& [time, file] : read_pvd(pvd)) pvd_times[file] = time;
-  // A frame is frame_NNNNN.vti|.kff, or (several ranks) frame_NNNNN.pvti
-  // and its pieces frame_NNNNN_rRRRR.vti.
-  std::map<std::string, bool> copy;  // name -> listed in the .pvd
-  for (const auto& e : fs::directory_iterator(from)) {
-    const auto name = e.path().filename().string();
-    long k = -1;
-    char rest[32] = "";
-    if (std::sscanf(name.c_str(), "frame_%5ld%31s", &k, rest) != 2 || k < 0 || k >= next_frame)
-      continue;
-    const std::string r = rest;
-    if (r == ".vti" || r == ".kff" || r == ".pvti")
-      copy[name] = true;
-    else if (r.size() == 10 && r.rfind("_r", 0) == 0 && r.substr(6) == ".vti")
-      copy[name] = false;
-  }
-  for (const auto& [name, listed] : copy) {
-    std::error_code ec;
-    record(name);
-    fs::copy_file(from / name, fs::path(dir_) / name, ec);
-    if (ec) throw Error("cannot copy " + (from / name).string() + ": " + ec.message());
-    if (auto it = pvd_times.find(name); listed && it != pvd_times.end())
-      frames_.emplace_back(it->second, name);
-  }
-  std::sort(frames_.begin(), frames_.end());
-  // Frames before the checkpoint that are gone (deleted by hand): the .pvd's
-  // entries, or (no .pvd) every number below next_frame.
-  std::vector<std::string> missing;
-  if (had_pvd) {
-    for (const auto& [file, time] : pvd_times) {
-      long k = -1;
-      if (std::sscanf(file.c_str(), "frame_%5ld", &k) == 1 && k < next_frame && !copy.count(file))
-        missing.push_back(file);
-    }
-  } else {
-    for (long k = 0; k < next_frame; ++k) {
-      const auto stem = frame_name(k, "");
-      bool found = false;
-      for (const char* ext : {".vti", ".kff", ".pvti"}) found = found || copy.count(stem + ext);
-      if (!found) missing.push_back(stem + (format_ == "vti" ? ".vti" : ".kff"));
-    }
-  }
-  if (!missing.empty())
-    notes.push_back(std::to_string(missing.size()) + " frame" + (missing.size() == 1 ? "" : "s") +
-                    " before the checkpoint " + (missing.size() == 1 ? "is" : "are") +
-                    " missing from " + from.string() +
-                    (had_pvd ? " (its run.pvd lists them)" : "") + ": " + list_of(missing) +
-                    "; the new output goes on without " + (missing.size() == 1 ? "it" : "them"));
-  // CSV files: keep the header and the rows whose first column (step for the
-  // log, time for lines) does not pass the checkpoint.  A row that is not one
-  // (a damaged or edited file) is an error naming it.
-  for (const auto& e : fs::directory_iterator(from)) {
-    const auto name = e.path().filename().string();
-    const bool is_log = name == "log.csv";
-    if (!is_log && !(name.rfind("line_", 0) == 0 && e.path().extension() == ".csv")) continue;
-    std::ifstream in(e.path());
-    record(name);
-    std::ofstream o(fs::path(dir_) / name);
-    std::string line;
-    std::size_t columns = 0, row = 1;
-    if (std::getline(in, line)) {
-      o << line << "\n";
-      columns = std::size_t(std::count(line.begin(), line.end(), ',')) + 1;
-    }
-    while (std::getline(in, line)) {
-      ++row;
-      const std::string first = line.substr(0, line.find(','));
-      char* end = nullptr;
-      const double key = std::strtod(first.c_str(), &end);
-      if (first.empty() || *end || !std::isfinite(key) ||
-          std::size_t(std::count(line.begin(), line.end(), ',')) + 1 != columns)
-        throw Error(e.path().string() + ":" + std::to_string(row) + ": \"" +
-                    (line.size() > 60 ? line.substr(0, 60) + "..." : line) + "\" is not a row of " +
-                    std::to_string(columns) + " columns beginning with " +
-                    (is_log ? "a step number" : "a time") +
-                    " (a damaged or edited file); repair or delete that line, then restart again");
-      if (is_log ? key <= double(step) : key <= t) o << line << "\n";
-    }
-    if (!o) throw Error("cannot write " + (fs::path(dir_) / name).string());
-  }
-  return notes;
-}
-
 void RunOutput::log_row(long step, double t, double dt, double wall, const Diagnostics& d) {
   if (!log_.is_open()) {
     const std::string path = dir_ + "/log.csv";
@@ -626,77 +501,6 @@ void RunOutput::body_surface(const std::string& stl) {
   record("body.stl");
   write_atomic(
       dir_ + "/body.stl", [&](std::ostream& o) { o << stl; }, true);
-}
-
-void RunOutput::write_summary(const RunSummary& r) {
-  const auto& g = r.grid;
-  std::ostringstream s;
-  s << "{\n  \"kflow\": \"" << r.version << "\",\n  \"build\": {";
-  for (std::size_t k = 0; k < r.build.size(); ++k)
-    s << (k ? ", " : "") << "\"" << r.build[k].first << "\": \"" << json_escape(r.build[k].second)
-      << "\"";
-  s << "},\n"
-    << "  \"case\": \"" << json_escape(r.case_name) << "\",\n"
-    << "  \"case_file\": \"" << json_escape(r.case_file) << "\",\n"
-    << "  \"model\": \"" << r.model << "\",\n"
-    << "  \"backend\": \"" << r.backend << "\",\n"
-    << "  \"device\": \"" << json_escape(r.device) << "\",\n"
-    << "  \"precision\": \"" << r.precision << "\",\n"
-    << "  \"status\": \"" << r.status << "\",\n"
-    << "  \"restart\": \"" << json_escape(r.restart) << "\",\n"
-    << "  \"grid\": {\"dim\": " << g.dim << ", \"cells\": [" << g.cells[0] << ", " << g.cells[1]
-    << ", " << g.cells[2] << "], \"length\": [" << json_number(g.length[0]) << ", "
-    << json_number(g.length[1]) << ", " << json_number(g.length[2]) << "]},\n"
-    << "  \"steps\": " << r.steps << ",\n  \"steps_this_run\": " << r.steps_this_run << ",\n"
-    << "  \"device_dt_steps\": " << r.device_dt_steps << ",\n"
-    << "  \"time\": " << json_number(r.time) << ",\n"
-    << "  \"frames\": " << frames_.size() << ",\n"
-    << "  \"wall_seconds\": {\"total\": " << json_number(r.wall_total)
-    << ", \"setup\": " << json_number(r.wall_setup)
-    << ", \"stepping\": " << json_number(r.wall_stepping)
-    << ", \"output\": " << json_number(r.wall_output) << "},\n"
-    << "  \"performance\": {\"cells\": " << json_number(r.cells)
-    << ", \"cell_updates_per_second\": " << json_number(r.cell_updates_per_second)
-    << ", \"bytes_per_cell_step\": " << json_number(r.bytes_per_cell_step)
-    << ", \"effective_bandwidth_bytes_per_second\": " << json_number(r.bandwidth_bytes_per_second)
-    << "},\n"
-    << "  \"diagnostics\": {";
-  for (std::size_t k = 0; k < r.diagnostics.size(); ++k)
-    s << (k ? ", " : "") << "\"" << r.diagnostics[k].first
-      << "\": " << json_number(r.diagnostics[k].second);
-  s << "},\n";
-  if (!r.rank_wall_total.empty()) {
-    // A distributed run: its blocks and each rank's times; the exchange
-    // share is the halo exchanges' part of the stepping time.
-    auto list = [&](const std::vector<double>& v) {
-      std::string t = "[";
-      for (std::size_t k = 0; k < v.size(); ++k) t += (k ? ", " : "") + json_number(v[k]);
-      return t + "]";
-    };
-    std::vector<double> share;
-    for (std::size_t k = 0; k < r.rank_wall_stepping.size(); ++k)
-      share.push_back(
-          r.rank_wall_stepping[k] > 0 ? r.rank_wall_exchange[k] / r.rank_wall_stepping[k] : 0.0);
-    s << "  \"ranks\": {\"count\": " << r.rank_wall_total.size() << ", \"blocks\": [" << r.ranks[0]
-      << ", " << r.ranks[1] << ", " << r.ranks[2] << "], \"halo\": \"" << json_escape(r.halo)
-      << "\""
-      << ", \"wall_seconds_total\": " << list(r.rank_wall_total)
-      << ", \"wall_seconds_stepping\": " << list(r.rank_wall_stepping)
-      << ", \"wall_seconds_exchange\": " << list(r.rank_wall_exchange)
-      << ", \"exchange_share_of_stepping\": " << list(share) << "},\n";
-  }
-  s << "  \"lines\": [";
-  for (std::size_t k = 0; k < lines_.size(); ++k) {
-    const auto& l = lines_[k];
-    s << (k ? ", " : "") << "{\"name\": \"" << json_escape(l.name) << "\", \"field\": \""
-      << json_escape(l.field) << "\", \"file\": \"line_" << json_escape(l.name)
-      << ".csv\", \"reference\": \""
-      << json_escape(l.reference.empty() ? "" : fs::absolute(l.reference).string()) << "\"}";
-  }
-  s << "],\n  \"config\": " << r.config_json << "\n}\n";
-  record(std::vector<std::string>{"summary.json", "case.toml"});
-  write_text_atomic(dir_ + "/summary.json", s.str());
-  write_text_atomic(dir_ + "/case.toml", r.config_toml + "\n");
 }
 
 void RunOutput::finish(const std::string& target) {

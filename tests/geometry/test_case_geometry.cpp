@@ -18,6 +18,7 @@
 #include "kflow/core/config.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/geometry/tessellate.hpp"
+#include "unit/helpers.hpp"
 
 namespace geo = kflow::geometry;
 using Catch::Matchers::ContainsSubstring;
@@ -275,7 +276,8 @@ rotate = 30
   CHECK_THAT(e, ContainsSubstring("test.toml:31: key 'body[6].radius': expected a number > 0, "
                                   "got -1"));
   CHECK_THAT(e, ContainsSubstring("key 'body[7].file': "));
-  CHECK_THAT(e, ContainsSubstring("cases/geometry/missing.stl: cannot open"));
+  CHECK_THAT(e, ContainsSubstring("cases/geometry/missing.stl: cannot read the STL file: No such "
+                                  "file or directory"));
   CHECK_THAT(e, ContainsSubstring("key 'body[8].axis': expected a non-zero direction"));
   CHECK_THAT(e, ContainsSubstring("key 'body[9].file': " + bad.string() +
                                   ": binary STL: the header counts 320 triangles"));
@@ -381,9 +383,52 @@ file = "meshes/cube.obj"
   CHECK_THAT(e, ContainsSubstring("key 'body[2].file': missing; expected the OBJ file "
                                   "(relative to the case file)"));
   CHECK_THAT(e, ContainsSubstring("key 'body[3].file': " + (dir / "missing.obj").string() +
-                                  ": cannot open"));
+                                  ": cannot read the OBJ file: No such file or directory"));
   CHECK_THAT(e, ContainsSubstring("case.toml:20: key 'body[4].file': a box has no 'file' (a box "
                                   "takes min, max,"));
   CHECK(count_of(e, "a box has no 'file'") == 1);  // (a key of stl and obj, once)
   std::filesystem::remove_all(dir);
+}
+
+// An STL or OBJ `file` that is a FIFO (read for ever), a device (/dev/zero
+// until std::bad_alloc) or a directory (a raw basic_filebuf::underflow
+// exception) is named before it is opened, with the case file, line and key,
+// as other body problems are.
+TEST_CASE("geometry: a mesh file that is a FIFO, a device or a directory is named, never read",
+          "[unit][geometry]") {
+  kflow::test::TempDir tmp("mesh-path");
+  const std::string name = tmp.str() + "/case.toml";
+  std::filesystem::create_directories(tmp.path / "x.stl");
+  std::filesystem::create_directories(tmp.path / "y.obj");
+  kflow::test::Fifo fifo(tmp.str() + "/pipe.stl");
+  // (/dev/null stands for /dev/zero, which the old reader read until memory ran out)
+  const auto e = parse(R"([[body]]
+shape = "stl"
+file = "x.stl"
+
+[[body]]
+shape = "stl"
+file = "pipe.stl"
+
+[[body]]
+shape = "stl"
+file = "/dev/null"
+
+[[body]]
+shape = "obj"
+file = "y.obj"
+)",
+                       3, {}, name)
+                     .error;
+  CHECK_THAT(e, ContainsSubstring("case.toml:3: key 'body[0].file': " + tmp.str() +
+                                  "/x.stl: cannot read the STL file: it is a directory, not a "
+                                  "file"));
+  CHECK_THAT(e, ContainsSubstring("case.toml:7: key 'body[1].file': " + tmp.str() +
+                                  "/pipe.stl: cannot read the STL file: it is a FIFO (named "
+                                  "pipe), not a file"));
+  CHECK(fifo.opened == 0);
+  CHECK_THAT(e, ContainsSubstring("case.toml:11: key 'body[2].file': /dev/null: cannot read the "
+                                  "STL file: it is a character device, not a file"));
+  CHECK_THAT(e, ContainsSubstring("case.toml:15: key 'body[3].file': " + tmp.str() +
+                                  "/y.obj: cannot read the OBJ file: it is a directory"));
 }

@@ -2,13 +2,18 @@
 // Shared test helpers: temporary directories and in-process runs of a case
 // given as TOML text.
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -40,6 +45,38 @@ struct TempDir {
     std::filesystem::remove_all(path, ec);
   }
   std::string str() const { return path.string(); }
+};
+
+// A FIFO (named pipe) at `path` that nobody writes: code that opens it for
+// reading would wait for ever.  While this object lives, a thread opens it
+// for writing whenever a reader waits (a non-blocking attempt every
+// millisecond) and closes it at once, counting those times in `opened`: a
+// reader that should never have opened the FIFO then sees an empty file, and
+// its test fails instead of hanging.
+struct Fifo {
+  std::string path;
+  std::atomic<bool> done{false};
+  std::atomic<int> opened{0};
+  std::thread writer;
+  explicit Fifo(std::string p) : path(std::move(p)) {
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+    writer = std::thread([this] {
+      while (!done) {
+        if (const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC); fd >= 0) {
+          ++opened;
+          ::close(fd);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  Fifo(const Fifo&) = delete;
+  Fifo& operator=(const Fifo&) = delete;
+  ~Fifo() {
+    done = true;
+    writer.join();
+    ::unlink(path.c_str());
+  }
 };
 
 inline PreparedCase prepare_text(const std::string& toml, std::vector<std::string> sets = {},

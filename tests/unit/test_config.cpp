@@ -5,8 +5,10 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "helpers.hpp"
+#include "kflow/core/bench.hpp"
 #include "kflow/core/config.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/printable.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 using kflow::test::prepare_text;
@@ -45,6 +47,28 @@ TEST_CASE("unknown key: named with line and a suggestion", "[unit]") {
   CHECK_THAT(msg, ContainsSubstring("time.safety_factr"));
   CHECK_THAT(msg, ContainsSubstring("did you mean 'safety_factor'"));
   CHECK_THAT(error_of(std::string(good) + "[tme]\nend = 1\n"), ContainsSubstring("'tme'"));
+}
+
+// A quoted key with a dot ("time.end" = 99) is one key of that name, not
+// time.end: it was neither used nor reported.  Every key kflow does not use
+// is an error however it is written.
+TEST_CASE("a quoted dotted key is an unknown key, at the top level and in a table", "[unit]") {
+  const auto top = error_of("\"time.end\" = 99\n" + std::string(good));
+  CHECK_THAT(top, ContainsSubstring("test.toml:1: key '\"time.end\"': unknown key: a quoted key "
+                                    "is one key of that name, not a dotted path"));
+  CHECK_THAT(top, ContainsSubstring("for the key time.end write time.end = ... unquoted"));
+  // Without a [time] table: time.end is missing, and the quoted key is named too.
+  const std::string no_time =
+      "\"time.end\" = 99\n[case]\nmodel = \"diffusion\"\n[grid]\n"
+      "cells = [8, 8]\n";
+  const auto missing = error_of(no_time);
+  CHECK_THAT(missing, ContainsSubstring("key 'time.end': missing"));
+  CHECK_THAT(missing, ContainsSubstring("test.toml:1: key '\"time.end\"': unknown key"));
+  // In a table, and with brackets.
+  CHECK_THAT(error_of(std::string(good) + "\"safety.factor\" = 0.5\n"),
+             ContainsSubstring("test.toml:7: key 'time.\"safety.factor\"': unknown key"));
+  CHECK_THAT(error_of("\"grid.cells[0]\" = 4\n" + std::string(good)),
+             ContainsSubstring("key '\"grid.cells[0]\"': unknown key"));
 }
 
 TEST_CASE("wrong type: key, value and expectation", "[unit]") {
@@ -109,6 +133,26 @@ TEST_CASE("bad --set arguments", "[unit]") {
   CHECK_THAT(error_of(good, {"grid.cells.x=3"}), ContainsSubstring("not a table"));
   // A --set that names a key no one reads is an unknown key, attributed to --set.
   CHECK_THAT(error_of(good, {"time.ende=3"}), ContainsSubstring("did you mean 'end'"));
+}
+
+// --set time=1 replaced the [time] table by a number, and the error then
+// said the case lacked time.end without naming the --set.
+TEST_CASE("a --set that replaces a table is refused; problems it causes name it", "[unit]") {
+  CHECK_THAT(
+      error_of(good, {"time=1"}),
+      ContainsSubstring("--set time=1: 'time' is a section of the case ([time], test.toml:5) with "
+                        "time.end, not a value: --set sets one key of it, such as --set "
+                        "time.end=1"));
+  // Below the top level a key may take a value or a table (a side's type).
+  CHECK(error_of(good, {"boundary.west={ type = \"neumann\" }", "boundary.west=\"neumann\""}) ==
+        "");
+  // A table in place of a table replaces it; what it lacks is named with the --set.
+  CHECK_THAT(error_of(good, {"time={ dt = 0.001 }"}),
+             ContainsSubstring("--set time={ dt = 0.001 }: key 'time.end': missing"));
+  // A case without [time]: the value is set, and the missing time.end names it.
+  const std::string no_time = "[case]\nmodel = \"diffusion\"\n[grid]\ncells = [8, 8]\n";
+  CHECK_THAT(error_of(no_time, {"time=1"}), ContainsSubstring("--set time=1: key 'time.end': "
+                                                              "missing"));
 }
 
 TEST_CASE("command-line overrides (--set) set values with TOML syntax or bare words", "[unit]") {
@@ -179,4 +223,84 @@ TEST_CASE("runs too long to finish are refused before work", "[unit]") {
              ContainsSubstring("rows to log.csv; at most 1e+09"));
   // The limits leave ordinary long runs alone.
   CHECK_NOTHROW(prepare_text(good, {"time.end=1e3", "output.every=0.01"}));
+}
+
+// A case path that is not a regular file is named before it is opened (one
+// check for every input file, kflow/core/input_file.hpp): a FIFO would wait
+// for ever, a device never end, a directory read as an empty case.
+TEST_CASE("a case path that is a FIFO, a device, a directory or too big is named, never read",
+          "[unit]") {
+  kflow::test::TempDir tmp("case-path");
+  auto load_error = [](const std::string& path) -> std::string {
+    try {
+      kflow::Config::load(path);
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  {
+    kflow::test::Fifo fifo(tmp.str() + "/case.toml");
+    CHECK_THAT(load_error(fifo.path),
+               ContainsSubstring(fifo.path + ": cannot read the case file: it is a FIFO (named "
+                                             "pipe), not a file; expected a TOML case file"));
+    CHECK(fifo.opened == 0);
+  }
+  CHECK_THAT(load_error(tmp.str()),
+             ContainsSubstring(tmp.str() + ": cannot read the case file: it is a directory"));
+  CHECK_THAT(load_error("/dev/zero"),
+             ContainsSubstring("/dev/zero: cannot read the case file: it is a character device"));
+  CHECK_THAT(load_error(tmp.str() + "/missing.toml"),
+             ContainsSubstring("missing.toml: cannot read the case file: No such file"));
+  const auto big = tmp.str() + "/big.toml";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (std::uintmax_t(16) << 20) + 1);  // sparse: no disk used
+  CHECK_THAT(load_error(big), ContainsSubstring("big.toml: cannot read the case file: it has "
+                                                "16777217 bytes, the case file at most 16777216"));
+}
+
+// A case name with a newline or escape codes was printed as it was (a
+// newline started a line of its own, ESC [2J cleared the terminal): text
+// from a user is printed escaped (kflow/core/printable.hpp).
+TEST_CASE("a case name or value with a newline or escape codes is printed escaped", "[unit]") {
+  CHECK(kflow::printable("a\nb\x1b[2J\tc\x7f") == "a\\nb\\x1b[2J\\tc\\x7f");
+  CHECK(kflow::printable("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 as it is
+  CHECK(kflow::printable("abcdef", 3) == "abc...");
+  CHECK(kflow::printable_lines("one \x1b[31m\ntwo") == "one \\x1b[31m\ntwo");
+  const std::string named =
+      "[case]\nname = \"two\\nlines \\u001b[31mred\"\n" + std::string(good).substr(7);
+  kflow::RunOptions opt;
+  opt.case_path = "test.toml";
+  opt.write_output = false;
+  auto pc = kflow::prepare(kflow::Config::parse(named, "test.toml"), opt);
+  REQUIRE(pc.name == "two\nlines \x1b[31mred");
+  std::ostringstream log;
+  kflow::run(pc, opt, log);
+  CHECK_THAT(log.str(), ContainsSubstring("kflow: case \"two\\nlines \\x1b[31mred\": model"));
+  CHECK(log.str().find('\x1b') == std::string::npos);
+  // A value echoed in a problem.
+  CHECK_THAT(error_of(good, {"time.end=\"soon\\u001b[2J\""}),
+             ContainsSubstring("got \"soon\\x1b[2J\""));
+}
+
+// Integer benchmark parameters beyond an int (--set n=2147483648, 3^62,
+// which overflowed a long) are refused with their range, not wrapped.
+TEST_CASE("integer benchmark parameters are range-checked, not wrapped", "[unit]") {
+  auto error = [](const std::string& set) -> std::string {
+    try {
+      kflow::BenchParams({set}).get_int("n", 1);
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(kflow::BenchParams({"n=2^30"}).get_int("n", 1) == 1073741824);
+  CHECK(kflow::BenchParams({"n=2147483647"}).get_int("n", 1) == 2147483647);
+  for (const std::string v : {"2147483648", "2^31", "3^62", "99999999999999999999", "-2^3", "2^x"})
+    CHECK_THAT(error("n=" + v), ContainsSubstring("bench: --set n=" + v +
+                                                  ": expected an integer (or 2^k) from 1 to "
+                                                  "2147483647"));
+  CHECK_THAT(error("n=\x1b"
+                   "c"),
+             ContainsSubstring("--set n=\\x1bc: expected"));  // ESC c: reset
 }

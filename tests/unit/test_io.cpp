@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
+#include <tuple>
 
 #include "helpers.hpp"
 #include "kflow/core/error.hpp"
@@ -219,6 +221,151 @@ TEST_CASE("a restart refuses a checkpoint with impossible numbers", "[unit]") {
   }
 }
 
+// --restart given something that is not a checkpoint file: /dev/zero was
+// read until memory ran out, a FIFO waited for ever, a directory said "wrong
+// header".  Each is named before it is opened (kflow/core/input_file.hpp),
+// a run's directory with the checkpoint it holds.
+TEST_CASE("a restart from a device, a FIFO or a directory is named, never read", "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("restart-path");
+  run_text(small_case, tmp.str() + "/a");
+  auto restart_error = [&](const std::string& from) -> std::string {
+    try {
+      run_text(small_case, tmp.str() + "/b", {"time.end=1"}, from);
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(restart_error(tmp.str() + "/a"),
+             ContainsSubstring(tmp.str() +
+                               "/a: cannot read the checkpoint: it is a directory, not "
+                               "a file (did you mean " +
+                               tmp.str() + "/a/checkpoint.kfc?)"));
+  CHECK_THAT(restart_error(tmp.str()),  // a directory without a checkpoint: no hint
+             ContainsSubstring(tmp.str() + ": cannot read the checkpoint: it is a directory, not "
+                                           "a file; expected a kflow field file (format 2)"));
+  // (/dev/null stands for /dev/zero, which the old reader read until memory ran out)
+  CHECK_THAT(restart_error("/dev/null"),
+             ContainsSubstring("/dev/null: cannot read the checkpoint: it is a character device"));
+  {
+    kflow::test::Fifo fifo(tmp.str() + "/fifo.kfc");
+    CHECK_THAT(restart_error(fifo.path),
+               ContainsSubstring(fifo.path + ": cannot read the checkpoint: it is a FIFO (named "
+                                             "pipe), not a file"));
+    CHECK(fifo.opened == 0);
+  }
+  CHECK_THAT(restart_error(tmp.str() + "/none.kfc"),
+             ContainsSubstring("none.kfc: cannot read the checkpoint: No such file or directory"));
+  CHECK(!fs::exists(tmp.str() + "/b"));
+}
+
+// A format 1 file (no checksums, metadata unescaped) was read without its
+// checksums and its escaped case text misread: formats kflow no longer
+// writes are refused, naming the file, the format found and the one expected.
+TEST_CASE("a field file of a format kflow no longer writes is refused with both formats",
+          "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("format1");
+  kflow::io::FieldFile f;
+  f.meta["kind"] = "checkpoint";
+  f.meta["case"] = "a \\ backslash";
+  f.arrays.push_back({"u", "float64", {2}, std::vector<char>(16, 1)});
+  const auto path = tmp.str() + "/old.kfc";
+  kflow::io::write_field_file(path, f);
+  auto text = read_file(path);
+  REQUIRE(text.rfind("KFLOW-FIELDS 2\n", 0) == 0);
+  for (const std::string version : {"1", "3", "x2"}) {
+    std::ofstream(path, std::ios::binary) << "KFLOW-FIELDS " + version + text.substr(14);
+    INFO("format " << version);
+    CHECK_THROWS_WITH(
+        kflow::io::read_field_file(path, "the checkpoint"),
+        ContainsSubstring(path + ": field file format " + (version == "x2" ? "'x2'" : version) +
+                          "; this kflow reads format 2 only"));
+  }
+  std::ofstream(path, std::ios::binary) << "KFLOW-FIELDS 1" + text.substr(14);
+  CHECK_THROWS_WITH(kflow::io::read_field_file(path),
+                    ContainsSubstring("(format 1, without checksums, came from an older kflow"));
+}
+
+// A checkpoint whose ghost width differs printed two grids alike ("128x128
+// cells on 1 x 1 differs from 128x128 cells on 1 x 1"): the field that
+// differs is named, with both values.
+TEST_CASE("a restart into another grid names the field that differs", "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("ghost");
+  run_text(small_case, tmp.str() + "/a");
+  auto f = kflow::io::read_field_file(tmp.str() + "/a/checkpoint.kfc");
+  const auto ghost = f.meta.at("ghost");
+  f.meta["ghost"] = ghost == "1" ? "2" : "1";
+  const auto path = tmp.str() + "/ghost.kfc";
+  kflow::io::write_field_file(path, f);
+  CHECK_THROWS_WITH(
+      run_text(small_case, tmp.str() + "/b", {"time.end=1"}, path),
+      ContainsSubstring("ghost.kfc: checkpoint grid 12x10 cells on 1 x 1 differs from the case's "
+                        "grid 12x10 cells on 1 x 1: ghost width (model's ghost layers) " +
+                        f.meta.at("ghost") + " in the checkpoint, " + ghost + " in the case"));
+  f.meta["ghost"] = ghost;
+  f.meta["length1"] = "1.0000000000000002";
+  kflow::io::write_field_file(path, f);
+  CHECK_THROWS_WITH(run_text(small_case, tmp.str() + "/b", {"time.end=1"}, path),
+                    ContainsSubstring(": length in y 1.0000000000000002 in the checkpoint, 1 in "
+                                      "the case"));
+}
+
+// A damaged value in the log of the run restarted from (x0.122 for a time)
+// was carried into the new log silently: every column of every carried row
+// of log.csv and of the line CSVs is a number, or the restart stops naming
+// file, line, column and value, with the earlier output as it was.
+TEST_CASE("a restart refuses carried log and line rows with a value that is not a number",
+          "[unit]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir tmp("carried-csv");
+  const auto dir = tmp.str() + "/a";
+  run_text(small_case, dir);
+  // Column `column` (from 1) of line `row` (from 1) of `file` in the output.
+  auto damage = [&](const std::string& file, int row, int column, const std::string& value) {
+    std::istringstream in(read_file(dir + "/" + file));
+    std::string text, line;
+    for (int r = 1; std::getline(in, line); ++r) {
+      if (r == row) {
+        std::vector<std::string> cells;
+        std::stringstream cs(line);
+        for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+        REQUIRE(cells.size() >= std::size_t(column));
+        cells[column - 1] = value;
+        line.clear();
+        for (const auto& c : cells) line += (line.empty() ? "" : ",") + c;
+      }
+      text += line + "\n";
+    }
+    std::ofstream(dir + "/" + file, std::ios::binary) << text;
+  };
+  const auto good = snapshot(dir);
+  for (const auto& [file, column, value, header] :
+       std::vector<std::tuple<std::string, int, std::string, std::string>>{
+           {"log.csv", 2, "x0.122", "time"},
+           {"log.csv", 5, "1.5e", ""},
+           {"line_mid.csv", 6, "", "u"},
+           {"line_mid.csv", 3, "0.5\x1b[31m", "x"}}) {
+    for (const auto& [name, text] : good) std::ofstream(name, std::ios::binary) << text;
+    damage(file, 3, column, value);
+    const auto before = snapshot(dir);
+    INFO(file << " column " << column << " = " << value);
+    std::string shown = value.substr(0, value.find('\x1b'));
+    CHECK_THROWS_WITH(run_text(small_case, dir, {"time.end=0.03"}, dir + "/checkpoint.kfc"),
+                      ContainsSubstring(dir + "/" + file + ":3: column " + std::to_string(column) +
+                                        " (" + header) &&
+                          ContainsSubstring(") is \"" + shown) &&
+                          ContainsSubstring("; expected a number (a damaged or edited file)"));
+    CHECK(snapshot(dir) == before);  // nothing carried, nothing overwritten
+    CHECK(!fs::exists(dir + ".running"));
+  }
+  // (an escape code is shown escaped)
+  CHECK_THROWS_WITH(run_text(small_case, dir, {"time.end=0.03"}, dir + "/checkpoint.kfc"),
+                    ContainsSubstring("is \"0.5\\x1b[31m\""));
+}
+
 TEST_CASE("the .pvd lists every frame with its time; lines and summary are written",
           "[regression]") {
   if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
@@ -251,6 +398,16 @@ TEST_CASE("a .pvd reads back exactly as written; damaged entries are errors", "[
   kflow::io::write_pvd(path, frames);
   CHECK(kflow::io::read_pvd(path) == frames);
   CHECK(kflow::io::read_pvd(tmp.str() + "/missing.pvd").empty());
+  // A .pvd that is a directory or a FIFO is named, never opened.
+  CHECK_THROWS_WITH(kflow::io::read_pvd(tmp.str()),
+                    Catch::Matchers::ContainsSubstring(
+                        ": cannot read the frame list: it is a directory, not a file"));
+  {
+    kflow::test::Fifo fifo(tmp.str() + "/fifo.pvd");
+    CHECK_THROWS_WITH(kflow::io::read_pvd(fifo.path),
+                      Catch::Matchers::ContainsSubstring("it is a FIFO (named pipe)"));
+    CHECK(fifo.opened == 0);
+  }
   auto damaged = read_file(path);
   damaged.replace(damaged.find("timestep=\"0\""), 13, "timestep=\"x\"");
   std::ofstream(path) << damaged;

@@ -4,7 +4,8 @@
 // the frames of a build without VTK (.kff: cell-centred output fields, which
 // `kflow convert` turns into .vti/.pvd where VTK exists).
 //
-// Layout (format version 2; version 1, without the checksums, is still read):
+// Layout (format version 2, the only one read: format 1 had no checksums and
+// unescaped metadata, and is refused with a message):
 //   "KFLOW-FIELDS 2\n"
 //   "<key> <value>\n"               metadata, one per line, value to end of line
 //                                   (backslash and newline escaped as \\ and \n)
@@ -38,7 +39,11 @@ struct FieldFile {
 };
 
 void write_field_file(const std::string& path, const FieldFile& f);  // atomic
-FieldFile read_field_file(const std::string& path);                  // throws kflow::Error
+// Reads a field file, or throws kflow::Error naming it: `what` names it in
+// the messages ("the checkpoint"); a directory holding `in_directory`
+// ("checkpoint.kfc") is answered with that file's path as a hint.
+FieldFile read_field_file(const std::string& path, const std::string& what = "the field file",
+                          const std::string& in_directory = "");
 
 std::string exact(double v);  // 17 significant digits
 
