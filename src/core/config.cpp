@@ -347,13 +347,16 @@ std::string Config::to_json() const {
 // ---------------------------------------------------------------- Section
 
 namespace {
+// (a bound of magnitude 1e300 or more is "none": the getters' defaults are
+// +-1e308, and models write 1e300 for "no upper bound")
 std::string range_text(double min, double max, bool min_open) {
   std::ostringstream s;
-  if (min > -1e308 && max < 1e308)
+  const bool low = min > -1e300, high = max < 1e300;
+  if (low && high)
     s << "a number in " << (min_open ? "(" : "[") << min << ", " << max << "]";
-  else if (min > -1e308)
+  else if (low)
     s << "a number " << (min_open ? "> " : ">= ") << min;
-  else if (max < 1e308)
+  else if (high)
     s << "a number <= " << max;
   else
     s << "a number";

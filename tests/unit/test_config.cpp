@@ -85,6 +85,25 @@ end = "soon"
   CHECK_THAT(msg, ContainsSubstring("expected a number"));
 }
 
+// A bound of 1e300 (a model's "no upper bound") is not printed as one.
+TEST_CASE("out of range: an open-ended range is said without a huge bound", "[unit]") {
+  const std::string cavity = R"([case]
+model = "mac2d"
+[grid]
+cells = [16, 16]
+[physics]
+reynolds = -5.0
+[boundary]
+north = { type = "moving_wall", velocity = 1.0 }
+[time]
+end = 0.1
+)";
+  const auto msg = error_of(cavity);
+  CHECK_THAT(msg, ContainsSubstring("physics.reynolds"));
+  CHECK_THAT(msg, ContainsSubstring("expected a number > 0"));
+  CHECK_THAT(msg, !ContainsSubstring("1e+300"));
+}
+
 TEST_CASE("out of range: key, value and range", "[unit]") {
   const auto msg = error_of(good, {"time.safety_factor=1.5"});
   CHECK_THAT(msg, ContainsSubstring("--set time.safety_factor=1.5"));
