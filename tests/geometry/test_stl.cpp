@@ -66,6 +66,11 @@ TEST_CASE("geometry: STL files, binary and ASCII, read back what was written", "
                                   "t.stl");
   CHECK(two.triangles() == 2);
   CHECK(two.vertices[4].x == 1.0);
+  // An ASCII file that begins with a UTF-8 byte order mark is ASCII (it
+  // was read as binary, with a triangle count made of its text).
+  const auto bom = geo::parse_stl("\xEF\xBB\xBF" + geo::stl_ascii(m), "bom.stl");
+  REQUIRE(bom.triangles() == 80);
+  for (std::size_t v = 0; v < m.vertices.size(); ++v) CHECK(bom.vertices[v] == m.vertices[v]);
 }
 
 TEST_CASE("geometry: bad STL files are refused with the file, what is wrong and the numbers",

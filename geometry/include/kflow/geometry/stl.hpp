@@ -192,6 +192,13 @@ inline TriangleMesh parse_stl(const std::string& bytes, const std::string& name)
     if (expected == size) return detail::parse_binary_stl(bytes, name);
   }
   if (solid && detail::all_text(bytes)) return detail::parse_ascii_stl(bytes, name);
+  // An ASCII file saved with a UTF-8 byte order mark (editors on Windows):
+  // the text after it (the OBJ reader skips one too)
+  if (bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+    const std::string text = bytes.substr(3);
+    if (detail::starts_with_solid(text) && detail::all_text(text))
+      return detail::parse_ascii_stl(text, name);
+  }
   if (size < 84)
     throw MeshError(name + ": " + plural(size, "byte") +
                     ": too short for a binary STL (an 80-byte header and a 4-byte triangle count) "
