@@ -18,7 +18,7 @@
 #
 # Items:
 #   build     configure and build kflow (CUDA + OpenMP + Serial, no VTK, no
-#             MPI) with the GPU and lbm test units
+#             MPI) and kflow-bench, then the tests with the GPU and lbm units
 #   tests     the [gpu] tests (CUDA against OpenMP, every model) and lbm's
 #             tests but the [long] ones, on the GPU (the units 'build' compiles)
 #   bodies    lbm 512^3 D3Q19, float and float16s, both streaming schemes,
@@ -79,7 +79,10 @@ do_build() {
     ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
     -DKFLOW_ENABLE_VTK=OFF -DKFLOW_ENABLE_MPI=OFF -DKFLOW_ENABLE_KOKKOS_KERNELS=OFF \
     -DKFLOW_CCACHE=OFF '-DKFLOW_TEST_SOURCES_REGEX=test_gpu|test_lbm'
-  step build cmake --build "$build" --parallel "$jobs" -- -k 0
+  # (kflow-bench first, which holds kflow and the benches: a call short of
+  # time can measure with it)
+  step build cmake --build "$build" --parallel "$jobs" --target kflow-bench -- -k 0
+  step build cmake --build "$build" --parallel "$jobs" --target kflow_tests -- -k 0
   echo "build: $(grep -c 'warning' "$out/build.log" || true) warning lines, $(tail -1 "$out/build.log")"
 }
 

@@ -17,6 +17,17 @@
 #else
 #define KFLOW_LBM_UNROLL
 #endif
+// Loops that only GPUs unroll (f in registers there): on CPUs the loops of
+// the diagnostics and the output, which are not in the step, stay loops
+// (unrolled, gather() and its callers were a quarter of an lbm unit's compile
+// time, docs/getting-started.md).
+#if defined(__CUDACC__)
+#define KFLOW_LBM_UNROLL_GPU _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define KFLOW_LBM_UNROLL_GPU _Pragma("GCC unroll 1")
+#else
+#define KFLOW_LBM_UNROLL_GPU
+#endif
 
 namespace kflow::lbm {
 

@@ -59,7 +59,7 @@ KOKKOS_INLINE_FUNCTION void gather(const View& a, const Geometry<Real>& g, const
   coords(m, g.n, x);
   const int idx = g.index(x);
   const bool bulk = layout == Layout::pushed && away_from_edges(x, g.n, L::D);
-  KFLOW_LBM_UNROLL
+  KFLOW_LBM_UNROLL_GPU
   for (int i = 0; i < L::Q; ++i)
     f[i] = bulk || (layout == Layout::pushed && i == 0) ? a(idx + off[i], i)
                                                         : post<L>(a, g, layout, x, idx, i);
