@@ -77,7 +77,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->saved_values_per_cell = 1;
   double inv = 0;  // the explicit scheme's limit, as Model::stable_dt
   for (int d = 0; d < g.dim; ++d) inv += 1.0 / (g.spacing(d) * g.spacing(d));
-  s->stable_dt_bound = 1.0 / (2.0 * s->kappa * inv);
+  s->stable_dt_bound = 1.0 / (2.0 * inv) / s->kappa;  // (no overflow to 0 for a huge kappa)
   return s;
 }
 

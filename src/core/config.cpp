@@ -406,6 +406,14 @@ double Config::Section::get(const std::string& key, double fallback, double min,
     KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
   if (!std::isfinite(v) || v < min || v > max || (min_open && v == min))
     KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
+  // (the runs flush subnormal numbers to zero: such a value is not the one given)
+  if (std::fpclassify(v) == FP_SUBNORMAL)
+    KFLOW_SOFT(key,
+               "got " + describe(*n) +
+                   ", a subnormal number (below 2.2e-308 in magnitude), which the run's "
+                   "arithmetic flushes to zero; expected " +
+                   expect + " of normal magnitude",
+               fallback);
   return v;
 }
 
