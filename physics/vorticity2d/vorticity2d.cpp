@@ -294,10 +294,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // Boundary psi: integrate the normal velocity counter-clockwise around the
   // boundary (d psi = -(inflow) ds) from the corner after the outflow side
   // (or the south-west corner); psi = 0 there.  Mass must balance.
-  const int ex = nx + 2;
-  s->psi_ring.assign(std::size_t(ex) * (ny + 2), 0.0);
+  s->psi_ring.resize(nx, ny);
   auto P = [&](int i, int j) -> double& {
-    return s->psi_ring[i + std::size_t(ex) * j];
+    return s->psi_ring.at(i, j);
   };
   const int ccw[4] = {2, 1, 3, 0};  // south, east, north, west
   double net = 0, total = 0;

@@ -93,8 +93,29 @@ struct Setup : ModelSetup {
   // steps (`guess = "extrapolated"`) or the last step's psi ("previous").
   bool extrapolate_psi = true;
   bool unconverged_is_error = false;
-  // Boundary psi on the ring (host, (nx + 2) x (ny + 2), i fastest; 0 inside).
-  std::vector<double> psi_ring;
+  // Boundary psi on the ring of the (nx + 2) x (ny + 2) nodes (host; 0
+  // inside): the ring's nodes only, so that a case's set-up holds no array
+  // of the grid's size before its memory is checked.
+  struct Ring {
+    int nx = 0, ny = 0;
+    std::vector<double> south, north, west, east;  // j = 0, ny + 1 by i; i = 0, nx + 1 by j
+    void resize(int nx_, int ny_) {
+      nx = nx_, ny = ny_;
+      south.assign(std::size_t(nx) + 2, 0.0), north.assign(std::size_t(nx) + 2, 0.0);
+      west.assign(std::size_t(ny) + 2, 0.0), east.assign(std::size_t(ny) + 2, 0.0);
+    }
+    // a node of the ring (a corner is its south or north row's)
+    double& at(int i, int j) {
+      return j == 0 ? south[i] : j == ny + 1 ? north[i] : i == 0 ? west[j] : east[j];
+    }
+    double operator()(int i, int j) const {
+      return j == 0        ? south[i]
+             : j == ny + 1 ? north[i]
+             : i == 0      ? west[j]
+             : i == nx + 1 ? east[j]
+                           : 0.0;
+    }
+  } psi_ring;
   // psi's inward normal derivative on each side's nodes (the tangential
   // velocity, signed), indexed [side][k], k = 0..n+1 along the side.
   std::vector<double> psi_normal[4];

@@ -257,7 +257,7 @@ class Model final : public kflow::Model {
     const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2;
     auto hp = Kokkos::create_mirror_view(Kokkos::HostSpace(), psi_);
     for (int j = 0; j < ny + 2; ++j)
-      for (int i = 0; i < ex; ++i) hp(i, j) = Real(s_.psi_ring[i + std::size_t(ex) * j]);
+      for (int i = 0; i < ex; ++i) hp(i, j) = Real(s_.psi_ring(i, j));
     Kokkos::deep_copy(space_, psi_, hp);
     Kokkos::deep_copy(space_, omega_, Real(0));
     auto ht = Kokkos::create_mirror_view(Kokkos::HostSpace(), temp_);

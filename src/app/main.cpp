@@ -119,6 +119,7 @@ int cmd_check(const Args& a) {
   need_case(a);
   auto o = run_options(a);
   auto pc = kflow::prepare(o);
+  kflow::check_case_memory(pc);
   const auto& g = pc.setup->grid;
   std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << g.cells_text()
             << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir

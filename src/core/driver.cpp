@@ -489,6 +489,12 @@ void check_memory(double device_bytes, double host_bytes, const std::string& bac
                 detail + "), " + gb(host_free) + " are free here; " + advice);
 }
 
+void check_case_memory(const PreparedCase& pc) {
+  check_memory(pc.state_bytes, pc.frame_bytes, pc.backend, "the case",
+               "grid " + pc.setup->grid.cells_text() + ", " + pc.precision,
+               "a coarser grid, float precision or a larger machine");
+}
+
 namespace {
 std::string cells_text(const linalg::Grid& g) {
   std::string t;
@@ -572,11 +578,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
 
   // Memory: refused before allocating when it cannot fit (judged on rank 0:
   // the ranks of a job on one host share its memory).
-  parallel::on_root([&] {
-    check_memory(pc.state_bytes, pc.frame_bytes, pc.backend, "the case",
-                 "grid " + grid.cells_text() + ", " + pc.precision,
-                 "a coarser grid, float precision or a larger machine");
-  });
+  parallel::on_root([&] { check_case_memory(pc); });
 
   // The output's lock before any work (rank 0 writes all output); the
   // checkpoint read (by every rank) before the staging directory (which may

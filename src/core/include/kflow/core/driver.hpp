@@ -80,6 +80,9 @@ PreparedCase prepare(Config config, const RunOptions& opt);
 // before they allocate.
 void check_memory(double device_bytes, double host_bytes, const std::string& backend,
                   const std::string& what, const std::string& detail, const std::string& advice);
+// The case's state and frames against the memory of its backend (check_memory):
+// what run refuses before allocating, check refuses too.
+void check_case_memory(const PreparedCase& pc);
 
 // What a failure says to the user: a kflow::Error's message; an allocation
 // that failed (std::bad_alloc, Kokkos' "failed to allocate") in kflow's
