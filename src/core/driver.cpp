@@ -138,6 +138,8 @@ class Run {
   // The steps of the last log row and of the last frame with its checkpoint
   // (a restart's: its checkpoint's).
   long log_step_, frame_step_;
+  // The last frame is a stop's (1), with its log row (2): not an output time's.
+  int stop_output_ = 0;
   double warned_unconverged_ = 0;  // unconverged_solves at the last warning
   std::ostream& log_;
   // This rank's block: output gathers the blocks to rank 0, the only rank
@@ -181,7 +183,8 @@ std::string Run::loop() {
     // step (a signal during its output) or the run starts here (a restart).
     if (status == "interrupted" && clock_.step() != frame_step_) {
       diag_ = model_->diagnostics(clock_.time());
-      if (clock_.step() != log_step_) write_log();
+      stop_output_ = clock_.step() != log_step_ ? 2 : 1;  // (the checkpoint says so)
+      if (stop_output_ == 2) write_log();
       write_frame();
     }
     model_->fence();
@@ -366,6 +369,7 @@ void Run::write_frame_now() {
   ck.meta["step"] = std::to_string(clock_.step());
   ck.meta["time"] = io::exact(t);
   ck.meta["next_frame"] = std::to_string(frame_);
+  if (stop_output_) ck.meta["stop_output"] = stop_output_ == 2 ? "frame_and_row" : "frame";
   ck.meta["case_toml"] = pc_.config.to_toml();  // the case as run, for a restart to compare
   io::grid_to_meta(pc_.setup->grid, ck.meta);
   ck.arrays = std::move(state);
@@ -626,7 +630,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     model->restore_state(
         block_of_state(ck.arrays, linalg::dist::make_local_grid(grid, pc.setup->decomposition)));
     if (out) {
-      for (const auto& n : out->carry_over(start.step, start.t, start.next_frame))
+      for (const auto& n :
+           out->carry_over(start.step, start.t, start.next_frame, start.stop_frame, start.stop_row))
         log << "kflow: note: " << n << "\n";
       out->checkpoint(ck);  // the output holds the checkpoint it continues from
     }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/printable.hpp"
 #include "progress.hpp"
 
 namespace kflow {
@@ -84,6 +85,14 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
   s.step = io::meta_int(ck, "step", f, 0, 1000000000000L);
   // one frame per step at most, plus the one at step 0
   s.next_frame = io::meta_int(ck, "next_frame", f, 0, s.step + 1);
+  if (const auto it = ck.meta.find("stop_output"); it != ck.meta.end()) {
+    if (it->second != "frame" && it->second != "frame_and_row")
+      throw Error(f + ": stop_output is \"" + printable(it->second) +
+                  "\"; expected \"frame\" or \"frame_and_row\" (a damaged checkpoint)");
+    s.stop_frame = s.next_frame > 0;
+    s.stop_row = it->second == "frame_and_row";
+    if (s.stop_frame) --s.next_frame;
+  }
   if ((pc.end > 0 && s.t >= pc.end) || (pc.max_steps > 0 && s.step >= pc.max_steps))
     throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " + fmt(s.t) +
                 ", already at the case's end; raise time.end or time.steps");

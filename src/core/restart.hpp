@@ -14,6 +14,9 @@ namespace kflow {
 struct Start {
   double t = 0;
   long step = 0, next_frame = 0;
+  // The checkpoint's frame (and its log row) were a stop's, not an output
+  // time's: a restart numbers on from that frame and carries neither over.
+  bool stop_frame = false, stop_row = false;
 };
 
 // Reads checkpoint `f` and checks that it belongs to this case and is not

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,13 +45,26 @@ bool number(const std::string& v, double& x) {
 // most `last`) must hold numbers in all its columns.  Otherwise an Error
 // names the file, line, column and value.  `out`: where the header and the
 // rows carried go (nullptr: checked only).
-void carry_csv(const fs::path& path, double last, std::ostream* out) {
+void carry_csv(const fs::path& path, double last, std::ostream* out, bool drop_last = false) {
   if (const auto problem = input_file_problem(
           path.string(), "the earlier run's " + path.filename().string(), max_field_file_bytes);
       !problem.empty())
     throw Error(problem + "; a restart carries it over");
   std::ifstream in(path);
   if (!in) throw Error("cannot read " + path.string() + " to carry it over");
+  // drop_last: the rows of the last key up to `last` (a stop's line samples)
+  // are not carried
+  double drop_key = -std::numeric_limits<double>::infinity();
+  if (drop_last) {
+    std::ifstream scan(path);
+    std::string row;
+    std::getline(scan, row);  // (the header)
+    while (std::getline(scan, row)) {
+      double key = 0;
+      if (number(row.substr(0, row.find(',')), key) && key <= last && key > drop_key)
+        drop_key = key;
+    }
+  }
   const bool is_log = path.filename() == "log.csv";
   const std::string file = path.string();
   const std::string advice =
@@ -88,7 +102,7 @@ void carry_csv(const fs::path& path, double last, std::ostream* out) {
     double key = 0;
     if (!number(cells[0], key) || !std::isfinite(key))
       throw bad(0, is_log ? "a step number" : "a time");
-    if (key > last) continue;  // past the checkpoint: not carried
+    if (key > last || (drop_last && key == drop_key)) continue;  // past the checkpoint: not carried
     for (std::size_t c = 1; c < cells.size(); ++c) {
       double x = 0;
       if (!number(cells[c], x)) throw bad(c, "a number");
@@ -99,7 +113,11 @@ void carry_csv(const fs::path& path, double last, std::ostream* out) {
 
 }  // namespace
 
-std::vector<std::string> RunOutput::carry_over(long step, double t, long next_frame) {
+std::vector<std::string> RunOutput::carry_over(long step, double t, long next_frame,
+                                               bool stop_frame, bool stop_row) {
+  // (a stop's log row is at the checkpoint's step; its line samples are the
+  // last time the line files hold up to the checkpoint)
+  const double last_step = double(step) - (stop_row ? 1 : 0);
   std::vector<std::string> notes;
   const fs::path from(restart_from_);
   if (from.empty() || !fs::is_directory(from)) return notes;
@@ -113,7 +131,10 @@ std::vector<std::string> RunOutput::carry_over(long step, double t, long next_fr
       csvs.push_back(e.path());
   }
   std::sort(csvs.begin(), csvs.end());
-  for (const auto& p : csvs) carry_csv(p, p.filename() == "log.csv" ? double(step) : t, nullptr);
+  for (const auto& p : csvs) {
+    const bool log = p.filename() == "log.csv";
+    carry_csv(p, log ? last_step : t, nullptr, !log && stop_frame);
+  }
   const std::string pvd = (from / "run.pvd").string();
   const bool had_pvd = fs::exists(pvd);
   std::map<std::string, double> pvd_times;  // file name -> time, from the earlier run's .pvd
@@ -170,7 +191,8 @@ std::vector<std::string> RunOutput::carry_over(long step, double t, long next_fr
     const auto name = p.filename().string();
     record(name);
     std::ofstream o(fs::path(dir_) / name);
-    carry_csv(p, name == "log.csv" ? double(step) : t, &o);
+    const bool log = name == "log.csv";
+    carry_csv(p, log ? last_step : t, &o, !log && stop_frame);
     if (!(o << std::flush)) throw Error("cannot write " + (fs::path(dir_) / name).string());
   }
   return notes;

@@ -50,6 +50,36 @@ for delay in 0.4 0.7 1.0 1.3; do
   echo "SIGTERM after ${delay}s: step $step, frames and rows once each"
 done
 
+# SIGTERM between two frames, once and twice, each restart to the end: the
+# stop's own frame, log row and line samples are not output times', so the
+# output holds what a run without a stop holds, numbered alike (the stop's
+# frame was kept and numbered on: 7 frames for 6, frame_00002 at t = 0.02).
+sine=(--set 'grid.cells=[256,256]' --set time.end=5.0 --set output.every=1.0)
+"$kflow" run "$case" --quiet "${sine[@]}" --output r0 || fail "r0"
+times() { grep -o 'timestep="[^"]*" [^>]*file="[^"]*"' "$1/run.pvd"; }
+for stops in 1 2; do
+  rm -rf s s.*
+  restart=()
+  for k in $(seq "$stops"); do
+    "$kflow" run "$case" "${sine[@]}" --output s "${restart[@]}" > s.log 2>&1 &
+    pid=$!
+    wait_for s.running/checkpoint.kfc
+    sleep 0.3
+    kill -TERM $pid
+    rc=0; wait $pid || rc=$?
+    [[ $rc -eq 130 ]] || { cat s.log; fail "s: exit status $rc after SIGTERM $k"; }
+    restart=(--restart s.interrupted/checkpoint.kfc)
+  done
+  "$kflow" run "$case" --quiet "${sine[@]}" --output s "${restart[@]}" || fail "s: the last restart"
+  unique s
+  [[ "$(times s)" == "$(times r0)" ]] || { times s; fail "$stops stop(s): frames differ from r0's"; }
+  for f in log.csv line_u_horizontal.csv; do
+    [[ $(wc -l < s/$f) -eq $(wc -l < r0/$f) ]] ||
+      fail "$stops stop(s): s/$f has $(wc -l < s/$f) lines, r0's $(wc -l < r0/$f)"
+  done
+  echo "$stops SIGTERM(s) between frames: the frames, log rows and line samples of a run without a stop"
+done
+
 # SIGKILL before frame 1: the restart from the checkpoint at step 0 repeats nothing.
 "$kflow" run "$case" --set 'grid.cells=[64,64]' --set time.end=1e5 --set output.every=1e4 \
   --set output.lines=[] --output z > z.log 2>&1 &

@@ -108,7 +108,10 @@ class RunOutput {
   // and the line samples up to its time are copied, so the new .pvd covers
   // the whole run.  Returns notes for the user (frames before the
   // checkpoint that are missing); a damaged CSV row is an error naming it.
-  std::vector<std::string> carry_over(long step, double t, long next_frame);
+  // stop_frame, stop_row: the checkpoint's frame (with its line samples) and
+  // log row were a stop's, not an output time's: not carried.
+  std::vector<std::string> carry_over(long step, double t, long next_frame, bool stop_frame = false,
+                                      bool stop_row = false);
 
   // Adds files that are about to be written into the staging directory by
   // others (a distributed run's pieces) to its list of files.
@@ -129,9 +132,9 @@ class RunOutput {
                       const std::vector<HostField>& fields, const std::vector<Block>& blocks,
                       const std::vector<std::vector<double>>& line_values);
 
-  void checkpoint(const FieldFile& ck);     // checkpoint.kfc, atomic
+  void checkpoint(const FieldFile& ck);       // checkpoint.kfc, atomic
   void body_surface(const std::string& stl);  // body.stl (the bytes of an STL file), atomic
-  void write_summary(const RunSummary& s);  // summary.json and case.toml
+  void write_summary(const RunSummary& s);    // summary.json and case.toml
 
   // Closes the log and renames the staging directory to `target`.  An
   // earlier run's output there is replaced: the files it wrote are deleted,
