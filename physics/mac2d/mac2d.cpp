@@ -107,7 +107,11 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
       at(i, j) = !solid;
     }
   const auto obstacle_tables = c.section("").tables("obstacle");
-  for (std::size_t k = 0; k < shapes.size() && k < obstacle_tables.size(); ++k) {
+  // The checks below combine the obstacles' keys: none runs on a key that
+  // failed to read (its getter's fallback would give a false problem, such
+  // as "the obstacles cover the whole domain" after radius = nan).
+  const bool read = !c.section("obstacle").reported("");
+  for (std::size_t k = 0; read && k < shapes.size() && k < obstacle_tables.size(); ++k) {
     const auto& sh = shapes[k];
     const double lo[2] = {sh.circle ? sh.x0 - sh.r : sh.x0, sh.circle ? sh.y0 - sh.r : sh.y0};
     const double hi[2] = {sh.circle ? sh.x0 + sh.r : sh.x1, sh.circle ? sh.y0 + sh.r : sh.y1};
@@ -167,7 +171,7 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
       s.flags[i + std::size_t(ex) * j] = m;
     }
   auto obstacles = c.section("obstacle");
-  if (s.fluid_cells == 0) obstacles.fail("", "the obstacles cover the whole domain");
+  if (read && s.fluid_cells == 0) obstacles.fail("", "the obstacles cover the whole domain");
 
   // Connected fluid regions (flood fill over the pressure graph).
   std::vector<int> region(fluid.size(), -1);
@@ -196,7 +200,7 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
       }
       ++regions;
     }
-  if (regions > 1)
+  if (read && regions > 1)
     obstacles.fail("", "the obstacles split the fluid into " + std::to_string(regions) +
                            " disconnected regions (a closed-off region has no well-posed "
                            "pressure); remove or shrink the obstacles that close the domain");
@@ -219,7 +223,7 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
       total += std::fabs(q);
     }
   }
-  if (!outflow && std::fabs(net) > 1e-12 * std::max(total, 1e-300)) {
+  if (read && !outflow && std::fabs(net) > 1e-12 * std::max(total, 1e-300)) {
     auto bs = c.section("boundary");
     int first = 0;
     while (s.side[first].type != Bc::inflow) ++first;
@@ -359,14 +363,15 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
   build_geometry(*s, c, shapes);
   const int ex = g.cells[0] + 2;
-  for (int k = 1; k <= (s->periodic_x ? g.cells[1] : 0); ++k)
+  const bool obstacles_read = !c.section("obstacle").reported("");  // (as build_geometry's)
+  for (int k = 1; k <= (obstacles_read && s->periodic_x ? g.cells[1] : 0); ++k)
     for (int i : {1, g.cells[0]})
       if (!s->flags[i + std::size_t(ex) * k])
         c.section("obstacle")
             .fail("",
                   "an obstacle touches a periodic side (x); keep "
                   "obstacles off periodic sides");
-  for (int k = 1; k <= (s->periodic_y ? g.cells[0] : 0); ++k)
+  for (int k = 1; k <= (obstacles_read && s->periodic_y ? g.cells[0] : 0); ++k)
     for (int j : {1, g.cells[1]})
       if (!s->flags[k + std::size_t(ex) * j])
         c.section("obstacle")

@@ -226,31 +226,34 @@ void Config::record_at(const std::string& key, const std::string& what) const {
   problems_.emplace_back(key, message_at(key, what));
 }
 
+// `key` itself or a key inside it ("body[1]" covers "body[1].radius",
+// "body" covers "body[0].shape"): a check about a table combines its keys,
+// so a problem inside it makes the check's result moot.  (The whole case,
+// key "", is no such table: only "" itself.)
 bool Config::reported(const std::string& key) const {
   for (const auto& [k, m] : problems_)
-    if (k == key) return true;
+    if (k == key || (!key.empty() && k.size() > key.size() && k.compare(0, key.size(), key) == 0 &&
+                     (k[key.size()] == '.' || k[key.size()] == '[')))
+      return true;
   return false;
 }
 
 void Config::throw_problems() const {
   if (problems_.empty()) return;
-  const auto last = problems_.back();
-  problems_.pop_back();
-  throw_all(last.first, last.second);
+  std::string all;
+  for (const auto& [k, m] : problems_) all += (all.empty() ? "" : "\nkflow: error: ") + m;
+  problems_.clear();
+  throw Error(all);
 }
 
-// Every recorded problem, one per line, then `last` unless it is about a
-// key already reported (a check that failed on a fallback value).
+// Every recorded problem, one per line, then `last` unless a problem was
+// recorded for its key or a key inside it (reported(): a check that failed
+// on a fallback value, such as "the obstacles cover the whole domain" after
+// a bad obstacle radius).
 void Config::throw_all(const std::string& key, const std::string& last) const {
-  std::string all;
-  bool seen = false;
-  for (const auto& [k, m] : problems_) {
-    all += (all.empty() ? "" : "\nkflow: error: ") + m;
-    seen = seen || k == key;
-  }
-  problems_.clear();
-  if (!seen) all += (all.empty() ? "" : "\nkflow: error: ") + last;
-  throw Error(all);
+  if (!reported(key)) problems_.emplace_back(key, last);
+  throw_problems();
+  throw Error(last);  // (not reached: there is one problem at least)
 }
 
 std::string Config::message_at(const std::string& key, const std::string& what) const {
@@ -271,6 +274,11 @@ std::string Config::message_at(const std::string& key, const std::string& what) 
 }
 
 void Config::check_unknown() const {
+  record_unknown("");
+  throw_problems();
+}
+
+void Config::record_unknown(const std::string& under) const {
   std::vector<std::string> generic_known;
   for (const auto& k : known_) generic_known.push_back(generic(k));
   auto is_known = [&](const std::string& key) {
@@ -280,6 +288,7 @@ void Config::check_unknown() const {
   std::function<void(const toml::table&, const std::string&)> walk;
   auto check = [&](const toml::node& n, const std::string& key) {
     if (!is_known(key)) {
+      if (reported(key)) return;  // (by an earlier report_unknown)
       std::vector<std::string> siblings;
       const auto parent = generic(parent_of(key));
       for (const auto& k : generic_known)
@@ -315,6 +324,7 @@ void Config::check_unknown() const {
       if (name.empty() || name.find_first_of(".[] \t\"'") != std::string::npos) {
         const auto line = v.source().begin.line;
         const std::string shown = (prefix.empty() ? "" : prefix + ".") + "\"" + name + "\"";
+        if (reported(shown)) continue;  // (by an earlier report_unknown)
         problems_.emplace_back(
             shown, (line > 0 ? path_ + ":" + std::to_string(line) : path_) + ": key '" + shown +
                        "': unknown key: a quoted key is one key of that name, not a dotted path, "
@@ -328,8 +338,11 @@ void Config::check_unknown() const {
       check(v, key);
     }
   };
-  walk(*table_, "");
-  throw_problems();
+  if (under.empty()) {
+    walk(*table_, "");
+  } else if (const toml::node* n = table_->at_path(under).node()) {
+    check(*n, under);
+  }
 }
 
 std::string Config::to_toml() const {
@@ -378,6 +391,10 @@ void Config::Section::fail(const std::string& key, const std::string& what) cons
 
 void Config::Section::problem(const std::string& key, const std::string& what) const {
   if (!c_->reported(join(key))) c_->record_at(join(key), what);
+}
+
+void Config::Section::report_unknown() const {
+  c_->record_unknown(prefix_);
 }
 
 bool Config::Section::reported(const std::string& key) const {

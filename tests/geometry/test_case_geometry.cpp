@@ -295,6 +295,64 @@ rotate = 30
                                "'radius'?)"));
 }
 
+// Issue 72: every problem of the bodies once, none made up, none lost.
+TEST_CASE("geometry: [[body]] problems: each once, no false unknown key, none lost",
+          "[unit][geometry]") {
+  // A key of another shape: one message, not three (a "center" of three
+  // shapes; the box itself is fine).
+  const auto a = parse(
+                     "[[body]]\nshape = \"box\"\nmin = [0.3, 0.3]\nmax = [0.5, 0.5]\n"
+                     "center = [0.4, 0.4]\n",
+                     2)
+                     .error;
+  CHECK(count_of(a, "a box has no 'center'") == 1);
+  CHECK(count_of(a, "kflow: error:") == 0);  // (the one problem)
+  CHECK_THAT(a, ContainsSubstring("test.toml:5: key 'body[0].center': a box has no 'center' (a "
+                                  "box takes min, max, and shape, name"));
+
+  // A bad shape: only the shape, with file, key, value and the choices; its
+  // other keys are not unknown (a key of no shape still is).
+  const auto b = parse(
+                     "[[body]]\nshape = \"blob\"\ncenter = [0.4, 0.4]\nradius = 0.1\n"
+                     "colour = 1\n",
+                     2)
+                     .error;
+  CHECK_THAT(b, ContainsSubstring("test.toml:2: key 'body[0].shape': expected one of box, sphere, "
+                                  "circle, cylinder, stl, obj, got \"blob\""));
+  CHECK_THAT(b, ContainsSubstring("test.toml:5: key 'body[0].colour': unknown key"));
+  CHECK(count_of(b, "center") == 0);
+  CHECK(count_of(b, "radius") == 0);
+  CHECK(count_of(b, "kflow: error:") == 1);  // (two problems)
+
+  // Nor after a problem that stops a body early (a circle in 3D: its
+  // centre and radius, its placement keys, are the body's own).
+  const auto b3 = parse(
+                      "[[body]]\nshape = \"circle\"\ncenter = [0.4, 0.4]\nradius = 0.1\n"
+                      "translate = [0.1, 0.1, 0.1]\n",
+                      3)
+                      .error;
+  CHECK_THAT(b3, ContainsSubstring("key 'body[0].shape': \"circle\" is a 2D shape"));
+  CHECK(count_of(b3, "unknown key") == 0);
+
+  // An unknown key of one body is reported when another body fails.
+  const auto c = parse(
+                     "[[body]]\nshape = \"circle\"\ncenter = [0.4, 0.4]\nradius = 0.1\n"
+                     "raduis = 0.2\n\n[[body]]\nshape = \"box\"\nmin = [0.5, 0.5]\n"
+                     "max = [0.3, 0.3]\n",
+                     2)
+                     .error;
+  CHECK_THAT(c, ContainsSubstring("test.toml:5: key 'body[0].raduis': unknown key (did you mean "
+                                  "'radius'?)"));
+  CHECK_THAT(c, ContainsSubstring("test.toml:10: key 'body[1].max': expected max > min"));
+  CHECK(count_of(c, "kflow: error:") == 1);  // (two problems)
+
+  // A corner that failed to read is not compared with the other.
+  const auto d =
+      parse("[[body]]\nshape = \"box\"\nmin = [0.5, \"x\"]\nmax = [0.3, 0.3]\n", 2).error;
+  CHECK_THAT(d, ContainsSubstring("key 'body[0].min': expected an array of 2 numbers"));
+  CHECK(count_of(d, "expected max > min") == 0);
+}
+
 TEST_CASE("geometry: a body on a side the model keeps free is refused with the numbers",
           "[unit][geometry]") {
   kflow::BodyRules inflow;

@@ -406,6 +406,28 @@ max = [0.12, 0.25]
   CHECK(diag(r, "divergence_max") < 1e-4);
 }
 
+// A key that failed to read feeds no later check: radius = nan is reported,
+// and the obstacle checks do not run on the getter's fallback radius (1, a
+// circle over the whole cavity: "the obstacles cover the whole domain").
+TEST_CASE("mac2d obstacles: a bad radius is the only problem, not the checks on its fallback",
+          "[unit]") {
+  std::string msg;
+  try {
+    kflow::test::prepare_text(std::string(cavity) + R"(
+[[obstacle]]
+shape = "circle"
+centre = [0.5, 0.5]
+radius = nan
+)");
+  } catch (const kflow::Error& e) {
+    msg = e.what();
+  }
+  CHECK(msg.find("test.toml:20: key 'obstacle[0].radius': expected a number > 0, got nan") !=
+        std::string::npos);
+  CHECK(msg.find("whole domain") == std::string::npos);
+  CHECK(msg.find("kflow: error:") == std::string::npos);  // (one problem, one line)
+}
+
 namespace {
 
 std::string case_text(const std::string& name) {

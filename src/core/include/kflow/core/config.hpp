@@ -81,12 +81,21 @@ class Config {
                          const std::string& fallback) const;
 
     // Throws an error about `key` (for checks that combine several keys),
-    // with every problem found before it.
+    // with every problem found before it; only those, where one was about
+    // `key` or a key inside it (reported(): a check on fallback values).
     [[noreturn]] void fail(const std::string& key, const std::string& what) const;
     // A problem with `key` that does not stop the reading: recorded (unless
     // one was recorded for the key already) and reported with the rest.
     void problem(const std::string& key, const std::string& what) const;
-    bool reported(const std::string& key) const;  // a problem with `key` was recorded
+    // A problem was recorded for `key` or a key inside it ("" in a section:
+    // any of its keys): a check that combines those keys is moot (it would
+    // see a getter's fallback), and is skipped or dropped.
+    bool reported(const std::string& key) const;
+    // Records (for check_unknown's report) the keys in this section that no
+    // reader asked for, once every reader of the section has run: for a
+    // reader that stops the case early (fail, throw_problems), so that its
+    // unknown keys are reported with its other problems.
+    void report_unknown() const;
     std::string where(const std::string& key) const;
     std::string full(const std::string& key) const { return join(key); }
 
@@ -123,6 +132,7 @@ class Config {
   std::string message_at(const std::string& key, const std::string& what) const;
   void record_at(const std::string& key, const std::string& what) const;  // and go on
   bool reported(const std::string& key) const;
+  void record_unknown(const std::string& under) const;  // "": every key
   [[noreturn]] void throw_all(const std::string& key, const std::string& last) const;
   void apply_override(const std::string& assignment);
 
