@@ -320,8 +320,8 @@ TEST_CASE("geometry: [[body]] problems: each once, no false unknown key, none lo
   CHECK_THAT(b, ContainsSubstring("test.toml:2: key 'body[0].shape': expected one of box, sphere, "
                                   "circle, cylinder, stl, obj, got \"blob\""));
   CHECK_THAT(b, ContainsSubstring("test.toml:5: key 'body[0].colour': unknown key"));
-  CHECK(count_of(b, "center") == 0);
-  CHECK(count_of(b, "radius") == 0);
+  CHECK(count_of(b, "'body[0].center'") == 0);
+  CHECK(count_of(b, "'body[0].radius'") == 0);
   CHECK(count_of(b, "kflow: error:") == 1);  // (two problems)
 
   // Nor after a problem that stops a body early (a circle in 3D: its
