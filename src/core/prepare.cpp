@@ -38,16 +38,6 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
       fixed > 0 ? (model_dt > 0 ? "model " + pc.model->name + "'s fixed step " + fmt(model_dt)
                                 : "time.dt = " + fmt(fixed))
                 : "at most " + fmt(most_dt) + " (time.safety_factor x this case's stable step)";
-  // An adaptive step whose bound already lies below time.dt_floor: the run
-  // would stop at its first step (TimeControl::check_dt).
-  if (fixed <= 0 && most_dt > 0 && most_dt < pc.dt_floor) {
-    ts.problem("dt_floor", "this case's stable time step is at most " + fmt(most_dt) +
-                               " (time.safety_factor x the model's bound), below time.dt_floor = " +
-                               fmt(pc.dt_floor) +
-                               ": the run would stop at its first step; check the physics "
-                               "parameters and the grid");
-    return;
-  }
   // steps: at least end / dt where the step is known or bounded (a lower
   // bound: what is refused would certainly be too much)
   double steps = pc.max_steps > 0 ? double(pc.max_steps) : 0;
