@@ -13,6 +13,19 @@ kflow=$1 w=$2 case=$3 cavity=$4 every_step=$5
 rm -rf "$w" && mkdir -p "$w" && cd "$w" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 wait_for() { for _ in $(seq 600); do [[ -e $1 ]] && return 0; sleep 0.02; done; fail "no $1"; }
+# stop_run DIR DELAY CMD...: CMD (a run into DIR, its output in DIR.log) in the
+# background, SIGTERM DELAY seconds after its first checkpoint; exit status 130.
+stop_run() {
+  local d=$1 delay=$2 rc=0
+  shift 2
+  "$@" > "$d.log" 2>&1 &
+  local pid=$!
+  wait_for "$d.running/checkpoint.kfc"
+  sleep "$delay"
+  kill -TERM $pid
+  wait $pid || rc=$?
+  [[ $rc -eq 130 ]] || { cat "$d.log"; fail "$d: exit status $rc after SIGTERM"; }
+}
 # unique DIR: no time twice in run.pvd, no step twice in log.csv
 unique() {
   local d=$1
@@ -30,13 +43,7 @@ unique() {
 # restart hold each frame and row once, as many as a run without a stop.
 for delay in 0.4 0.7 1.0 1.3; do
   rm -rf f f.*
-  "$kflow" run "$every_step" --output f > f.log 2>&1 &
-  pid=$!
-  wait_for f.running/checkpoint.kfc
-  sleep $delay
-  kill -TERM $pid
-  rc=0; wait $pid || rc=$?
-  [[ $rc -eq 130 ]] || { cat f.log; fail "exit status $rc after SIGTERM"; }
+  stop_run f $delay "$kflow" run "$every_step" --output f
   unique f.interrupted
   step=$(grep -a -m1 '^step ' f.interrupted/checkpoint.kfc | cut -d' ' -f2)
   [[ $(grep -c "<DataSet" f.interrupted/run.pvd) -eq $((step + 1)) ]] || fail "frames at step $step"
@@ -60,14 +67,8 @@ times() { grep -o 'timestep="[^"]*" [^>]*file="[^"]*"' "$1/run.pvd"; }
 for stops in 1 2; do
   rm -rf s s.*
   restart=()
-  for k in $(seq "$stops"); do
-    "$kflow" run "$case" "${sine[@]}" --output s "${restart[@]}" > s.log 2>&1 &
-    pid=$!
-    wait_for s.running/checkpoint.kfc
-    sleep 0.3
-    kill -TERM $pid
-    rc=0; wait $pid || rc=$?
-    [[ $rc -eq 130 ]] || { cat s.log; fail "s: exit status $rc after SIGTERM $k"; }
+  for _ in $(seq "$stops"); do
+    stop_run s 0.3 "$kflow" run "$case" "${sine[@]}" --output s "${restart[@]}"
     restart=(--restart s.interrupted/checkpoint.kfc)
   done
   "$kflow" run "$case" --quiet "${sine[@]}" --output s "${restart[@]}" || fail "s: the last restart"
@@ -94,15 +95,10 @@ unique z
 [[ $(grep -c "<DataSet" z/run.pvd) -eq 2 ]] || fail "z: frames 0 and 20 expected"
 
 # SIGTERM during a long step, a log row every step: the row of that step once.
-"$kflow" run "$cavity" --set 'grid.cells=[64,64]' --set solver.pressure.tolerance=1e-300 \
-  --set solver.pressure.max_iterations=100000 --set output.log_every=1 --set output.lines=[] \
-  --set time.end=1e5 --set output.every=1e4 --set time.device_dt=false --output m > m.log 2>&1 &
-pid=$!
-wait_for m.running/checkpoint.kfc
-sleep 0.3
-kill -TERM $pid
-rc=0; wait $pid || rc=$?
-[[ $rc -eq 130 ]] || { cat m.log; fail "m: exit status $rc"; }
+stop_run m 0.3 "$kflow" run "$cavity" --set 'grid.cells=[64,64]' \
+  --set solver.pressure.tolerance=1e-300 --set solver.pressure.max_iterations=100000 \
+  --set output.log_every=1 --set output.lines=[] --set time.end=1e5 --set output.every=1e4 \
+  --set time.device_dt=false --output m
 unique m.interrupted
 
 # A deleted frame and a damaged log row in the output restarted from.
