@@ -19,6 +19,8 @@
 # Items:
 #   build     configure and build kflow (CUDA + OpenMP + Serial, no VTK, no
 #             MPI) and kflow-bench, then the tests with the GPU and lbm units
+#   build-bench  the 'build' item's first half: kflow-bench alone (which the
+#             measuring items use; a call short of time)
 #   tests     the [gpu] tests (CUDA against OpenMP, every model) and lbm's
 #             tests but the [long] ones, on the GPU (the units 'build' compiles)
 #   bodies    lbm 512^3 D3Q19, float and float16s, both streaming schemes,
@@ -48,13 +50,14 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    build | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
+    build | build-bench | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
     *) echo "gpu-checks: unknown item or option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
 [[ ${#items[@]} -gt 0 ]] || { echo "gpu-checks: no item given (--help lists them)" >&2; exit 2; }
 mkdir -p "$out"
-kflow=$build/src/app/kflow
+# (kflow-bench: kflow with the benches, the same command line; built first)
+kflow=$build/src/app/kflow-bench
 jobs=$(nproc)
 
 # step NAME CMD...: runs CMD with its output appended to NAME.log, timed.
@@ -71,7 +74,7 @@ need_build() {
   [[ -x "$kflow" ]] || { echo "gpu-checks: $kflow is missing: run the 'build' item first" >&2; exit 1; }
 }
 
-do_build() {
+do_build() { # do_build [bench]: kflow-bench, then (without 'bench') the tests
   [[ -n "$kokkos" && -x "$kokkos/bin/nvcc_wrapper" ]] ||
     { echo "gpu-checks: --kokkos PREFIX with bin/nvcc_wrapper is needed to build" >&2; exit 2; }
   step build cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -82,9 +85,11 @@ do_build() {
   # (kflow-bench first, which holds kflow and the benches: a call short of
   # time can measure with it)
   step build cmake --build "$build" --parallel "$jobs" --target kflow-bench -- -k 0
-  step build cmake --build "$build" --parallel "$jobs" --target kflow_tests -- -k 0
+  [[ "${1:-}" == bench ]] || step build cmake --build "$build" --parallel "$jobs" --target kflow_tests -- -k 0
   echo "build: $(grep -c 'warning' "$out/build.log" || true) warning lines, $(tail -1 "$out/build.log")"
 }
+
+do_build_bench() { do_build bench; }
 
 do_tests() {
   need_build

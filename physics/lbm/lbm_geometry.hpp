@@ -52,6 +52,12 @@ struct Geometry {
   // Bodies: per stored cell 1 for a solid cell, which the step skips; null
   // without bodies.
   const unsigned char* solid;
+  // Bodies, 16-bit storage on GPUs: the Interior launch's indices of the
+  // fluid cells of the pairs (x = 2k, 2k + 1) that hold a solid cell, which
+  // the two-cell launch leaves to a launch of their own (lbm_pairs.hpp);
+  // null: no list (the cell launch takes a lattice with bodies).
+  const int* mixed;
+  int mixed_count;
   Real force[3];  // body force (lattice units)
   int forced;     // any force component non-zero
   Real omega_p, omega_m;

@@ -141,6 +141,7 @@ class Model final : public kflow::Model {
       geo_.offset[d] = d < G.dim ? lg_.offset[d] : 0;
     }
     geo_.solid = nullptr;
+    geo_.mixed = nullptr, geo_.mixed_count = 0;
     geo_.forced = geo_.force[0] != Real(0) || geo_.force[1] != Real(0) || geo_.force[2] != Real(0);
     geo_.omega_p = Real(s_.omega_plus);
     geo_.omega_m = Real(s_.omega_minus);
@@ -367,6 +368,10 @@ class Model final : public kflow::Model {
     int fallbacks = 0;
     fluid_cells_ = double(ncells_) - kernels::solid_cells(space_, gg.flags, geo_, solid_, nstored_);
     geo_.solid = solid_.data();
+    // (16-bit storage on GPUs: the two-cell launch's list of the cells it
+    // leaves, lbm_pairs.hpp)
+    if constexpr (linalg::on_gpu<ExecSpace> && sizeof(Stored) == 2)
+      mixed_pairs(space_, geo_, mixed_);
     links_ =
         kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated, fallbacks);
     const int count = links_.count;
@@ -556,6 +561,7 @@ class Model final : public kflow::Model {
   std::unique_ptr<Halo<ExecSpace, double, L::D>> moments_halo_;  // (vorticity)
   double fluid_cells_ = 0;                                       // of the block
   Kokkos::View<unsigned char*, Mem> solid_;  // bodies: per stored cell, body id + 1
+  Kokkos::View<int*, Mem> mixed_;            // bodies, GPUs, 16 bits: mixed_pairs()
   BodyLinks<Mem, Real> links_;
   std::vector<std::string> notes_;
 };

@@ -34,6 +34,11 @@ void launch_cells(const ExecSpace& space, const char* label, const Kernel& kerne
       };
       try_pairs(PairKernel<Kernel, false>{kernel});
       try_pairs(PairKernel<Kernel, true>{kernel});
+      if (pairs && kernel.g.solid && kernel.g.mixed_count > 0)
+        Kokkos::parallel_for(
+            std::string(label) + "_mixed",
+            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, kernel.g.mixed_count),
+            MixedCells<Kernel>{kernel});
     }
     if (!pairs)
       Kokkos::parallel_for(

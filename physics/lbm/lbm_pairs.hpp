@@ -9,11 +9,14 @@
 // even nx and no ghost layer along x (applies).  Compiled for the GPUs'
 // launch (and for its test on the host), never in a CPU step; not with a
 // profiled inflow on an x face (the cell launch takes those).  Bodies: a
-// kernel of its own (Bodies = true) returns at once for a pair of solid
-// cells and hands a pair with one to the cell launch's code, so that the
-// pair's own path is the empty box's; the kernel without bodies has no such
-// test (a test at run time cost it 5 % in place and 14 % two-grid,
-// docs/performance.md).
+// kernel of its own (Bodies = true) returns at once for a pair with a solid
+// cell in it, and the fluid cells of such pairs (a few, where a line crosses
+// a body's surface) take a small launch of their own over a list
+// (MixedCells, mixed_pairs()), which keeps the pair kernel's own path
+// short (1-4 % faster than the cell path inlined, docs/performance.md).  No two cells touch the
+// same population slot in a step, in either scheme, so the two launches
+// may run one after the other.  The kernel without bodies has no such test
+// (a test at run time cost it 5 % in place and 14 % two-grid).
 
 #include <Kokkos_Core.hpp>
 
@@ -37,7 +40,8 @@ struct PairKernel {
     const auto& g = s.g;
     // (profiled inflows on the x faces take the cell launch)
     return sizeof(typename View::stored_type) == 2 && g.gh[0] == 0 && g.n[0] % 2 == 0 &&
-           g.n[0] >= 4 && !g.profile[0][0] && !g.profile[0][1] && Bodies == (g.solid != nullptr);
+           g.n[0] >= 4 && !g.profile[0][0] && !g.profile[0][1] && Bodies == (g.solid != nullptr) &&
+           (!Bodies || g.mixed != nullptr);
   }
   int count() const { return k.g.n[0] / 2 * (k.g.n[1] - 2) * (L::D == 3 ? k.g.n[2] - 2 : 1); }
   KOKKOS_INLINE_FUNCTION void operator()(int p) const {
@@ -50,15 +54,7 @@ struct PairKernel {
     const int x[3] = {2 * q, 1 + r % iy, L::D == 3 ? 1 + r / iy : 0};
     const int ia = g.index(x), ib = ia + 1;  // ia even: a word holds the pair
     if constexpr (Bodies) {
-      // A pair with a body's cell in it (a few pairs where a line crosses a
-      // body's surface): its fluid cell as the cell launch takes it.
-      const bool solid_a = g.solid[ia], solid_b = g.solid[ib];
-      if (solid_a || solid_b) {
-        const int m = r * nx + 2 * q;  // the Interior launch's index of cell a
-        if (!solid_a) k(Interior{}, m);
-        if (!solid_b) k(Interior{}, m + 1);
-        return;
-      }
+      if (g.solid[ia] || g.solid[ib]) return;  // its fluid cell: MixedCells
     }
     const bool first = q == 0, last = q == hp - 1;  // a at x = 0, b at nx - 1
     const bool wall = !g.periodic[0];               // the x faces (no halo: gh = 0)
@@ -141,5 +137,65 @@ struct PairKernel {
     }
   }
 };
+
+// The fluid cells of the pairs with a solid cell in them, one a thread (the
+// cell launch's path), after PairKernel<Step, true>.
+template <class Step>
+struct MixedCells {
+  Step k;
+  KOKKOS_INLINE_FUNCTION void operator()(int j) const { k(Interior{}, k.g.mixed[j]); }
+};
+
+namespace detail {
+// Pair p's cell a, and whether exactly one of the pair is solid: then m is
+// its fluid cell's Interior index.
+template <class Real>
+struct MixedPair {
+  Geometry<Real> g;
+  int hp, iy;
+  KOKKOS_INLINE_FUNCTION bool operator()(int p, int& m) const {
+    const int q = p % hp, r = p / hp;
+    const int x[3] = {2 * q, 1 + r % iy, g.n[2] > 1 ? 1 + r / iy : 0};
+    const int ia = g.index(x);
+    const bool sa = g.solid[ia] != 0, sb = g.solid[ia + 1] != 0;
+    m = r * g.n[0] + 2 * q + (sa ? 1 : 0);
+    return sa != sb;
+  }
+};
+}  // namespace detail
+
+// The list of MixedCells into `list`, g.mixed and g.mixed_count set (an odd
+// nx: no list, g.mixed null).
+template <class ExecSpace, class Real, class List>
+void mixed_pairs(const ExecSpace& space, Geometry<Real>& g, List& list) {
+  g.mixed = nullptr, g.mixed_count = 0;
+  const int nx = g.n[0], hp = nx / 2, iy = g.n[1] - 2, iz = g.n[2] - 2;
+  if (!g.solid || nx % 2 != 0 || iy < 1) return;
+  const int pairs = hp * iy * (g.n[2] > 1 ? iz : 1);
+  const detail::MixedPair<Real> at{g, hp, iy};
+  int count = 0;
+  Kokkos::parallel_reduce(
+      "kflow::lbm::mixed_pairs_count",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, pairs),
+      KOKKOS_LAMBDA(int p, int& c) {
+        int m;
+        c += at(p, m);
+      },
+      count);
+  list = List("kflow::lbm::mixed_cells", std::size_t(count > 0 ? count : 1));
+  const auto l = list;
+  Kokkos::parallel_scan(
+      "kflow::lbm::mixed_pairs",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, pairs),
+      KOKKOS_LAMBDA(int p, int& offset, bool final) {
+        int m;
+        if (at(p, m)) {
+          if (final) l(offset) = m;
+          ++offset;
+        }
+      });
+  space.fence("kflow::lbm::mixed_pairs");
+  g.mixed = list.data(), g.mixed_count = count;
+}
 
 }  // namespace kflow::lbm

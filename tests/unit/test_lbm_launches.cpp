@@ -52,6 +52,8 @@ void lines_against_cells(const int (&n)[3], const LinkSetup& setup) {
     for (int m = 0; m < cells; ++m) solid(m) = rng() % 5 == 0;
     g.solid = solid.data();
   }
+  Kokkos::View<int*, Space::memory_space> mixed;  // the two-cell launch's other cells
+  lb::mixed_pairs(space, g, mixed);
   auto make = [&](const char* name) {
     Pops p;
     p.v = decltype(p.v)(name, cells, L::Q);
