@@ -490,3 +490,56 @@ file = "y.obj"
   CHECK_THAT(e, ContainsSubstring("case.toml:15: key 'body[3].file': " + tmp.str() +
                                   "/y.obj: cannot read the OBJ file: it is a directory"));
 }
+
+TEST_CASE("geometry: a body that covers no cell, or bodies that cover every cell, are refused",
+          "[unit][geometry]") {
+  const auto nodes = kflow::cell_centres(grid(3), false);  // centres 0.025, 0.075, ...
+  auto voxelise = [&](const std::string& text) -> std::string {
+    const auto p = parse(text, 3);
+    REQUIRE(p.error == "");
+    try {
+      kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), p.bodies, nodes,
+                           geo::Directions({{1, 0, 0}, {-1, 0, 0}}));
+    } catch (const kflow::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // a sphere between cell centres (radius 1e-3, cells 0.05) and one inside
+  // an earlier body: both named, once each, in one message
+  const auto none = voxelise(R"([[body]]
+shape = "sphere"
+name = "dust"
+center = [0.5, 0.5, 0.5]
+radius = 1e-3
+
+[[body]]
+shape = "sphere"
+name = "big"
+center = [0.3, 0.3, 0.3]
+radius = 0.2
+
+[[body]]
+shape = "sphere"
+name = "inner"
+center = [0.3, 0.3, 0.3]
+radius = 0.1
+)");
+  CHECK_THAT(none, ContainsSubstring("[[body]] 'dust' covers no cell of the grid"));
+  CHECK_THAT(none, ContainsSubstring("[[body]] 'inner' covers no cell of the grid"));
+  CHECK(count_of(none, "covers no cell") == 2);
+  CHECK(count_of(none, "'big'") == 0);
+  // a box larger than the domain leaves no fluid
+  CHECK_THAT(voxelise(R"([[body]]
+shape = "box"
+min = [-1, -1, -1]
+max = [2, 2, 2]
+)"),
+             ContainsSubstring("the bodies cover every cell of the grid (8000 cells)"));
+  // a body of some cells passes
+  CHECK(voxelise(R"([[body]]
+shape = "sphere"
+center = [0.5, 0.5, 0.5]
+radius = 0.2
+)") == "");
+}
