@@ -374,12 +374,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
   s->global_iterations = int(ns.get_int("global_iterations", 1, 1, 1000));
   s->change_tolerance = ns.get("change_tolerance", 0.0, 0.0);
-  const std::string assembly =
-      ns.get_choice("assembly", {"auto", "stored", "fused", "transposed"}, "auto");
-  s->assembly = assembly == "stored"       ? Assembly::stored
-                : assembly == "fused"      ? Assembly::fused
-                : assembly == "transposed" ? Assembly::transposed
-                                           : Assembly::automatic;
+  // One assembly: rows built in the Thomas solve, X in the frame with x and y
+  // exchanged (docs/models/split3d.md, "Assembly"); the key that chose among
+  // the measured forms is gone.
+  if (ns.has("assembly"))
+    ns.problem("assembly",
+               "was removed: split3d has one assembly (the rows built in the Thomas solve, X "
+               "solved with x and y exchanged); delete the key");
   const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
   s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
   if (!c.section("time").has("dt"))
@@ -441,19 +442,16 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                      std::to_string(s->global_iterations) + " global iterations, update " +
                      (s->update == Update::picard ? "picard" : "relaxed"));
   // Values a node: the state, the nonlinear layer and two outputs (4 each) and
-  // the divergence field; Thomas' c' (4, GPUs: a line's c' per thread); a, b
-  // and c where rows are stored (numerics.assembly = "stored"); z' of the
-  // cyclic lines where an axis is periodic (4); X transposed: its input, layer
-  // and output (4 each).  The projection (in double: twice a float's bytes):
-  // phi, its right-hand side, 7 coefficients and CG's 8 fields; multigrid's
-  // levels about 2 more (an eighth, a 64th ... of x, b, r and 7 coefficients,
-  // and its work fields).
+  // the divergence field; Thomas' c' (4, GPUs: a line's c' per thread); z' of
+  // the cyclic lines where an axis is periodic (4); X in the exchanged frame:
+  // its input, layer and output (4 each).  The projection (in double: twice a
+  // float's bytes): phi, its right-hand side, 7 coefficients and CG's 8
+  // fields; multigrid's levels about 2 more (an eighth, a 64th ... of x, b, r
+  // and 7 coefficients, and its work fields).
   const double wide = single ? 2 : 1;
   const bool mg = s->projection_method == "mg" || s->projection_preconditioner == "mg";
-  const bool stored = s->assembly == Assembly::stored;
   const bool cyclic = s->periodic[0] || s->periodic[1] || s->periodic[2];
-  const bool transposed = s->assembly == Assembly::transposed || s->assembly == Assembly::automatic;
-  s->values_per_cell = 21 + (stored ? 3 : 0) + (cyclic ? 4 : 0) + (transposed ? 12 : 0) +
+  s->values_per_cell = 21 + (cyclic ? 4 : 0) + 12 +
                        (s->projection ? wide * (17 + s->incremental + (mg ? 2 : 0)) : 0);
   s->saved_values_per_cell = 4 + (s->projection ? wide : 0);
   return s;

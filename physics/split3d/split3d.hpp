@@ -37,16 +37,6 @@ enum class Profile { uniform, duct, parabolic };
 // The nonlinear layer's update after each local iteration: the authors'
 // relaxation u~ <- (u~ + new) / 2, or plain Picard u~ <- new.
 enum class Update { relaxed, picard };
-// How a direction's rows reach the tridiagonal solver (numerics.assembly):
-// stored (a, b, c, d assembled into arrays, then linalg's batched solve:
-// the register method on GPUs), or fused (assembled as the Thomas
-// elimination reaches each row, never stored; the four variables in one
-// batch); transposed: fused, X solved with the x and y axes exchanged
-// (its lines coalesced on GPUs; the fields transposed there and back);
-// automatic: transposed on every backend (docs/models/split3d.md,
-// "Assembly").  Periodic directions follow the same choice: their lines are
-// cyclic systems, fused (Tridiag::start_rows_cyclic) or stored (solve_cyclic).
-enum class Assembly { automatic, stored, fused, transposed };
 
 struct Side {
   Kind kind = Kind::wall;
@@ -105,7 +95,6 @@ struct Setup : ModelSetup {
   // max |u_new - u~| <= this; the global ones once every direction met it at
   // its first local iteration (0: always the full counts).
   double change_tolerance = 0;
-  Assembly assembly = Assembly::automatic;
   double divergence_limit = 0.01;
   double peclet = 0;  // cell Peclet number at the start (largest speed, largest spacing)
   // Beside the paper's scheme: a pressure projection after each step

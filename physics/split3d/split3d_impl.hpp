@@ -9,11 +9,9 @@
 //     for dir in X, Y, Z:
 //       out <- in                      (boundary nodes the sweep does not solve)
 //       repeat local_iterations:
-//         for q in u, v, w, T: assemble the rows of every line, solve in place
-//                                       (cyclic along a periodic axis; or the
-//                                        four in one batch, rows assembled in
-//                                        the solve: numerics.assembly; X may
-//                                        run with x and y exchanged, swap_xy)
+//         u, v, w and T in one batch: every line's rows built in its Thomas
+//                                       solve (cyclic along a periodic axis;
+//                                       X with x and y exchanged, swap_xy)
 //         periodic ghosts of out
 //         u~ <- (u~ + out)/2  (relaxed)  or  u~ <- out  (picard); its ghosts
 //                                      (X exchanged: the last one on the way
@@ -77,35 +75,27 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     if (4 * n >= std::size_t(INT_MAX))  // LineRows' flat indices are ints
       throw Error("split3d: 4 x " + std::to_string(n) +
                   " nodes are more than one run indexes (2^31)");
-    // Decision: automatic = transposed on every backend (X transposed, Y and
-    // Z fused; the measured phases: docs/models/split3d.md, "Assembly").
-    transposed_ = s_.assembly == Assembly::transposed || s_.assembly == Assembly::automatic;
-    // fused: every direction, periodic ones too (cyclic lines,
-    // Tridiag::start_rows_cyclic)
-    fused_ = transposed_ || s_.assembly == Assembly::fused;
+    // One assembly on every backend: the rows built in the Thomas solve, X in
+    // the frame with x and y exchanged, periodic lines too (cyclic,
+    // Tridiag::start_rows_cyclic); the measured forms: docs/models/split3d.md,
+    // "Assembly".
     // The four variables' lines, one after the other in Vars::all.
     auto four = [n](linalg::TridiagShape sh) {
       sh.count[2] = 4;
       sh.system_stride[2] = long(n);
       return sh;
     };
-    if (transposed_) {  // X in the frame with x and y exchanged (swap_xy)
+    {  // X in the frame with x and y exchanged (swap_xy)
       const std::size_t et[3] = {std::size_t(p_.e[1]), std::size_t(p_.e[0]), std::size_t(p_.e[2])};
       in_t_ = make_vars<Real>(space_, "kflow::split3d::input_xy", et);
       nl_t_ = make_vars<Real>(space_, "kflow::split3d::layer_xy", et);
       out_t_ = make_vars<Real>(space_, "kflow::split3d::work_xy", et);
       shape_t_ = four(line_systems(swap_xy(p_), 1));
     }
-    if (!fused_) {
-      a_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::a"), n);
-      b_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::b"), n);
-      c_ = Flat<Real, Mem>(Kokkos::view_alloc(space_, "kflow::split3d::c"), n);
-    }
     flux_ = linalg::make_field<Real, 3>(space_, "kflow::split3d::divergence", s_.nodes);
     change_ = Kokkos::View<Real, Mem>("kflow::split3d::change");
     for (int d = 0; d < 3; ++d) {
-      shape_[d] = line_systems(p_, d);
-      shape4_[d] = four(shape_[d]);
+      shape4_[d] = four(line_systems(p_, d));
     }
     if (!s_.solid.empty()) {
       solid_ =
@@ -113,11 +103,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), solid_);
       for (std::size_t m = 0; m < s_.solid.size(); ++m) h.data()[m] = s_.solid[m];
       Kokkos::deep_copy(space_, solid_, h);
-      if (transposed_) {
-        solid_t_ = Mask<Mem>(Kokkos::view_alloc(space_, "kflow::split3d::solid_xy"), p_.e[1],
-                             p_.e[0], p_.e[2]);
-        linalg::transpose_xy(space_, solid_, solid_t_);
-      }
+      solid_t_ = Mask<Mem>(Kokkos::view_alloc(space_, "kflow::split3d::solid_xy"), p_.e[1], p_.e[0],
+                           p_.e[2]);
+      linalg::transpose_xy(space_, solid_, solid_t_);
     }
     if (s_.projection) make_projection();
     std::vector<double> init[4];
@@ -155,15 +143,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     const Params<Real> p_t = swap_xy(p_);
     constexpr double R = sizeof(Real);
     if (s_.incremental) {  // the pressure of the last step acts on this one's input
-      phase_begin();
+      phase_begin(kProjection);
       project(space_, p_, state_, solid_, phi_, dt);
       wrap(space_, p_, state_);
       phase_end(kProjection, 0);
-    }
-    if (!transposed_) {  // ũ starts as U^n (X transposed: nl_t_ with in_t_, below)
-      phase_begin();
-      for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, nl_.q[q], state_.q[q]);
-      phase_end(kCopies, 8 * R);
     }
     const bool picard = s_.update == Update::picard;
     const V* out = nullptr;
@@ -174,9 +157,10 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       bool settled = true;                 // every direction met tol at its first local iteration
       for (int dir = 0; dir < 3; ++dir) {  // decision 8: X, Y, Z
         const V& o = work_[dir % 2];
-        // The frame of this direction's sweeps: X transposed solves in the
-        // frame with x and y exchanged, as its direction Y (swap_xy).
-        const bool xy = dir == 0 && transposed_;
+        // The frame of this direction's sweeps: X solves in the frame with x
+        // and y exchanged, as its direction Y (swap_xy; ũ starts there as
+        // U^n, nl_t_ with in_t_).
+        const bool xy = dir == 0;
         const Params<Real>& pf = xy ? p_t : p_;
         const int df = xy ? 1 : dir;
         const V& inf = xy ? in_t_ : *in;
@@ -184,7 +168,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         const V& nlf = xy ? nl_t_ : nl_;
         const Mask<Mem>& sf = xy ? solid_t_ : solid_;
         if (xy) {
-          phase_begin();
+          phase_begin(kTranspose);
           // X's input is U^n in every global iteration, and so is ũ in the first
           if (g == 0)
             swap_xy(space_, *in, in_t_, nl_t_);
@@ -192,50 +176,40 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             swap_xy(space_, nl_, nl_t_);
           phase_end(kTranspose, (g == 0 ? 12 : 8) * R);
         }
-        phase_begin();
+        phase_begin(kCopies);
         const long copied = copy_unsolved(space_, pf, df, inf, of);
         phase_end(kCopies, 8 * R * double(copied) / double(of.q[0].span()));
         int used = 0;  // local iterations of this direction
         bool met = false, back = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
-          phase_begin();
-          if (fused_) {  // u, v, w in one batch, T in another (RowPart)
-            // T's launch on side_, beside the velocity's: fewer threads, more
-            // registers each, so on a GPU its last wave leaves SMs to the other
-            // (192^3 sweeps 38 -> 51-53 % of the ceiling in double: docs/performance.md,
-            // "Tuning choices").  side_
-            // starts after what space_ queued; the next work waits for both.
-            // Periodic lines alike, in the cyclic solve.
-            const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
-            const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf);
-            const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf);
-            space_.fence("kflow::split3d::sweep");
-            if (pf.periodic[df]) {
-              tri_side_.start_rows_cyclic(vars_of(sh4, 3, 1), tr, of.all);
-              tri_.start_rows_cyclic(vars_of(sh4, 0, 3), vr, of.all);
-            } else {
-              tri_side_.start_rows(vars_of(sh4, 3, 1), tr, of.all);
-              tri_.start_rows(vars_of(sh4, 0, 3), vr, of.all);
-            }
-            tri_side_.finish();
-            tri_.finish();
+          phase_begin(dir);
+          // u, v, w in one batch, T in another (RowPart), the rows built in
+          // the solve.  T's launch on side_, beside the velocity's: fewer
+          // threads, more registers each, so on a GPU its last wave leaves
+          // SMs to the other (192^3 sweeps 38 -> 51-53 % of the ceiling in
+          // double: docs/performance.md, "Tuning choices").  side_ starts
+          // after what space_ queued; the next work waits for both.
+          // Periodic lines alike, in the cyclic solve.
+          const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
+          const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf);
+          const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf);
+          space_.fence("kflow::split3d::sweep");
+          if (pf.periodic[df]) {
+            tri_side_.start_rows_cyclic(vars_of(sh4, 3, 1), tr, of.all);
+            tri_.start_rows_cyclic(vars_of(sh4, 0, 3), vr, of.all);
           } else {
-            for (int q = 0; q < 4; ++q) {
-              const auto x = flat(o.q[q]);
-              assemble(space_, p_, dir, q, nl_, in->q[q], solid_, a_, b_, c_, o.q[q]);
-              if (p_.periodic[dir])  // every line a loop (docs/models/split3d.md, "Periodic pairs")
-                tri_.solve_cyclic(shape_[dir], a_, b_, c_, x, x);
-              else
-                tri_.solve(shape_[dir], a_, b_, c_, x, x);
-            }
+            tri_side_.start_rows(vars_of(sh4, 3, 1), tr, of.all);
+            tri_.start_rows(vars_of(sh4, 0, 3), vr, of.all);
           }
+          tri_side_.finish();
+          tri_.finish();
           phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
-          phase_begin();
-          wrap(space_, pf, of);  // periodic ghosts of what this sweep solved
           // X's last local iteration: the update on the way back to the
           // model's frame.  It gives no change: the stopping rule reads the
           // last iteration's only when it is also the first (`settled`).
           back = xy && l == s_.local_iterations - 1 && !(tol > 0 && l == 0);
+          phase_begin(back ? kUpdateBack : kUpdate);
+          wrap(space_, pf, of);  // periodic ghosts of what this sweep solved
           if (back) {
             update_back(space_, pf, picard, nlf, of, nl_, o);
             wrap(space_, p_, nl_);
@@ -254,7 +228,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           }
         }
         if (xy && !back) {  // back to the model's frame (met before the last iteration)
-          phase_begin();
+          phase_begin(kTranspose);
           swap_xy(space_, out_t_, o);
           swap_xy(space_, nl_t_, nl_);
           phase_end(kTranspose, 16 * R);
@@ -266,11 +240,11 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       if (settled) break;
     }
     sweeps_ += last_sweeps_;
-    phase_begin();
+    phase_begin(kCopies);
     for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, state_.q[q], out->q[q]);
     phase_end(kCopies, 8 * R);
     if (s_.projection) {
-      phase_begin();
+      phase_begin(kProjection);
       projection_rhs(space_, p_, state_, solid_, dt, rhs_);
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
@@ -304,7 +278,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     ++steps_;
     // Decision 7: the divergence error after every step; a run above the
     // limit stops (the authors' code: 0.01).  One scalar read back per step.
-    phase_begin();
+    phase_begin(kDivergence);
     div_ = divergence(space_, p_, state_, flux_);
     phase_end(kDivergence, 4 * R);
     if (!(div_ <= s_.divergence_limit))
@@ -370,14 +344,25 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     return std::string("kflow::split3d::") + names[q];
   }
 
-  // Phases of a step timed for kflow bench (PhaseTimes): 0, 1, 2 the sweeps.
+  // Phases of a step (0, 1, 2 the sweeps), each a Kokkos::Profiling region
+  // (Kokkos Tools see them) and, while kflow bench times them (PhaseTimes),
+  // timed between two fences.
   enum { kUpdate = 3, kCopies, kProjection, kDivergence, kTranspose, kUpdateBack, kPhases };
-  void phase_begin() {
+  static const char* region(int k) {
+    static const char* const names[kPhases] = {
+        "kflow::split3d::x_sweep",    "kflow::split3d::y_sweep",   "kflow::split3d::z_sweep",
+        "kflow::split3d::update",     "kflow::split3d::copies",    "kflow::split3d::projection",
+        "kflow::split3d::divergence", "kflow::split3d::transpose", "kflow::split3d::update_back"};
+    return names[k];
+  }
+  void phase_begin(int k) {
+    Kokkos::Profiling::pushRegion(region(k));
     if (!timing_) return;
     space_.fence("kflow::split3d::phase");
     phase_clock_.reset();
   }
   void phase_end(int k, double bytes_per_cell) {
+    Kokkos::Profiling::popRegion();
     if (!timing_) return;
     space_.fence("kflow::split3d::phase");
     phases_[k].seconds += phase_clock_.seconds();
@@ -446,7 +431,6 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   ExecSpace side_;
   linalg::Tridiag<ExecSpace, Real> tri_side_;
   V state_, nl_, work_[2];
-  Flat<Real, Mem> a_, b_, c_;
   F3 flux_;
   Mask<Mem> solid_;  // empty without obstacles
   PF3 phi_, rhs_;    // projection
@@ -456,10 +440,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   linalg::SolveStats proj_;
   long proj_iterations_ = 0;
   Kokkos::View<Real, Mem> change_;
-  linalg::TridiagShape shape_[3], shape4_[3];
-  bool fused_ = false;       // rows assembled in the solve (numerics.assembly)
-  bool transposed_ = false;  // X solved with x and y exchanged
-  V in_t_, nl_t_, out_t_;    // its fields (swap_xy)
+  linalg::TridiagShape shape4_[3];
+  V in_t_, nl_t_, out_t_;  // X's fields, x and y exchanged (swap_xy)
   Mask<Mem> solid_t_;
   linalg::TridiagShape shape_t_;
   long steps_ = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // physics/split3d: the kernels of one fractional step, apart from the model
-// so that the tests assemble and solve single directions with them.
+// so that the tests build and solve single directions' rows with them.
 //
 // Fields hold every node, boundary nodes included: extents e[d] = n[d] + 2,
 // LayoutLeft (x fastest, the paper's layout).  A direction's systems are its
@@ -16,7 +16,7 @@
 // component along d, ((gamma-1)/(gamma Re)) Phi_d for T, 0 otherwise.
 //
 // Along a periodic axis the lines are the n interior nodes as cyclic systems
-// (Tridiag::solve_cyclic), every row an interior row whose a and c reach
+// (Tridiag::start_rows_cyclic), every row an interior row whose a and c reach
 // round the loop; nodes 0 and n + 1 are ghost copies of nodes n and 1, kept
 // by `wrap` so that every explicit stencil (sources, Phi, the divergence)
 // wraps too.
@@ -375,28 +375,6 @@ struct LineRows {
     return {this, c, ls == 1 ? 0 : ls == off[1] ? 1 : 2, f - long(c.var) * span, ls, st};
   }
 };
-
-// The rows of every line of direction dir stored: a, b, c into their arrays,
-// d into x (the solve's right-hand side and solution, in place).
-template <class ExecSpace, class Real, class Mem>
-void assemble(const ExecSpace& space, const Params<Real>& p, int dir, int var,
-              const Vars<Real, Mem>& nl, const linalg::Field3<Real, Mem>& in,
-              const Mask<Mem>& solid, const Flat<Real, Mem>& a, const Flat<Real, Mem>& b,
-              const Flat<Real, Mem>& c, const linalg::Field3<Real, Mem>& x) {
-  Vars<Real, Mem> ins;
-  ins.q[var] = in;
-  const LineRows<Real, Mem> rows(p, dir, nl, ins, solid);
-  const int e0 = p.e[0], e1 = p.e[1];
-  int lo[3], hi[3];
-  line_box(p, dir, lo, hi);
-  linalg::box_for(
-      space, "kflow::split3d::assemble", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
-        const long m = i + long(e0) * (j + long(e1) * k);
-        const auto r = rows.at(var, i, j, k);
-        a(m) = r.a, b(m) = r.b, c(m) = r.c;
-        x(i, j, k) = r.d;
-      });
-}
 
 // The nodes of `in` that direction dir's sweep does not solve (outside
 // line_box: the boundary faces of the other two axes, and a periodic dir's

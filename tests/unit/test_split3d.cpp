@@ -33,6 +33,7 @@
 #include "kflow/linalg/tridiag.hpp"
 #include "linalg/backends.hpp"
 #include "split3d_kernels.hpp"
+#include "split3d_rows.hpp"
 
 using kflow::test::case_text;
 using kflow::test::diag;

@@ -1,7 +1,6 @@
 // physics/split3d runs: restart bit for bit, the divergence limit, float
 // against double and the host threads' subnormals, the nonlinear iterations'
-// tolerance, and the assembly forms (stored, fused, transposed) against each
-// other.
+// tolerance, and the removed assembly key.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -315,103 +314,12 @@ TEST_CASE("split3d numerics.change_tolerance ends the nonlinear iterations early
   CHECK(std::fabs(diag(mid, "kinetic_energy") - ke) <= 1e-3 * ke);
 }
 
-namespace {
-// A split3d case (cases/split3d/<file> with the settings `set`) run on OpenMP
-// for 6 steps with numerics.assembly = a and = b, the fields kept.
-std::pair<kflow::RunResult, kflow::RunResult> two_assemblies(const std::string& file,
-                                                             std::vector<std::string> set,
-                                                             const char* a, const char* b) {
-  const auto text = case_text("split3d/" + file);
-  for (const char* k : {"time.steps=6", "output.lines=[]", "run.backend=openmp"}) set.push_back(k);
-  auto sa = set, sb = set;
-  sa.push_back(std::string("numerics.assembly=\"") + a + "\"");
-  sb.push_back(std::string("numerics.assembly=\"") + b + "\"");
-  auto ra = run_text(text, "", sa, "", true);
-  auto rb = run_text(text, "", sb, "", true);
-  REQUIRE(ra.steps == 6);
-  REQUIRE(ra.fields.size() == rb.fields.size());
-  return {std::move(ra), std::move(rb)};
-}
-}  // namespace
-
-TEST_CASE("split3d rows assembled in the solve (numerics.assembly = fused) give the stored bits",
+TEST_CASE("split3d: the removed numerics.assembly is refused, naming what replaced it",
           "[unit][split3d]") {
-  // On CPUs both forms run the same Thomas elimination on the same rows, so
-  // the fields must be identical (on GPUs the stored rows go to the register
-  // method: test_gpu.cpp compares them to rounding): every row kind (duct inflow, outflow, an
-  // obstacle cutting lines into segments, a moving wall, adiabatic walls and
-  // an adiabatic obstacle, Picard and relaxed updates), and without
-  // obstacles, where the fused rows come from thomas_lanes' vectorised loop
-  // (the dissipation on: gamma = 1.4); periodic x and y, cyclic lines from
-  // the fused rows (Tridiag::solve_rows_cyclic) against the stored rows'
-  // solve_cyclic, an adiabatic slab across them.
-  const char* const cases[] = {"duct-block.toml", "cavity-re100.toml", "cavity-re100.toml",
-                               "periodic-channel.toml"};
-  const std::vector<std::vector<std::string>> sets = {
-      {"grid.cells=[31,15,15]", "grid.length=[2.0,1.0,1.0]"},
-      {"grid.cells=[19,17,15]", "physics.reynolds=30.0", "numerics.update=\"picard\"",
-       "boundary.bottom={type=\"no_slip\", adiabatic=true}",
-       "obstacle=[{min=[0.3,0.3,0.0], max=[0.6,0.5,0.4], adiabatic=true}]"},
-      {"grid.cells=[37,17,15]", "physics.reynolds=30.0"},
-      {"grid.cells=[12,9,11]", "physics.gamma=1.4", "physics.body_force=[0.8,0.3,0.0]",
-       "obstacle=[{min=[0.4,-1.0,-1.0], max=[0.7,2.0,0.4], adiabatic=true}]"}};
-  for (int c = 0; c < 4; ++c) {
-    const auto [f, r] = two_assemblies(cases[c], sets[c], "fused", "stored");
-    for (std::size_t q = 0; q < f.fields.size(); ++q) {
-      INFO(cases[c] << ", field " << f.fields[q].name);
-      CHECK(f.fields[q].values == r.fields[q].values);
-    }
-    CHECK(diag(f, "kinetic_energy") > 0);
-  }
-  // A bad name is refused with the key.
   const auto text = case_text("split3d/cavity-re100.toml");
-  CHECK_THROWS_WITH(run_text(text, "", {"numerics.assembly=\"fusd\""}, "", true),
-                    Catch::Matchers::ContainsSubstring("numerics.assembly"));
-}
-
-TEST_CASE(
-    "split3d's X sweep with x and y exchanged (numerics.assembly = transposed) agrees "
-    "with the fused sweep to rounding",
-    "[unit][split3d]") {
-  // swap_xy solves X as direction Y of the exchanged problem (u and v
-  // exchanged with the axes): the same rows, only the dissipation's terms
-  // summed in another order, so the fields agree to rounding, and exactly
-  // without dissipation (gamma = 1).  Every row kind, Picard and relaxed
-  // updates, periodic ghosts wrapped in the exchanged frame (the channel
-  // periodic along y), obstacles transposed with the fields; a periodic X
-  // (the channel periodic along x and y, with and without dissipation): its
-  // cyclic lines solved in the exchanged frame.
-  const char* const cases[] = {"duct-block.toml",       "cavity-re100.toml",
-                               "periodic-channel.toml", "cavity-re100.toml",
-                               "periodic-channel.toml", "periodic-channel.toml"};
-  const bool exact[] = {false, false, false, true, false, true};
-  const std::vector<std::vector<std::string>> sets = {
-      {"grid.cells=[31,15,13]", "grid.length=[2.0,1.0,1.0]"},
-      {"grid.cells=[19,17,15]", "physics.reynolds=30.0", "numerics.update=\"picard\"",
-       "boundary.bottom={type=\"no_slip\", adiabatic=true}",
-       "obstacle=[{min=[0.3,0.3,0.0], max=[0.6,0.5,0.4], adiabatic=true}]"},
-      {"grid.cells=[9,12,11]", "physics.gamma=1.4", "physics.body_force=[0.0,0.8,0.0]",
-       "boundary.west={type=\"no_slip\"}", "boundary.east={type=\"no_slip\"}"},
-      {"grid.cells=[15,13,11]", "physics.gamma=1.0", "physics.reynolds=10.0"},
-      {"grid.cells=[12,9,11]", "physics.gamma=1.4", "physics.body_force=[0.8,0.3,0.0]",
-       "obstacle=[{min=[0.4,-1.0,-1.0], max=[0.7,2.0,0.4], adiabatic=true}]"},
-      {"grid.cells=[12,9,11]", "physics.gamma=1.0", "physics.body_force=[0.8,0.3,0.0]"}};
-  for (int c = 0; c < 6; ++c) {
-    const auto [t, f] = two_assemblies(cases[c], sets[c], "transposed", "fused");
-    for (std::size_t q = 0; q < t.fields.size(); ++q) {
-      const auto& a = t.fields[q].values;
-      const auto& b = f.fields[q].values;
-      REQUIRE(a.size() == b.size());
-      double scale = 0, diff = 0;
-      for (std::size_t m = 0; m < a.size(); ++m) {
-        scale = std::max(scale, std::fabs(b[m]));
-        diff = std::max(diff, std::fabs(a[m] - b[m]));
-      }
-      INFO(cases[c] << ", field " << t.fields[q].name << ": largest difference " << diff << " of "
-                    << scale);
-      CHECK(diff <= 1e-12 * std::max(scale, 1.0));
-      if (exact[c]) CHECK(a == b);  // no dissipation: the same arithmetic
-    }
-    CHECK(diag(t, "kinetic_energy") > 0);
-  }
+  for (const char* v : {"\"auto\"", "\"stored\"", "\"fusd\""})
+    CHECK_THROWS_WITH(run_text(text, "", {std::string("numerics.assembly=") + v}, "", true),
+                      Catch::Matchers::ContainsSubstring("numerics.assembly") &&
+                          Catch::Matchers::ContainsSubstring("was removed: split3d has one "
+                                                             "assembly"));
 }
