@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <regex>
 #include <sstream>
 
 #include "kflow/core/error.hpp"
@@ -13,9 +16,13 @@
 #include <vtkCellData.h>
 #include <vtkDataArray.h>
 #include <vtkDoubleArray.h>
+#include <vtkErrorCode.h>
 #include <vtkFieldData.h>
 #include <vtkImageData.h>
+#include <vtkLogger.h>
 #include <vtkNew.h>
+#include <vtkObjectFactory.h>
+#include <vtkOutputWindow.h>
 #include <vtkSmartPointer.h>
 #include <vtkXMLImageDataReader.h>
 #include <vtkXMLImageDataWriter.h>
@@ -26,6 +33,83 @@
 namespace kflow::io {
 
 #ifdef KFLOW_HAVE_VTK
+namespace {
+
+// VTK's messages, kept for kflow's own: VTK prints each error as a block of
+// a dozen lines (source file, object addresses, the pipeline request) on
+// stderr, twice over (its logger and its output window).  This window keeps
+// the first line of each, without the addresses; a failed read or write
+// puts them into its kflow::Error, a warning is printed as one line.
+class MessageSink : public vtkOutputWindow {
+ public:
+  static MessageSink* New();
+  vtkTypeMacro(MessageSink, vtkOutputWindow);
+  void DisplayText(const char* t) override { keep(t); }
+  void DisplayErrorText(const char* t) override { keep(t); }
+  void DisplayWarningText(const char* t) override { keep(t); }
+  void DisplayGenericWarningText(const char* t) override { keep(t); }
+  void DisplayDebugText(const char*) override {}
+
+  // What was kept since the last take(), "; "-separated, and forgets it.
+  std::string take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string s;
+    s.swap(text_);
+    return s;
+  }
+
+ private:
+  void keep(const char* t) {
+    std::istringstream in(t ? t : "");
+    std::string line;
+    while (std::getline(in, line)) {  // skip "ERROR: In file.cxx, line N"
+      if (line.empty() || line.rfind("ERROR: In ", 0) == 0 || line.rfind("Warning: In ", 0) == 0 ||
+          line.rfind("Generic Warning: In ", 0) == 0)
+        continue;
+      break;
+    }
+    static const std::regex address(" ?\\(0x[0-9a-fA-F]+\\)");
+    line = std::regex_replace(line, address, "");
+    // (the pipeline's echo of a failure its algorithm reported: no news)
+    if (line.empty() || line.find("returned failure for request") != std::string::npos) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (text_.find(line) != std::string::npos) return;  // once each
+    text_ += (text_.empty() ? "" : "; ") + line;
+  }
+  std::mutex mutex_;
+  std::string text_;
+};
+vtkStandardNewMacro(MessageSink);
+
+// The sink, installed once (and VTK's logger kept off stderr).
+MessageSink& vtk_messages() {
+  static MessageSink* sink = [] {
+    vtkLogger::SetStderrVerbosity(vtkLogger::VERBOSITY_OFF);
+    auto* s = MessageSink::New();
+    vtkOutputWindow::SetInstance(s);
+    return s;
+  }();
+  return *sink;
+}
+
+// VTK's words for a failure: what it said, else its error code's name.
+std::string vtk_said(unsigned long code) {
+  std::string said = vtk_messages().take();
+  if (code != 0)
+    said =
+        std::string(vtkErrorCode::GetStringFromErrorCode(code)) + (said.empty() ? "" : "; ") + said;
+  return said.empty() ? "" : " (VTK: " + said + ")";
+}
+
+// Warnings of a read or write that succeeded: one line on stderr.
+void print_warnings(const std::string& path) {
+  const std::string said = vtk_messages().take();
+  if (!said.empty())
+    std::cerr << "kflow: VTK warned while reading or writing " << path << ": " << said << "\n";
+}
+
+}  // namespace
+
 bool vtk_available() {
   return true;
 }
@@ -80,10 +164,13 @@ void write_vti_piece(const std::string& path, const linalg::Grid& grid, const Bl
   w->SetDataModeToAppended();
   w->EncodeAppendedDataOff();
   w->SetCompressorTypeToZLib();
+  vtk_messages().take();                            // (anything earlier is not this write's)
   if (w->Write() != 1 || w->GetErrorCode() != 0) {  // VTK reports a full disk only here
+    const std::string said = vtk_said(w->GetErrorCode());
     std::remove(tmp.c_str());
-    throw Error("VTK could not write " + path + " (disk full or directory missing?)");
+    throw Error("VTK could not write " + path + " (disk full or directory missing?)" + said);
   }
+  print_warnings(path);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw Error("cannot rename " + tmp + " to " + path);
@@ -97,11 +184,16 @@ std::vector<HostField> read_vti(const std::string& path, linalg::Grid* grid) {
     r = vtkSmartPointer<vtkXMLPImageDataReader>::New();
   else
     r = vtkSmartPointer<vtkXMLImageDataReader>::New();
+  vtk_messages();  // (before VTK's first word)
   if (!r->CanReadFile(path.c_str())) throw Error(path + ": not a readable VTK image data file");
   r->SetFileName(path.c_str());
+  vtk_messages().take();
   r->Update();
+  if (r->GetErrorCode() != 0)
+    throw Error(path + ": VTK could not read it" + vtk_said(r->GetErrorCode()));
   vtkImageData* image = vtkImageData::SafeDownCast(r->GetOutputDataObject(0));
-  if (!image) throw Error(path + ": no image data in it");
+  if (!image) throw Error(path + ": no image data in it" + vtk_said(0));
+  print_warnings(path);
   int dims[3];
   image->GetDimensions(dims);
   if (grid) {

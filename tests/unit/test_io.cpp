@@ -1,6 +1,8 @@
 // Output: VTK image data round trip, .pvd listing, field files, and the
 // guarantee that a failing run leaves an earlier run's output intact.
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -74,6 +76,49 @@ TEST_CASE("a .vti written by kflow reads back with VTK's reader, values equal", 
     CHECK(back.origin == g.origin);
     CHECK(std::fabs(back.length[0] - 1.4) < 1e-12);
   }
+}
+
+TEST_CASE("VTK's failures come in kflow's message, not as VTK's raw blocks on stderr", "[unit]") {
+  // VTK prints a failed write as a dozen lines per error (source file, object
+  // addresses, the pipeline request), through its logger and again through
+  // its output window; kflow keeps what VTK said in its own message.
+  if (!kflow::io::vtk_available()) SKIP("this build has no VTK");
+  TempDir tmp("vti_fail");
+  kflow::linalg::Grid g;
+  g.dim = 2;
+  g.cells = {4, 3, 1};
+  const kflow::HostField s{"p", 1, std::vector<double>(12, 1.0)};
+  const std::string err = tmp.str() + "/stderr.txt";
+  std::string what;
+  {
+    std::fflush(stderr);
+    const int saved = ::dup(2);
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    ::dup2(fd, 2);
+    try {
+      kflow::io::write_vti(tmp.str() + "/missing/f.vti", g, {s}, 0.0);
+    } catch (const kflow::Error& e) {
+      what = e.what();
+    }
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(fd);
+    ::close(saved);
+  }
+  INFO("message: " << what);
+  CHECK_THAT(what, Catch::Matchers::ContainsSubstring("VTK could not write " + tmp.str() +
+                                                      "/missing/f.vti"));
+  CHECK_THAT(what, Catch::Matchers::ContainsSubstring("Error opening output file"));
+  CHECK_THAT(what, Catch::Matchers::ContainsSubstring("No such file or directory"));
+  CHECK_THAT(what, !Catch::Matchers::ContainsSubstring("0x"));
+  CHECK_THAT(what, !Catch::Matchers::ContainsSubstring("returned failure for request"));
+  const std::string printed = read_file(err);
+  INFO("stderr: " << printed);
+  CHECK(printed.empty());
+  // A good write afterwards is silent and keeps nothing of the failure.
+  kflow::io::write_vti(tmp.str() + "/f.vti", g, {s}, 0.0);
+  CHECK(kflow::io::read_vti(tmp.str() + "/f.vti").size() == 1);
 }
 
 TEST_CASE("a .pvti and its pieces read back as the whole image, values equal", "[unit]") {
