@@ -193,7 +193,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
           } else {
             const auto a = b.get_numbers("axis", 3, 3, {0, 0, 1});
             const geo::Vec3 axis{a[0], a[1], a[2]};
-            if (!(geo::norm(axis) > 0)) {
+            if (!(geo::norm(geo::unit(axis)) > 0.5)) {  // (any length: [1e-200, 0, 0] is x)
               b.problem("axis", "expected a non-zero direction, got [0, 0, 0]");
               return false;
             }
@@ -251,7 +251,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
               if (!rs.has("axis")) rs.problem("axis", "missing; expected [x, y, z]");
               const auto a = rs.get_numbers("axis", 3, 3, {0, 0, 1});
               axis = {a[0], a[1], a[2]};
-              if (!(geo::norm(axis) > 0)) {
+              if (!(geo::norm(geo::unit(axis)) > 0.5)) {  // (any length: [1e-200, 0, 0] is x)
                 rs.problem("axis", "expected a non-zero direction, got [0, 0, 0]");
                 axis = {0, 0, 1};
               }

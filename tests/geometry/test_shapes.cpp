@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -404,4 +405,25 @@ TEST_CASE("geometry: bounding boxes of placed shapes are tight", "[unit][geometr
   CHECK(p.touches[0][0]);
   CHECK(!p.touches[0][1]);
   CHECK(geo::placement(geo::bounds(geo::sphere({1.5, 0.5, 0.5}, 0.2)), dom, 3).outside);
+}
+
+TEST_CASE("geometry: an axis of any finite length is its direction", "[unit][geometry]") {
+  // |a|^2 overflows past about 1e154 and underflows below 1e-162: the axis
+  // is scaled by its largest component first.
+  for (double len : {1e-200, 1e-160, 1.0, 1e160, 1e200, 1e308}) {
+    INFO("length " << len);
+    const auto c = geo::cylinder({0, 0, 0}, {len, 0, 0}, 0.5);
+    CHECK(c.axis.x == 1.0);
+    CHECK(c.axis.y == 0.0);
+    const auto d = geo::cylinder({0, 0, 0}, {len, len, 0}, 0.5);
+    CHECK(d.axis.x == Catch::Approx(1 / std::sqrt(2.0)));
+    CHECK(d.axis.y == Catch::Approx(1 / std::sqrt(2.0)));
+    const auto r = geo::Transform::rotation({0, 0, len}, 0.5);
+    const auto q = geo::Transform::rotation({0, 0, 1}, 0.5);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) CHECK(r.to_domain.m[i][j] == q.to_domain.m[i][j]);
+  }
+  CHECK_THROWS(geo::cylinder({0, 0, 0}, {0, 0, 0}, 0.5));
+  CHECK_THROWS(geo::cylinder({0, 0, 0}, {std::numeric_limits<double>::infinity(), 0, 0}, 0.5));
+  CHECK_THROWS(geo::Transform::rotation({0, 0, 0}, 0.5));
 }

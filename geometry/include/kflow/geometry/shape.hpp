@@ -55,15 +55,15 @@ inline Shape sphere(const Vec3& center, double radius) {
 // flat end caps at center +- length/2 along the axis.
 inline Shape cylinder(const Vec3& center, const Vec3& axis, double radius,
                       double length = Kokkos::Experimental::infinity_v<double>) {
-  const double n = norm(axis);
-  if (!(n > 0) || !std::isfinite(n))
-    throw std::invalid_argument("geometry: a cylinder needs a non-zero axis");
+  const Vec3 u = unit(axis);  // (any length: [1e200, 0, 0] is x)
+  if (!(norm(u) > 0.5))
+    throw std::invalid_argument("geometry: a cylinder needs a non-zero, finite axis");
   if (!(radius > 0) || !std::isfinite(radius) || !(length > 0))
     throw std::invalid_argument("geometry: a cylinder needs a positive radius and length");
   Shape s;
   s.kind = ShapeKind::cylinder;
   s.center = center;
-  s.axis = (1.0 / n) * axis;
+  s.axis = u;
   s.radius = radius;
   s.half_length = 0.5 * length;
   return s;

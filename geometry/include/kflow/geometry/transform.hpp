@@ -87,10 +87,10 @@ struct Transform {
   // Rotation by `radians` about the line through `pivot` along `axis` (any
   // non-zero length), right-handed.
   static Transform rotation(const Vec3& axis, double radians, const Vec3& pivot = {}) {
-    const double n = norm(axis);
-    if (!(n > 0) || !std::isfinite(n) || !std::isfinite(radians))
-      throw std::invalid_argument("geometry: a rotation needs a non-zero axis and a finite angle");
-    const Vec3 a = (1.0 / n) * axis;
+    const Vec3 a = unit(axis);  // (any length: [1e200, 0, 0] is x)
+    if (!(norm(a) > 0.5) || !std::isfinite(radians))
+      throw std::invalid_argument(
+          "geometry: a rotation needs a non-zero, finite axis and a finite angle");
     const double c = std::cos(radians), s = std::sin(radians), v = 1 - c;
     Transform r;
     // Rodrigues' formula; the inverse of a rotation is its transpose.

@@ -33,6 +33,16 @@ KOKKOS_INLINE_FUNCTION Vec3 cross(const Vec3& a, const Vec3& b) {
 KOKKOS_INLINE_FUNCTION double norm(const Vec3& a) {
   return Kokkos::sqrt(dot(a, a));
 }
+// A direction given by the user (an axis): a / |a| without overflow or
+// underflow of |a|^2 ([1e200, 0, 0] and [1e-200, 0, 0] are x), or zero when
+// a is zero or not finite (no direction).
+KOKKOS_INLINE_FUNCTION Vec3 unit(const Vec3& a) {
+  const double m =
+      Kokkos::fmax(Kokkos::fabs(a.x), Kokkos::fmax(Kokkos::fabs(a.y), Kokkos::fabs(a.z)));
+  if (!(m > 0) || !Kokkos::isfinite(m)) return {0, 0, 0};
+  const Vec3 b = (1.0 / m) * a;
+  return (1.0 / norm(b)) * b;
+}
 // a / |a|, or a itself when it is zero.
 KOKKOS_INLINE_FUNCTION Vec3 normalized(const Vec3& a) {
   const double n = norm(a);
