@@ -92,7 +92,8 @@ MessageSink& vtk_messages() {
   return *sink;
 }
 
-// VTK's words for a failure: what it said, else its error code's name.
+// VTK's words for a failure: its error code's name (where it set one), then
+// what it said.
 std::string vtk_said(unsigned long code) {
   std::string said = vtk_messages().take();
   if (code != 0)
