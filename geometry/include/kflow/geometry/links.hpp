@@ -46,6 +46,12 @@ struct BoundaryLinks {
 
 struct LinkOptions {
   bool normals = false;  // store the wall normal of every link
+  // Links only from the nodes in [from, to) per axis: a block's own nodes
+  // where the grid holds its neighbours' too (their flags decide the links
+  // into them, their own links are the neighbours').  Default: every node.
+  int from[3] = {0, 0, 0};
+  int to[3] = {std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
+               std::numeric_limits<int>::max()};
 };
 
 namespace detail {
@@ -110,7 +116,11 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
   }
   for (int d = 0; d < 3; ++d)
     all.lo[d] -= dirs.reach * grid.h[d], all.hi[d] += dirs.reach * grid.h[d];
-  const detail::NodeRange r = detail::node_range(grid, all);
+  detail::NodeRange r = detail::node_range(grid, all);
+  for (int d = 0; d < 3; ++d) {
+    r.lo[d] = r.lo[d] > opt.from[d] ? r.lo[d] : opt.from[d];
+    r.hi[d] = r.hi[d] < opt.to[d] - 1 ? r.hi[d] : opt.to[d] - 1;
+  }
   if (r.empty() || dirs.count == 0) return links;
   const int i0 = r.lo[0], i1 = r.hi[0] + 1, j0 = r.lo[1], nj = r.hi[1] - r.lo[1] + 1, k0 = r.lo[2];
   const int rows = nj * (r.hi[2] - r.lo[2] + 1);

@@ -1,9 +1,13 @@
 #pragma once
 // The structured grid of nodes a body is voxelised into: node (i, j, k) lies
-// at origin + (i hx, j hy, k hz), 0 <= i < nx, ...; a 2D grid has nz = 1 (the
-// plane z = origin z).  Nodes are numbered i fastest (Kokkos::LayoutLeft):
-// n = i + nx (j + ny k).  Models pass their own nodes: lattice nodes, cell
-// centres (ghost layers included where they want flags there), cell faces.
+// at origin + ((first x + i) hx, (first y + j) hy, (first z + k) hz), 0 <= i
+// < nx, ...; a 2D grid has nz = 1 (the plane z = origin z).  Nodes are
+// numbered i fastest (Kokkos::LayoutLeft): n = i + nx (j + ny k).  Models pass
+// their own nodes: lattice nodes, cell centres (ghost layers included where
+// they want flags there), cell faces.  `first` makes the grid a block of a
+// larger one (a rank's part of a decomposed grid) whose nodes have the larger
+// grid's coordinates bit for bit, so that a block's flags and links are the
+// whole grid's there.
 
 #include <Kokkos_Core.hpp>
 
@@ -21,8 +25,11 @@ struct NodeGrid {
   int n[3] = {1, 1, 1};
   double origin[3] = {0, 0, 0};
   double h[3] = {1, 1, 1};
+  int first[3] = {0, 0, 0};  // the index of node 0 in the larger grid (0: none)
 
-  KOKKOS_INLINE_FUNCTION double coord(int d, int i) const { return origin[d] + i * h[d]; }
+  KOKKOS_INLINE_FUNCTION double coord(int d, int i) const {
+    return origin[d] + (first[d] + i) * h[d];
+  }
   KOKKOS_INLINE_FUNCTION Vec3 node(int i, int j, int k) const {
     return {coord(0, i), coord(1, j), coord(2, k)};
   }

@@ -135,7 +135,10 @@ ColumnStats mesh_flags(const ExecSpace& space,
   const double oy = g.origin[1], oz = g.origin[2], hy = g.h[1], hz = g.h[2];
   Kokkos::View<int*, Mem> count("kflow::geometry::mesh_flags::count", ncol + 1);
 
-  const ColumnVisitor<TriangleView<Mem>> visit{tri, oy, oz, hy, hz, j0, j1, k0, k1, nj};
+  // (the columns numbered as in the larger grid: their coordinates are its)
+  const int cj0 = j0 + g.first[1], cj1 = j1 + g.first[1];
+  const int ck0 = k0 + g.first[2], ck1 = k1 + g.first[2];
+  const ColumnVisitor<TriangleView<Mem>> visit{tri, oy, oz, hy, hz, cj0, cj1, ck0, ck1, nj};
   Kokkos::parallel_for(
       "kflow::geometry::mesh_flags::count", Kokkos::RangePolicy<ExecSpace>(space, 0, nt),
       KOKKOS_LAMBDA(int t) {
@@ -184,6 +187,7 @@ ColumnStats mesh_flags(const ExecSpace& space,
   stats.odd_columns = odd;
   // Flags: the parity of the crossings at or before each node.
   const double ox = g.origin[0], hx = g.h[0];
+  const int fx = g.first[0];
   using Policy =
       Kokkos::MDRangePolicy<ExecSpace,
                             Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
@@ -192,7 +196,7 @@ ColumnStats mesh_flags(const ExecSpace& space,
       Policy(space, {range.lo[0], j0, k0}, {range.hi[0] + 1, j1 + 1, k1 + 1}),
       KOKKOS_LAMBDA(int i, int j, int k) {
         const int c = (j - j0) + nj * (k - k0);
-        const double x = ox + i * hx;
+        const double x = ox + (fx + i) * hx;
         int lo = count(c), hi = count(c + 1);  // the first crossing > x
         const int b = lo;
         while (lo < hi) {

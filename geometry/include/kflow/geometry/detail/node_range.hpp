@@ -20,8 +20,8 @@ inline NodeRange node_range(const NodeGrid& g, const Box3& b) {
   if (b.empty()) return r;
   for (int d = 0; d < 3; ++d) {
     const double top = g.n[d] - 1;
-    const double a = std::ceil((b.lo[d] - g.origin[d]) / g.h[d] - 1e-9);
-    const double z = std::floor((b.hi[d] - g.origin[d]) / g.h[d] + 1e-9);
+    const double a = std::ceil((b.lo[d] - g.origin[d]) / g.h[d] - 1e-9) - g.first[d];
+    const double z = std::floor((b.hi[d] - g.origin[d]) / g.h[d] + 1e-9) - g.first[d];
     if (!(a <= top) || !(z >= 0)) return NodeRange{};
     r.lo[d] = int(std::fmax(0.0, a));
     r.hi[d] = int(std::fmin(top, z));
