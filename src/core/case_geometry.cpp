@@ -108,6 +108,19 @@ geo::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts) {
   return n;
 }
 
+geo::NodeGrid block_centres(const linalg::dist::LocalGrid& block, geo::LinkOptions& own) {
+  const auto& G = block.global;
+  const int g = block.local.ghost;
+  geo::NodeGrid n = cell_centres(G, false);  // the global grid's origin and spacing
+  for (int d = 0; d < G.dim; ++d) {
+    n.n[d] = block.local.cells[std::size_t(d)] + 2 * g;
+    n.first[d] = block.offset[std::size_t(d)] - g;
+    own.from[d] = g;
+    own.to[d] = g + block.local.cells[std::size_t(d)];
+  }
+  return n;
+}
+
 std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const BodyRules& rules,
                                     std::vector<std::string>& notes) {
   const auto tables = c.root().tables("body");

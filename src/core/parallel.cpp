@@ -251,6 +251,23 @@ std::vector<double> gather(double v) {
   return all;
 }
 
+std::vector<double> all_gather(const std::vector<double>& v) {
+#ifdef KFLOW_HAVE_MPI
+  if (g_size > 1) {
+    const auto ranks = static_cast<std::size_t>(g_size);
+    std::vector<int> counts(ranks), at(ranks, 0);
+    const int n = int(v.size());
+    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    for (std::size_t r = 1; r < counts.size(); ++r) at[r] = at[r - 1] + counts[r - 1];
+    std::vector<double> all(std::size_t(at.back() + counts.back()));
+    MPI_Allgatherv(v.data(), n, MPI_DOUBLE, all.data(), counts.data(), at.data(), MPI_DOUBLE,
+                   MPI_COMM_WORLD);
+    return all;
+  }
+#endif
+  return v;
+}
+
 std::string broadcast(const std::string& s) {
 #ifdef KFLOW_HAVE_MPI
   if (g_size > 1) {

@@ -7,7 +7,9 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -132,7 +134,7 @@ translate = [0.7, 0.7, 0.7]
   std::vector<std::array<int, 3>> axes = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
                                           {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
   const auto g = kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), p.bodies, nodes,
-                                      geo::Directions(axes), true);
+                                      geo::Directions(axes), geo::LinkOptions{true});
   std::vector<int> seen(5, 0);
   for (std::size_t m = 0; m < g.flags.size(); ++m) ++seen[g.flags.data()[m]];
   for (int id = 1; id <= 4; ++id) CHECK(seen[std::size_t(id)] > 0);
@@ -192,6 +194,76 @@ rotate = { axis = [1, 0, 0], degrees = 45 }
   CHECK_THAT(e.error, ContainsSubstring("test.toml:2: key 'body[0].shape': \"cylinder\" is a 3D "
                                         "shape; in 2D use \"circle\""));
   CHECK_THAT(e.error, ContainsSubstring("key 'body[1].rotate.axis': a 2D rotation is about z"));
+}
+
+TEST_CASE(
+    "geometry: a block of a decomposed grid has the whole grid's flags and links, bit for bit",
+    "[unit][geometry]") {
+  // A shape and a mesh across the faces of 3x2x2 blocks with their ghost
+  // layers (lbm on several ranks): every node of a block in the domain has
+  // the whole grid's flag, and the blocks' links (from their own nodes) are
+  // the whole grid's, each once, with the same q and body.
+  const auto p = parse(R"([[body]]
+shape = "sphere"
+center = [0.37, 0.52, 0.48]
+radius = 0.21
+
+[[body]]
+shape = "stl"
+file = "sphere-binary.stl"
+scale = 0.15
+translate = [0.68, 0.3, 0.62]
+)",
+                       3);
+  REQUIRE(p.error == "");
+  std::vector<std::array<int, 3>> list;
+  for (int x = -1; x <= 1; ++x)
+    for (int y = -1; y <= 1; ++y)
+      for (int z = -1; z <= 1; ++z)
+        if (std::abs(x) + std::abs(y) + std::abs(z) == 1 ||
+            std::abs(x) + std::abs(y) + std::abs(z) == 2)
+          list.push_back({x, y, z});
+  const geo::Directions dirs(list);
+  const Kokkos::DefaultHostExecutionSpace host;
+  auto G = grid(3);
+  const auto whole = geo::voxelise(host, p.bodies, kflow::cell_centres(G, false), dirs);
+  const int Q = int(list.size());
+  std::vector<long> at(std::size_t(20 * 20 * 20 * Q), -1);  // (node, dir) -> whole link
+  for (long l = 0; l < whole.links.count; ++l)
+    at[std::size_t(whole.links.node(l) * Q + whole.links.dir(l))] = l;
+  G.ghost = 1;
+  kflow::linalg::dist::Decomposition dec;
+  dec.ranks = {3, 2, 2};
+  long links = 0, flags_differ = 0, links_differ = 0;
+  for (int r = 0; r < dec.size(); ++r) {
+    dec.rank = r;
+    const auto block = kflow::linalg::dist::make_local_grid(G, dec);
+    geo::LinkOptions own;
+    const auto nodes = kflow::block_centres(block, own);
+    const auto g = geo::voxelise(host, p.bodies, nodes, dirs, own);
+    auto global = [&](int m, int x[3]) {
+      x[0] = m % nodes.n[0] + nodes.first[0];
+      x[1] = m / nodes.n[0] % nodes.n[1] + nodes.first[1];
+      x[2] = m / nodes.n[0] / nodes.n[1] + nodes.first[2];
+      return x[0] >= 0 && x[0] < 20 && x[1] >= 0 && x[1] < 20 && x[2] >= 0 && x[2] < 20;
+    };
+    for (int m = 0; m < int(nodes.count()); ++m) {
+      int x[3];
+      if (global(m, x)) flags_differ += g.flags.data()[m] != whole.flags(x[0], x[1], x[2]);
+    }
+    for (long l = 0; l < g.links.count; ++l) {
+      int x[3];
+      REQUIRE(global(g.links.node(l), x));
+      const long w = at[std::size_t((x[0] + 20 * (x[1] + 20 * x[2])) * Q + g.links.dir(l))];
+      links_differ +=
+          w < 0 || whole.links.q(w) != g.links.q(l) || whole.links.body(w) != g.links.body(l);
+    }
+    links += g.links.count;
+  }
+  CHECK(flags_differ == 0);
+  CHECK(links_differ == 0);
+  CHECK(links == whole.links.count);
+  CHECK(whole.links.count > 500);
 }
 
 TEST_CASE("geometry: every [[body]] problem is reported at once, with file, line and key",

@@ -19,6 +19,7 @@
 
 #include "kflow/core/config.hpp"
 #include "kflow/geometry/geometry.hpp"
+#include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/grid.hpp"
 
 namespace kflow {
@@ -50,20 +51,30 @@ std::string body_surface_stl(const std::vector<geometry::Body>& bodies, const li
 // `ghosts` (node (0, 0, 0) is then the first ghost cell's centre).
 geometry::NodeGrid cell_centres(const linalg::Grid& grid, bool ghosts);
 
+// The cell centres of a rank's block with its ghost layers (node (0, 0, 0)
+// the first ghost cell's centre), at the global grid's coordinates bit for
+// bit (NodeGrid::first); `own` receives the block's own nodes as the links'
+// node box (LinkOptions::from, to).  One block: cell_centres(global, true).
+geometry::NodeGrid block_centres(const linalg::dist::LocalGrid& block, geometry::LinkOptions& own);
+
 // A model's bodies on its device: the solid flag of each of `nodes` and the
-// boundary links of `dirs` (with their normals when asked for).  Compiled
-// once per execution space in the core library (case_geometry_voxelise.cpp),
-// not in every model unit that calls it.
+// boundary links of `dirs` (with their normals when opt.normals) from the
+// nodes of opt's node box.  On several ranks `nodes` is a block's
+// (block_centres): its checks (a body that covers no cell, no fluid left)
+// count the nodes of the box over every rank (collective).  Compiled once
+// per execution space in the core library (case_geometry_voxelise.cpp), not
+// in every model unit that calls it.
 template <class ExecSpace>
 geometry::Geometry<ExecSpace> body_geometry(const ExecSpace& space,
                                             const std::vector<geometry::Body>& bodies,
                                             const geometry::NodeGrid& nodes,
-                                            const geometry::Directions& dirs, bool normals = false);
+                                            const geometry::Directions& dirs,
+                                            const geometry::LinkOptions& opt = {});
 
 #define KFLOW_BODY_GEOMETRY(SPACE)                                                                \
   geometry::Geometry<SPACE> body_geometry(const SPACE&, const std::vector<geometry::Body>&,       \
                                           const geometry::NodeGrid&, const geometry::Directions&, \
-                                          bool)
+                                          const geometry::LinkOptions&)
 #if defined(KOKKOS_ENABLE_SERIAL)
 extern template KFLOW_BODY_GEOMETRY(Kokkos::Serial);
 #endif

@@ -52,6 +52,8 @@ double sum(double v);
 bool any(bool v);
 void barrier();
 std::vector<double> gather(double v);  // rank 0: one value per rank; others: empty
+// Every rank: the ranks' vectors one after the other, in rank order.
+std::vector<double> all_gather(const std::vector<double>& v);
 // Runs fn on rank 0; a kflow::Error there becomes an AgreedError on every rank.
 template <class Fn>
 void on_root(Fn&& fn);
