@@ -23,13 +23,30 @@
 // Forces by momentum exchange: F = sum over a body's links of c_d (f*_d(x) +
 // f_dbar(x)), the momentum the link's two populations hand to the wall over
 // a step.  For a body at rest this is Wen et al.'s (2014) Galilean-invariant
-// form, whose wall-velocity terms vanish.
+// form, whose wall-velocity terms vanish.  The sum runs on the host over
+// every rank's links in the one-rank link order (the geometry layer's: by
+// cell, x fastest, then by direction), so that it has the same bits on any
+// decomposition and any number of threads.
+//
+// Several ranks: a block's links are its own cells' (the geometry layer's
+// node box), found on its cells and ghost layer, whose solid flags the
+// links into the neighbours' cells need; the cell x - c_d of an
+// interpolated wall may be a neighbour's, in the ghost layer.  Before a
+// step the exchange has brought f*_d there (two-grid: d points into the
+// block; in place, after a local step, slot dbar, pointing out of it); the
+// force computed after a step needs the same exchange first, except in
+// the pushed layout, where the block's own stream step wrote the values.
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <vector>
 
+#include "kflow/core/parallel.hpp"
 #include "lbm_geometry.hpp"
 #include "lbm_kernels.hpp"
 #include "lbm_step.hpp"
@@ -116,31 +133,30 @@ void body_walls(const ExecSpace& space, const Pops& a, const Geometry<Real>& g,
       });
 }
 
-// The force on body b (lattice units) that the next step's links exchange.
+// The momentum m = f*_d(x) + f_dbar(x) that link l hands to its wall (the
+// force is the sum of c_d m), per link, on the host.
 template <class L, class Real, class ExecSpace, class Pops, class Links>
-void body_force(const ExecSpace& space, const Pops& a, const Geometry<Real>& g, const Links& links,
-                Layout layout, int b, double force[3]) {
-  force[0] = force[1] = force[2] = 0;
-  if (links.count == 0) return;
+Kokkos::View<double*, Kokkos::HostSpace> link_momenta(const ExecSpace& space, const Pops& a,
+                                                      const Geometry<Real>& g, const Links& links,
+                                                      Layout layout) {
+  Kokkos::View<double*, typename ExecSpace::memory_space> m("kflow::lbm::link_momenta",
+                                                            std::size_t(links.count));
   const BodyWall<L, Real, Pops, Links> w{a, g, links, layout};
-  Kokkos::parallel_reduce(
-      "kflow::lbm::body_force",
+  Kokkos::parallel_for(
+      "kflow::lbm::link_momenta",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, links.count),
-      KOKKOS_LAMBDA(int l, double& fx, double& fy, double& fz) {
-        if (links.body(l) != b) return;
+      KOKKOS_LAMBDA(int l) {
         int x[3], idx, d;
         Real fd, v;
         w.value(l, x, idx, d, fd, v);
-        const double m = double(fd) + double(v);
-        fx += L::c(d, 0) * m;
-        fy += L::c(d, 1) * m;
-        fz += L::c(d, 2) * m;
-      },
-      force[0], force[1], force[2]);
+        m(l) = double(fd) + double(v);
+      });
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
 }
 
-// The solid flag (body id + 1) of every stored cell of the block from the
-// geometry layer's flags (cells, no ghosts) into `solid`; the count.
+// The solid flag (body id + 1) of every stored cell of the block, ghost
+// layers included, from the geometry layer's flags (on the stored cells)
+// into `solid`; the count of the block's own.
 template <class ExecSpace, class Flags, class Real, class Solid>
 double solid_cells(const ExecSpace& space, const Flags& flags, const Geometry<Real>& g,
                    Solid& solid, std::size_t stored) {
@@ -149,22 +165,24 @@ double solid_cells(const ExecSpace& space, const Flags& flags, const Geometry<Re
   double count = 0;
   Kokkos::parallel_reduce(
       "kflow::lbm::solid_cells",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, g.n[0] * g.n[1] * g.n[2]),
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, g.s[0] * g.s[1] * g.s[2]),
       KOKKOS_LAMBDA(int m, double& c) {
-        int x[3];
-        coords(m, g.n, x);
-        const unsigned char id = flags(x[0], x[1], x[2]);
-        s(g.index(x)) = id;
-        c += id != 0;
+        int t[3];
+        coords(m, g.s, t);
+        const unsigned char id = flags(t[0], t[1], t[2]);
+        s(m) = id;
+        bool own = true;
+        for (int d = 0; d < 3; ++d) own = own && t[d] >= g.gh[d] && t[d] < g.gh[d] + g.n[d];
+        c += own && id != 0;
       },
       count);
   return count;
 }
 
-// The body links from the geometry layer's (nodes: the block's cells), each
-// with its rule: interpolated walls fall back to halfway bounce-back where q
-// < 1/2 and x - c_d is not a fluid cell (counted in `fallbacks`).  g.solid
-// set.
+// The body links from the geometry layer's (nodes: the block's stored
+// cells, links from its own), each with its rule: interpolated walls fall
+// back to halfway bounce-back where q < 1/2 and x - c_d is not a fluid cell
+// (counted in `fallbacks`).  g.solid set, ghost layers included.
 template <class L, class Real, class ExecSpace, class GeoLinks>
 BodyLinks<typename ExecSpace::memory_space, Real> body_links(const ExecSpace& space,
                                                              const GeoLinks& gl,
@@ -183,7 +201,10 @@ BodyLinks<typename ExecSpace::memory_space, Real> body_links(const ExecSpace& sp
       "kflow::lbm::link_rules",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, count),
       KOKKOS_LAMBDA(int l, int& fb) {
-        const int m = gl.node(l), d = gl.dir(l);
+        int t[3];
+        coords(gl.node(l), g.s, t);  // stored cell -> the block's cell m
+        const int m = (t[0] - g.gh[0]) + g.n[0] * ((t[1] - g.gh[1]) + g.n[1] * (t[2] - g.gh[2]));
+        const int d = gl.dir(l);
         const double q = gl.q(l);
         lk.cell(l) = m;
         lk.dir(l) = gl.dir(l);
@@ -208,5 +229,53 @@ BodyLinks<typename ExecSpace::memory_space, Real> body_links(const ExecSpace& sp
 }
 
 }  // namespace kernels
+
+// Where a link comes in the one-rank order: key = (global cell index) Q + d,
+// ascending; `what` = body Q + d.  On the host, once.
+template <class L, class Real, class Links>
+void link_order(const Links& links, const Geometry<Real>& g, std::vector<double>& key,
+                std::vector<int>& what) {
+  const auto cell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.cell);
+  const auto dir = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.dir);
+  const auto body = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.body);
+  key.resize(std::size_t(links.count));
+  what.resize(std::size_t(links.count));
+  for (int l = 0; l < links.count; ++l) {
+    int x[3];
+    coords(cell(l), g.n, x);
+    const double global =
+        (x[0] + g.offset[0]) +
+        double(g.cells[0]) * ((x[1] + g.offset[1]) + double(g.cells[1]) * (x[2] + g.offset[2]));
+    key[std::size_t(l)] = global * L::Q + dir(l);
+    what[std::size_t(l)] = body(l) * L::Q + dir(l);
+  }
+}
+
+// The force (lattice units) on each of `bodies` bodies: c_d m summed over
+// every rank's links (m: link_momenta) in the one-rank order (link_order).
+// Collective.
+template <class L, class M>
+std::vector<std::array<double, 3>> body_forces(const std::vector<double>& key,
+                                               const std::vector<int>& what, const M& m,
+                                               int bodies) {
+  std::vector<double> mine;
+  mine.reserve(3 * key.size());
+  for (std::size_t l = 0; l < key.size(); ++l) {
+    mine.push_back(key[l]);
+    mine.push_back(what[l]);
+    mine.push_back(m(l));
+  }
+  const auto all = parallel::all_gather(mine);
+  std::vector<std::size_t> order(all.size() / 3);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return all[3 * a] < all[3 * b]; });
+  std::vector<std::array<double, 3>> f(std::size_t(bodies), {0.0, 0.0, 0.0});
+  for (const std::size_t l : order) {
+    const int w = int(all[3 * l + 1]), b = w / L::Q, d = w % L::Q;
+    for (int e = 0; e < 3; ++e) f[std::size_t(b)][std::size_t(e)] += L::c(d, e) * all[3 * l + 2];
+  }
+  return f;
+}
 
 }  // namespace kflow::lbm

@@ -17,13 +17,15 @@
 // neighbours' populations pointing into the block.  In place: before a
 // stream step the ghosts receive the neighbours' slots that the step reads
 // (the directions pointing out of the block), and after it the same slots,
-// which the step wrote for the neighbours' cells, go back to them.
+// which the step wrote for the neighbours' cells, go back to them.  Bodies,
+// inflows, outflows and probes on blocks: lbm_bodies.hpp, lbm_probes.hpp.
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -42,6 +44,7 @@
 #include "lbm_kernels.hpp"
 #include "lbm_launch.hpp"
 #include "lbm_outflow.hpp"
+#include "lbm_probes.hpp"
 #include "lbm_storage.hpp"
 
 namespace kflow::lbm {
@@ -186,14 +189,6 @@ class Model final : public kflow::Model {
     layout_ = s_.in_place ? Layout::swapped : Layout::normal;
     kernels::initialise<L>(space_, a_, geo_, layout_, init);
     fluid_cells_ = double(ncells_);  // the block's (summed over the ranks)
-    bool open = !s_.probes.empty();
-    for (int d = 0; d < G.dim; ++d)
-      for (int side = 0; side < 2; ++side)
-        open = open || s_.bc[d][side] == Bc::inflow || s_.bc[d][side] == Bc::outflow;
-    if (dec.size() > 1 && (open || !s_.bodies.empty()))
-      throw Error(
-          "lbm: bodies, inflows, outflows and pressure probes run on one rank; run this "
-          "case without mpirun");
     if (!s_.bodies.empty()) place_bodies();
   }
 
@@ -358,29 +353,46 @@ class Model final : public kflow::Model {
   }
 
  private:
-  // Bodies (one rank): the solid flag of every stored cell, which the step
-  // skips, and the boundary links with their rule (lbm_bodies.hpp).
+  // Bodies: the solid flag of every stored cell, which the step skips, and
+  // the boundary links of the block's cells with their rule, from the
+  // geometry of its cells and ghost layer (lbm_bodies.hpp).
   void place_bodies() {
     std::vector<std::array<int, 3>> dirs(Q);
     for (int i = 0; i < Q; ++i) dirs[std::size_t(i)] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
-    const auto gg =
-        body_geometry(space_, s_.bodies, cell_centres(s_.grid, false), geometry::Directions(dirs));
+    geometry::LinkOptions own;
+    const auto nodes = block_centres(lg_, own);
+    const auto gg = body_geometry(space_, s_.bodies, nodes, geometry::Directions(dirs), own);
     int fallbacks = 0;
-    fluid_cells_ = double(ncells_) - kernels::solid_cells(space_, gg.flags, geo_, solid_, nstored_);
+    const double solid = kernels::solid_cells(space_, gg.flags, geo_, solid_, nstored_);
+    fluid_cells_ = double(ncells_) - solid;
     geo_.solid = solid_.data();
+#ifdef KFLOW_HAVE_MPI
+    if (halo_) {  // the ghosts beyond a periodic side: the wrapped cells' flags
+      linalg::dist::HaloPattern p;
+      p.edges_and_corners = true;
+      Kokkos::View<unsigned char**, Kokkos::LayoutLeft, Mem, Kokkos::MemoryUnmanaged> flags(
+          solid_.data(), nstored_, 1);
+      make_halo<ExecSpace, unsigned char, L::D>(space_, lg_, p)
+          ->exchange(linalg::dist::components_on(lg_, flags));
+    }
+#endif
     // (16-bit storage on GPUs: the two-cell launch's list of the cells it
     // leaves, lbm_pairs.hpp)
     if constexpr (linalg::on_gpu<ExecSpace> && sizeof(Stored) == 2)
       mixed_pairs(space_, geo_, mixed_);
     links_ =
         kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated, fallbacks);
-    const int count = links_.count;
-    if (fallbacks > 0)
-      notes_.push_back(std::to_string(fallbacks) + " of " + std::to_string(count) +
+    link_order<L>(links_, geo_, link_key_, link_what_);
+    // (counts over the ranks)
+    const auto count = std::int64_t(parallel::sum(links_.count)),
+               fell = std::int64_t(parallel::sum(fallbacks)),
+               unresolved = std::int64_t(parallel::sum(double(gg.links.unresolved)));
+    if (fell > 0)
+      notes_.push_back(std::to_string(fell) + " of " + std::to_string(count) +
                        " boundary links (q < 1/2) have no second fluid cell behind them (a gap "
                        "one cell wide or a side): halfway bounce-back there (first order)");
-    if (gg.links.unresolved > 0)
-      notes_.push_back(std::to_string(gg.links.unresolved) +
+    if (unresolved > 0)
+      notes_.push_back(std::to_string(unresolved) +
                        " boundary links found no surface (a graze): q = 1/2 there");
   }
 
@@ -426,9 +438,9 @@ class Model final : public kflow::Model {
     const double u = s_.force_velocity * s_.dt / s_.dx, len = s_.force_length / s_.dx;
     const double area = s_.grid.dim == 2 ? len : s_.force_area / (s_.dx * s_.dx);
     const double scale = 2 / (u * u * area);
+    const auto all = body_forces();
     for (int b = 0; b < int(s_.bodies.size()); ++b) {
-      double f[3];
-      kernels::body_force<L>(space_, a_, geo_, links_, layout_, b, f);
+      const auto& f = all[std::size_t(b)];
       const std::string tag = b == 0 ? "" : "_" + std::to_string(b);
       out.push_back({"c_d" + tag, f[0] * scale});
       out.push_back({"c_l" + tag, f[1] * scale});
@@ -436,57 +448,44 @@ class Model final : public kflow::Model {
     }
   }
 
-  // analysis.pressure_probes: p(a) - p(b), physical units (p = c_s^2 (rho -
-  // rho0) (dx/dt)^2 per unit density), the density interpolated (bi- or
-  // trilinear) between the cell centres around the point.  A corner cell in
-  // a body takes the value extrapolated linearly from the two fluid cells
-  // beyond it along an axis, so that a point on a body's surface (DFG's
-  // front and rear points) reads the wall's pressure to second order.
+  // The force on every body (lattice units): lbm_bodies.hpp.  A link's
+  // cell x - c_d may be a neighbour's: its values come first, except in the
+  // pushed layout (this block's stream step wrote them into the ghosts).
+  std::vector<std::array<double, 3>> body_forces() const {
+    if (halo_ && layout_ != Layout::pushed) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
+    const auto m = kernels::link_momenta<L>(space_, a_, geo_, links_, layout_);
+    return lbm::body_forces<L>(link_key_, link_what_, m, int(s_.bodies.size()));
+  }
+
+  // analysis.pressure_probes (lbm_probes.hpp): the densities of the cells
+  // around the points from the ranks that hold them.
   double pressure_difference() const {
-    const int dim = s_.grid.dim, side = 4, cells = dim == 2 ? 16 : 64;
+    const auto pc = probe_cells(s_.probes, s_.grid, s_.dx);
+    const int cells = pc.cells;
     Kokkos::View<int**, Kokkos::HostSpace> at("kflow::lbm::probe_cells", 2, std::size_t(cells));
-    double t[2][3] = {};
-    for (int p = 0; p < 2; ++p) {
-      int i0[3] = {0, 0, 0};
-      for (int d = 0; d < dim; ++d) {
-        const double c =
-            (s_.probes[std::size_t(p * dim + d)] - s_.grid.origin[std::size_t(d)]) / s_.dx - 0.5;
-        i0[d] = std::min(std::max(int(std::floor(c)), 0), s_.grid.cells[std::size_t(d)] - 2);
-        t[p][d] = std::min(std::max(c - i0[d], 0.0), 1.0);
+    std::vector<char> own(std::size_t(2 * cells));
+    for (int p = 0; p < 2; ++p)
+      for (int k = 0; k < cells; ++k) {
+        int x[3];
+        pc.cell(p, k, x);
+        bool mine = true;
+        for (int d = 0; d < 3; ++d) {
+          x[d] -= geo_.offset[d];
+          mine = mine && x[d] >= 0 && x[d] < geo_.n[d];
+        }
+        own[std::size_t(p * cells + k)] = mine;
+        at(p, k) = mine ? x[0] + geo_.n[0] * (x[1] + geo_.n[1] * x[2]) : 0;
       }
-      for (int k = 0; k < cells; ++k) {  // the 4^dim cells i0 - 1 .. i0 + 2, clamped
-        int x[3] = {0, 0, 0};
-        for (int d = 0, r = k; d < dim; ++d, r /= side)
-          x[d] = std::min(std::max(i0[d] - 1 + r % side, 0), geo_.n[d] - 1);
-        at(p, k) = x[0] + geo_.n[0] * (x[1] + geo_.n[1] * x[2]);
-      }
-    }
     const auto rho = kernels::densities<L>(space_, a_, geo_, off_, layout_, at);
-    double r[2] = {0, 0};
-    for (int p = 0; p < 2; ++p) {
-      auto v = [&](const int a[3]) {
-        return rho(p, a[0] + side * (a[1] + side * a[2]));
-      };
-      double w = 0;
-      for (int k = 0; k < (1 << dim); ++k) {
-        int a[3] = {0, 0, 0};
-        double wt = 1;
-        for (int d = 0; d < dim; ++d) {
-          const int bit = (k >> d) & 1;
-          a[d] = 1 + bit;
-          wt *= bit ? t[p][d] : 1 - t[p][d];
-        }
-        double val = v(a);
-        for (int d = 0; d < dim && val < 0; ++d) {  // in a body: extrapolated
-          int b[3] = {a[0], a[1], a[2]}, c[3] = {a[0], a[1], a[2]};
-          b[d] = 3 - a[d];         // the other corner along d
-          c[d] = 2 * b[d] - a[d];  // beyond it
-          if (v(b) >= 0 && v(c) >= 0) val = 2 * v(b) - v(c);
-        }
-        if (val >= 0) r[p] += wt * val, w += wt;
-      }
-      r[p] = w > 0 ? r[p] / w : 1.0;
-    }
+    std::vector<double> mine(std::size_t(2 * cells));  // -2: another rank's cell
+    for (int j = 0; j < 2 * cells; ++j)
+      mine[std::size_t(j)] = own[std::size_t(j)] ? rho(j / cells, j % cells) : -2.0;
+    const auto all = parallel::all_gather(mine);
+    for (std::size_t j = 0; j < all.size(); ++j)
+      mine[j % mine.size()] = std::max(mine[j % mine.size()], all[j]);
+    double r[2];
+    for (int p = 0; p < 2; ++p)
+      r[p] = probe_density(pc, p, [&](int k) { return mine[std::size_t(p * cells + k)]; });
     const double c = s_.dx / s_.dt;
     return (r[0] - r[1]) / 3.0 * c * c;
   }
@@ -563,6 +562,8 @@ class Model final : public kflow::Model {
   Kokkos::View<unsigned char*, Mem> solid_;  // bodies: per stored cell, body id + 1
   Kokkos::View<int*, Mem> mixed_;            // bodies, GPUs, 16 bits: mixed_pairs()
   BodyLinks<Mem, Real> links_;
+  std::vector<double> link_key_;  // the links' place in the one-rank order (link_order)
+  std::vector<int> link_what_;
   std::vector<std::string> notes_;
 };
 

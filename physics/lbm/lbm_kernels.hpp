@@ -115,6 +115,9 @@ void macroscopic(const ExecSpace& space, const View& a, const Geometry<Real>& g,
 
 // Canonical (normal-layout) copy of the stored values (raw: bit for bit) of
 // the block's cells (no ghost layers: out(m, i), m x fastest), for checkpoints.
+// A body's cell holds zero words: its slots are written before any step
+// reads them, and what a link left there lies on one rank in the cell, on
+// several maybe in another block's ghost.
 template <class L, class Real, class ExecSpace, class View>
 void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
                const Offsets<L::Q>& off, Layout layout, const View& out) {
@@ -123,8 +126,13 @@ void canonical(const ExecSpace& space, const View& a, const Geometry<Real>& g,
   Kokkos::parallel_for(
       "kflow::lbm::canonical", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, n),
       KOKKOS_LAMBDA(int idx) {
+        int x[3];
+        coords(idx, g.n, x);
         T f[L::Q];
-        gather<L>(a, g, off.v, layout, idx, f);
+        if (g.solid && g.solid[g.index(x)])
+          for (int i = 0; i < L::Q; ++i) f[i] = T{};
+        else
+          gather<L>(a, g, off.v, layout, idx, f);
         for (int i = 0; i < L::Q; ++i) out(idx, i) = f[i];
       });
 }
