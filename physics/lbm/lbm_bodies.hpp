@@ -230,50 +230,52 @@ BodyLinks<typename ExecSpace::memory_space, Real> body_links(const ExecSpace& sp
 
 }  // namespace kernels
 
-// Where a link comes in the one-rank order: key = (global cell index) Q + d,
-// ascending; `what` = body Q + d.  On the host, once.
+// Every rank's links in the one-rank order, found once at set-up: `order`
+// lists the positions of the links gathered over the ranks (rank by rank,
+// each rank's in its own order) by key (global cell index) Q + d,
+// ascending; `what[k]` = body Q + d of gathered link k.  Collective.
+struct LinkOrder {
+  std::vector<std::size_t> order;
+  std::vector<int> what;
+};
+
 template <class L, class Real, class Links>
-void link_order(const Links& links, const Geometry<Real>& g, std::vector<double>& key,
-                std::vector<int>& what) {
+LinkOrder link_order(const Links& links, const Geometry<Real>& g) {
   const auto cell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.cell);
   const auto dir = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.dir);
   const auto body = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.body);
-  key.resize(std::size_t(links.count));
-  what.resize(std::size_t(links.count));
+  std::vector<double> mine;  // (key, what) per link
+  mine.reserve(2 * std::size_t(links.count));
   for (int l = 0; l < links.count; ++l) {
     int x[3];
     coords(cell(l), g.n, x);
     const double global =
         (x[0] + g.offset[0]) +
         double(g.cells[0]) * ((x[1] + g.offset[1]) + double(g.cells[1]) * (x[2] + g.offset[2]));
-    key[std::size_t(l)] = global * L::Q + dir(l);
-    what[std::size_t(l)] = body(l) * L::Q + dir(l);
+    mine.push_back(global * L::Q + dir(l));
+    mine.push_back(double(body(l) * L::Q + dir(l)));
   }
+  const auto all = parallel::all_gather(mine);
+  LinkOrder o;
+  o.order.resize(all.size() / 2);
+  o.what.resize(all.size() / 2);
+  for (std::size_t k = 0; k < o.what.size(); ++k) o.what[k] = int(all[2 * k + 1]);
+  std::iota(o.order.begin(), o.order.end(), std::size_t(0));
+  std::sort(o.order.begin(), o.order.end(),
+            [&](std::size_t a, std::size_t b) { return all[2 * a] < all[2 * b]; });
+  return o;
 }
 
 // The force (lattice units) on each of `bodies` bodies: c_d m summed over
 // every rank's links (m: link_momenta) in the one-rank order (link_order).
 // Collective.
 template <class L, class M>
-std::vector<std::array<double, 3>> body_forces(const std::vector<double>& key,
-                                               const std::vector<int>& what, const M& m,
-                                               int bodies) {
-  std::vector<double> mine;
-  mine.reserve(3 * key.size());
-  for (std::size_t l = 0; l < key.size(); ++l) {
-    mine.push_back(key[l]);
-    mine.push_back(what[l]);
-    mine.push_back(m(l));
-  }
-  const auto all = parallel::all_gather(mine);
-  std::vector<std::size_t> order(all.size() / 3);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return all[3 * a] < all[3 * b]; });
+std::vector<std::array<double, 3>> body_forces(const LinkOrder& o, const M& m, int bodies) {
+  const auto all = parallel::all_gather(std::vector<double>(m.data(), m.data() + m.extent(0)));
   std::vector<std::array<double, 3>> f(std::size_t(bodies), {0.0, 0.0, 0.0});
-  for (const std::size_t l : order) {
-    const int w = int(all[3 * l + 1]), b = w / L::Q, d = w % L::Q;
-    for (int e = 0; e < 3; ++e) f[std::size_t(b)][std::size_t(e)] += L::c(d, e) * all[3 * l + 2];
+  for (const std::size_t l : o.order) {
+    const int w = o.what[l], b = w / L::Q, d = w % L::Q;
+    for (int e = 0; e < 3; ++e) f[std::size_t(b)][std::size_t(e)] += L::c(d, e) * all[l];
   }
   return f;
 }

@@ -382,7 +382,7 @@ class Model final : public kflow::Model {
       mixed_pairs(space_, geo_, mixed_);
     links_ =
         kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated, fallbacks);
-    link_order<L>(links_, geo_, link_key_, link_what_);
+    link_order_ = link_order<L>(links_, geo_);
     // (counts over the ranks)
     const auto count = std::int64_t(parallel::sum(links_.count)),
                fell = std::int64_t(parallel::sum(fallbacks)),
@@ -454,7 +454,7 @@ class Model final : public kflow::Model {
   std::vector<std::array<double, 3>> body_forces() const {
     if (halo_ && layout_ != Layout::pushed) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
     const auto m = kernels::link_momenta<L>(space_, a_, geo_, links_, layout_);
-    return lbm::body_forces<L>(link_key_, link_what_, m, int(s_.bodies.size()));
+    return lbm::body_forces<L>(link_order_, m, int(s_.bodies.size()));
   }
 
   // analysis.pressure_probes (lbm_probes.hpp): the densities of the cells
@@ -562,8 +562,7 @@ class Model final : public kflow::Model {
   Kokkos::View<unsigned char*, Mem> solid_;  // bodies: per stored cell, body id + 1
   Kokkos::View<int*, Mem> mixed_;            // bodies, GPUs, 16 bits: mixed_pairs()
   BodyLinks<Mem, Real> links_;
-  std::vector<double> link_key_;  // the links' place in the one-rank order (link_order)
-  std::vector<int> link_what_;
+  LinkOrder link_order_;  // every rank's links in the one-rank order (the force sums)
   std::vector<std::string> notes_;
 };
 
