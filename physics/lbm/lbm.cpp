@@ -10,6 +10,7 @@
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/registry.hpp"
+#include "lbm_inflow_table.hpp"
 
 namespace kflow::lbm {
 
@@ -122,7 +123,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
                      : kind == "outflow"     ? Bc::outflow
                                              : Bc::periodic;
     const auto side_s = bs.section(key);
-    for (const char* k : {"profile", "max_velocity", "ramp_time"})
+    for (const char* k : {"profile", "max_velocity", "ramp_time", "file"})
       if (kind != "inflow" && side_s.has(k))
         bs.fail(key + "." + k, std::string("only an inflow side takes ") + k);
     if (kind != "outflow" && side_s.has("pressure"))
@@ -131,9 +132,28 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
       inflows = true;
       // Into the domain: +1 on a low side, -1 on a high one.
       const double inward = side ? -1.0 : 1.0;
-      const auto profile = side_s.get_choice("profile", {"uniform", "parabolic"}, "uniform");
+      const auto profile =
+          side_s.get_choice("profile", {"uniform", "parabolic", "table"}, "uniform");
       std::vector<double> v(std::size_t(g.dim), 0.0);
-      if (profile == "parabolic") {
+      if (profile != "table" && side_s.has("file"))
+        bs.fail(key + ".file", "a file belongs to profile = \"table\"");
+      if (profile == "table") {
+        s->profile[d][side] = Profile::table;
+        for (const char* k : {"velocity", "max_velocity"})
+          if (side_s.has(k))
+            bs.fail(key + "." + k, "a table inflow takes its velocity from the table's file");
+        auto& t = s->table[d][side];
+        t = inflow_table(side_s, c.directory(), g, d, side);
+        // (the fastest sample: the Mach number's check)
+        std::vector<double> peak(std::size_t(g.dim), 0.0);
+        double most = 0;
+        for (std::size_t k = 0; k + 2 < t.size(); k += 3) {
+          const double sq = t[k] * t[k] + t[k + 1] * t[k + 1] + t[k + 2] * t[k + 2];
+          if (sq > most)
+            for (int e = 0; e < g.dim; ++e) peak[std::size_t(e)] = t[k + std::size_t(e)], most = sq;
+        }
+        v = peak;
+      } else if (profile == "parabolic") {
         s->profile[d][side] = Profile::parabolic;
         if (side_s.has("velocity"))
           bs.fail(key + ".velocity",
@@ -216,8 +236,20 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
   if (g.dim == 2 && fs.has("reference_area"))
     fs.fail("reference_area", "a 2D case's forces are per unit depth: give reference_length");
   if (s->bodies.empty())
-    for (const char* k : {"reference_velocity", "reference_length", "reference_area"})
+    for (const char* k :
+         {"reference_velocity", "reference_length", "reference_area", "moment_center"})
       if (fs.has(k)) fs.fail(k, "forces are on bodies; this case has no [[body]]");
+  // The moments' point: one for every body, or each body's box centre.
+  const auto mc = fs.get_numbers("moment_center", std::size_t(g.dim), std::size_t(g.dim), {});
+  for (const auto& b : s->bodies) {
+    const auto box = geometry::bounds(b);
+    std::array<double, 3> p{};
+    for (int d = 0; d < 3; ++d)
+      p[std::size_t(d)] = d >= g.dim   ? 0.0
+                          : mc.empty() ? 0.5 * (box.lo[d] + box.hi[d])
+                                       : mc[std::size_t(d)];
+    s->moment_centers.push_back(p);
+  }
   const auto as = c.section("analysis");
   s->probes = as.get_numbers("pressure_probes", std::size_t(2 * g.dim), std::size_t(2 * g.dim), {});
   for (std::size_t k = 0; k < s->probes.size(); ++k) {

@@ -58,6 +58,9 @@
 #include <string>
 #include <vector>
 
+#include <array>
+#include <vector>
+
 #include "kflow/core/config.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/geometry/body.hpp"
@@ -70,7 +73,7 @@ enum class Stencil { d2q9, d3q19, d3q27 };
 // profile: lbm_sides.hpp) and a pressure outflow (anti-bounce-back:
 // lbm_outflow.hpp).
 enum class Bc { periodic, no_slip, moving_wall, inflow, outflow };
-enum class Profile { uniform, parabolic };
+enum class Profile { uniform, parabolic, table };
 // Walls on bodies (lbm_bodies.hpp): halfway bounce-back (staircase) or
 // Bouzidi, Firdaouss & Lallemand's (2001) linear interpolation.
 enum class Walls { bounce_back, interpolated };
@@ -86,12 +89,18 @@ struct Setup : ModelSetup {
   Bc bc[3][2] = {};                    // [axis][0 low, 1 high]
   double wall_velocity[3][2][3] = {};  // moving wall; inflow (uniform, or the profile's peak)
   Profile profile[3][2] = {};          // inflow sides
-  double ramp_time = 0;                // inflows rise as (1 - cos(pi t / T)) / 2 up to T
+  // A table inflow's velocity (physical) at the side's half-cell points
+  // (lbm_inflow_table.hpp).
+  std::vector<double> table[3][2];
+  double ramp_time = 0;  // inflows rise as (1 - cos(pi t / T)) / 2 up to T
   // Bodies: ModelSetup::bodies ([[body]], kflow/core/case_geometry.hpp); their walls.
   Walls walls = Walls::interpolated;
   // Force coefficients c = 2 F / (rho0 U^2 A), A = L (2D, per unit depth) or
   // the area (3D); 0: not logged.
   double force_velocity = 0, force_length = 0, force_area = 0;
+  // Moments c_m = 2 M / (rho0 U^2 A L) about each body's point (physical;
+  // forces.moment_center, or the body's bounding-box centre).
+  std::vector<std::array<double, 3>> moment_centers;
   std::vector<double> probes;  // analysis.pressure_probes: two points, delta_p = p(a) - p(b)
   // Lattice parameters (derived).
   double dx = 1, dt = 1;  // physical cell size and time per lattice step

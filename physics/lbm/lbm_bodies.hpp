@@ -22,11 +22,11 @@
 //
 // Forces by momentum exchange: F = sum over a body's links of c_d (f*_d(x) +
 // f_dbar(x)), the momentum the link's two populations hand to the wall over
-// a step.  For a body at rest this is Wen et al.'s (2014) Galilean-invariant
-// form, whose wall-velocity terms vanish.  The sum runs on the host over
-// every rank's links in the one-rank link order (the geometry layer's: by
-// cell, x fastest, then by direction), so that it has the same bits on any
-// decomposition and any number of threads.
+// a step; moments M = sum (w - p) x c_d (f*_d(x) + f_dbar(x)) about a point
+// p, each link's force taken at its wall point w = x + q c_d.  For a body at rest this is Wen et
+// al.'s (2014) Galilean-invariant form, whose wall-velocity terms vanish.  The sum runs on the host
+// over every rank's links in the one-rank link order (the geometry layer's: by cell, x fastest,
+// then by direction), so that it has the same bits on any decomposition and any number of threads.
 //
 // Several ranks: a block's links are its own cells' (the geometry layer's
 // node box), found on its cells and ghost layer, whose solid flags the
@@ -233,10 +233,13 @@ BodyLinks<typename ExecSpace::memory_space, Real> body_links(const ExecSpace& sp
 // Every rank's links in the one-rank order, found once at set-up: `order`
 // lists the positions of the links gathered over the ranks (rank by rank,
 // each rank's in its own order) by key (global cell index) Q + d,
-// ascending; `what[k]` = body Q + d of gathered link k.  Collective.
+// ascending; `what[k]` = body Q + d of gathered link k, `wall[k]` its wall
+// point x + q c_d (global cell coordinates, the cell centres at integers;
+// q = 1/2 for a halfway link), the moments' lever.  Collective.
 struct LinkOrder {
   std::vector<std::size_t> order;
   std::vector<int> what;
+  std::vector<std::array<double, 3>> wall;
 };
 
 template <class L, class Real, class Links>
@@ -244,38 +247,63 @@ LinkOrder link_order(const Links& links, const Geometry<Real>& g) {
   const auto cell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.cell);
   const auto dir = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.dir);
   const auto body = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.body);
-  std::vector<double> mine;  // (key, what) per link
-  mine.reserve(2 * std::size_t(links.count));
+  const auto rule = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.rule);
+  const auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), links.q);
+  constexpr std::size_t per = 5;  // (key, what, wall point) per link
+  std::vector<double> mine;
+  mine.reserve(per * std::size_t(links.count));
   for (int l = 0; l < links.count; ++l) {
     int x[3];
     coords(cell(l), g.n, x);
     const double global =
         (x[0] + g.offset[0]) +
         double(g.cells[0]) * ((x[1] + g.offset[1]) + double(g.cells[1]) * (x[2] + g.offset[2]));
-    mine.push_back(global * L::Q + dir(l));
-    mine.push_back(double(body(l) * L::Q + dir(l)));
+    const int d = dir(l);
+    const double ql = rule(l) == link_halfway ? 0.5 : double(q(l));
+    mine.push_back(global * L::Q + d);
+    mine.push_back(double(body(l) * L::Q + d));
+    for (int e = 0; e < 3; ++e) mine.push_back(x[e] + g.offset[e] + ql * L::c(d, e));
   }
   const auto all = parallel::all_gather(mine);
   LinkOrder o;
-  o.order.resize(all.size() / 2);
-  o.what.resize(all.size() / 2);
-  for (std::size_t k = 0; k < o.what.size(); ++k) o.what[k] = int(all[2 * k + 1]);
+  const std::size_t n = all.size() / per;
+  o.order.resize(n);
+  o.what.resize(n);
+  o.wall.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    o.what[k] = int(all[per * k + 1]);
+    for (std::size_t e = 0; e < 3; ++e) o.wall[k][e] = all[per * k + 2 + e];
+  }
   std::iota(o.order.begin(), o.order.end(), std::size_t(0));
   std::sort(o.order.begin(), o.order.end(),
-            [&](std::size_t a, std::size_t b) { return all[2 * a] < all[2 * b]; });
+            [&](std::size_t a, std::size_t b) { return all[per * a] < all[per * b]; });
   return o;
 }
 
-// The force (lattice units) on each of `bodies` bodies: c_d m summed over
-// every rank's links (m: link_momenta) in the one-rank order (link_order).
-// Collective.
+// The force and the moment about `center[b]` (global cell coordinates) on
+// each body b (lattice units): over every rank's links (m: link_momenta)
+// in the one-rank order (link_order), F = sum c_d m and M = sum (w - center)
+// x c_d m, w the link's wall point.  Collective.
+struct BodyLoad {
+  std::array<double, 3> force{}, moment{};
+};
 template <class L, class M>
-std::vector<std::array<double, 3>> body_forces(const LinkOrder& o, const M& m, int bodies) {
+std::vector<BodyLoad> body_forces(const LinkOrder& o, const M& m,
+                                  const std::vector<std::array<double, 3>>& center) {
   const auto all = parallel::all_gather(std::vector<double>(m.data(), m.data() + m.extent(0)));
-  std::vector<std::array<double, 3>> f(std::size_t(bodies), {0.0, 0.0, 0.0});
+  std::vector<BodyLoad> f(center.size());
   for (const std::size_t l : o.order) {
-    const int w = o.what[l], b = w / L::Q, d = w % L::Q;
-    for (int e = 0; e < 3; ++e) f[std::size_t(b)][std::size_t(e)] += L::c(d, e) * all[l];
+    const int w = o.what[l], d = w % L::Q;
+    auto& b = f[std::size_t(w / L::Q)];
+    double fl[3], r[3];
+    for (int e = 0; e < 3; ++e) {
+      fl[e] = L::c(d, e) * all[l];
+      b.force[std::size_t(e)] += fl[e];
+      r[e] = o.wall[l][std::size_t(e)] - center[std::size_t(w / L::Q)][std::size_t(e)];
+    }
+    b.moment[0] += r[1] * fl[2] - r[2] * fl[1];
+    b.moment[1] += r[2] * fl[0] - r[0] * fl[2];
+    b.moment[2] += r[0] * fl[1] - r[1] * fl[0];
   }
   return f;
 }

@@ -45,7 +45,8 @@ struct Geometry {
   int halo[3][2];     // side borders another block (its cells in the ghost layer)
   int moving[3][2];   // face is a moving wall or an inflow (else static, when neither above)
   Real uw[3][2][3];   // wall velocities (lattice units): an inflow's peak
-  int profile[3][2];  // a moving face's velocity: 0 uniform, 1 parabolic across the face
+  int profile[3][2];  // a moving face's velocity: 0 uniform, 1 parabolic across the face,
+                      // 2 a table's (`table` from `table_at`)
   Real scale[3][2];   // a moving face's velocity factor in time (an inflow's ramp)
   int cells[3];       // the global grid's cells per axis, and the block's first cell
   int offset[3];      // in it (the parabolic profile)
@@ -58,6 +59,11 @@ struct Geometry {
   // null: no list (the cell launch takes a lattice with bodies).
   const int* mixed;
   int mixed_count;
+  // Table inflows: their velocities (lattice units) at the half-cell points
+  // of each side's tangential axes e1 < e2, 3 a point, point k1 + (2
+  // cells[e1] + 1) k2 from table_at[d][side] on (lbm_inflow_table.hpp).
+  const Real* table;
+  int table_at[3][2];
   Real force[3];  // body force (lattice units)
   int forced;     // any force component non-zero
   Real omega_p, omega_m;
@@ -68,12 +74,21 @@ struct Geometry {
   }
 
   // The velocity of moving face (d, side) where the link from cell x along
-  // dd crosses it (halfway, at x + dd / 2): uniform, or the parabolic
-  // profile 4 t (1 - t) per axis across the face (a duct: the product),
-  // t the position across the global grid; times the face's scale.
+  // dd crosses it (halfway, at x + dd / 2): uniform, the parabolic profile
+  // 4 t (1 - t) per axis across the face (a duct: the product), t the
+  // position across the global grid, or a table's at that point; times the
+  // face's scale.
   KOKKOS_INLINE_FUNCTION void face_velocity(int d, int side, const int x[3], const int dd[3],
                                             Real w[3]) const {
     Real f = scale[d][side];
+    if (profile[d][side] == 2) {
+      const int e1 = d == 0 ? 1 : 0, e2 = d == 2 ? 1 : 2;
+      const int k1 = 2 * (x[e1] + offset[e1]) + 1 + dd[e1];
+      const int k2 = 2 * (x[e2] + offset[e2]) + 1 + dd[e2];
+      const Real* v = table + table_at[d][side] + 3 * (k1 + (2 * cells[e1] + 1) * k2);
+      for (int e = 0; e < 3; ++e) w[e] = v[e] * f;
+      return;
+    }
     if (profile[d][side])
       for (int e = 0; e < 3; ++e)
         if (e != d && cells[e] > 1) {

@@ -135,7 +135,10 @@ class Model final : public kflow::Model {
         geo_.halo[d][side] = d < G.dim && dec.split(d) && dec.neighbour(d, side) >= 0;
         const Bc b = d < G.dim ? s_.bc[d][side] : Bc::periodic;
         geo_.moving[d][side] = b == Bc::moving_wall || b == Bc::inflow;
-        geo_.profile[d][side] = b == Bc::inflow && s_.profile[d][side] == Profile::parabolic;
+        geo_.profile[d][side] = b != Bc::inflow                             ? 0
+                                : s_.profile[d][side] == Profile::parabolic ? 1
+                                : s_.profile[d][side] == Profile::table     ? 2
+                                                                            : 0;
         geo_.scale[d][side] = Real(1);
         for (int e = 0; e < 3; ++e) geo_.uw[d][side][e] = Real(s_.wall_lat[d][side][e]);
       }
@@ -143,6 +146,7 @@ class Model final : public kflow::Model {
       geo_.cells[d] = d < G.dim ? G.cells[d] : 1;
       geo_.offset[d] = d < G.dim ? lg_.offset[d] : 0;
     }
+    place_tables();
     geo_.solid = nullptr;
     geo_.mixed = nullptr, geo_.mixed_count = 0;
     geo_.forced = geo_.force[0] != Real(0) || geo_.force[1] != Real(0) || geo_.force[2] != Real(0);
@@ -396,6 +400,24 @@ class Model final : public kflow::Model {
                        " boundary links found no surface (a graze): q = 1/2 there");
   }
 
+  // Table inflows: every side's samples (lbm.hpp: Setup::table) in lattice
+  // units, one device array.
+  void place_tables() {
+    std::vector<Real> all;
+    for (int d = 0; d < 3; ++d)
+      for (int side = 0; side < 2; ++side) {
+        geo_.table_at[d][side] = int(all.size());
+        if (d < s_.grid.dim)
+          for (const double v : s_.table[d][side]) all.push_back(Real(v * s_.dt / s_.dx));
+      }
+    tables_ = Kokkos::View<Real*, Mem>("kflow::lbm::inflow_tables", all.size());
+    Kokkos::deep_copy(space_, tables_,
+                      Kokkos::View<const Real*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                          all.data(), all.size()));
+    space_.fence("kflow::lbm::inflow_tables");
+    geo_.table = tables_.data();
+  }
+
   // The cells of the block (output order) inside a body (id + 1) and next
   // to one (with a boundary link); empty without bodies.
   void body_cells(std::vector<unsigned char>& solid, std::vector<char>& near) const {
@@ -432,7 +454,9 @@ class Model final : public kflow::Model {
   }
 
   // Force coefficients of every body (lattice units throughout): c = 2 F /
-  // (rho0 U^2 A); body 0's as c_d, c_l (c_s), the others' with "_<id>".
+  // (rho0 U^2 A), and moment coefficients c_m = 2 M / (rho0 U^2 A L) about
+  // the body's moment centre; body 0's as c_d, c_l (c_s), c_m (c_mx, c_my,
+  // c_mz), the others' with "_<id>".
   void forces(Diagnostics& out) const {
     if (!(s_.force_velocity > 0) || s_.bodies.empty()) return;
     const double u = s_.force_velocity * s_.dt / s_.dx, len = s_.force_length / s_.dx;
@@ -440,21 +464,36 @@ class Model final : public kflow::Model {
     const double scale = 2 / (u * u * area);
     const auto all = body_forces();
     for (int b = 0; b < int(s_.bodies.size()); ++b) {
-      const auto& f = all[std::size_t(b)];
+      const auto& f = all[std::size_t(b)].force;
+      const auto& m = all[std::size_t(b)].moment;
       const std::string tag = b == 0 ? "" : "_" + std::to_string(b);
       out.push_back({"c_d" + tag, f[0] * scale});
       out.push_back({"c_l" + tag, f[1] * scale});
-      if (s_.grid.dim == 3) out.push_back({"c_s" + tag, f[2] * scale});
+      if (s_.grid.dim == 3) {
+        out.push_back({"c_s" + tag, f[2] * scale});
+        out.push_back({"c_mx" + tag, m[0] * scale / len});
+        out.push_back({"c_my" + tag, m[1] * scale / len});
+        out.push_back({"c_mz" + tag, m[2] * scale / len});
+      } else {
+        out.push_back({"c_m" + tag, m[2] * scale / len});
+      }
     }
   }
 
-  // The force on every body (lattice units): lbm_bodies.hpp.  A link's
-  // cell x - c_d may be a neighbour's: its values come first, except in the
-  // pushed layout (this block's stream step wrote them into the ghosts).
-  std::vector<std::array<double, 3>> body_forces() const {
+  // The force and moment on every body (lattice units): lbm_bodies.hpp.  A
+  // link's cell x - c_d may be a neighbour's: its values come first, except
+  // in the pushed layout (this block's stream step wrote them into the
+  // ghosts).
+  std::vector<BodyLoad> body_forces() const {
     if (halo_ && layout_ != Layout::pushed) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
     const auto m = kernels::link_momenta<L>(space_, a_, geo_, links_, layout_);
-    return lbm::body_forces<L>(link_order_, m, int(s_.bodies.size()));
+    // (the moment centres in global cell coordinates: the cell centres at integers)
+    std::vector<std::array<double, 3>> center(s_.bodies.size(), {0.0, 0.0, 0.0});
+    for (std::size_t b = 0; b < center.size(); ++b)
+      for (int d = 0; d < s_.grid.dim; ++d)
+        center[b][std::size_t(d)] =
+            (s_.moment_centers[b][std::size_t(d)] - s_.grid.origin[std::size_t(d)]) / s_.dx - 0.5;
+    return lbm::body_forces<L>(link_order_, m, center);
   }
 
   // analysis.pressure_probes (lbm_probes.hpp): the densities of the cells
@@ -561,6 +600,7 @@ class Model final : public kflow::Model {
   double fluid_cells_ = 0;                                       // of the block
   Kokkos::View<unsigned char*, Mem> solid_;  // bodies: per stored cell, body id + 1
   Kokkos::View<int*, Mem> mixed_;            // bodies, GPUs, 16 bits: mixed_pairs()
+  Kokkos::View<Real*, Mem> tables_;          // table inflows (Geometry::table)
   BodyLinks<Mem, Real> links_;
   LinkOrder link_order_;  // every rank's links in the one-rank order (the force sums)
   std::vector<std::string> notes_;
