@@ -4,6 +4,7 @@
 
 #include "lbm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -239,15 +240,17 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
     for (const char* k :
          {"reference_velocity", "reference_length", "reference_area", "moment_center"})
       if (fs.has(k)) fs.fail(k, "forces are on bodies; this case has no [[body]]");
-  // The moments' point: one for every body, or each body's box centre.
+  // The moments' point: one for every body, or the centre of each body's
+  // bounding box within the domain (a cylinder through it is infinite).
   const auto mc = fs.get_numbers("moment_center", std::size_t(g.dim), std::size_t(g.dim), {});
   for (const auto& b : s->bodies) {
     const auto box = geometry::bounds(b);
     std::array<double, 3> p{};
-    for (int d = 0; d < 3; ++d)
-      p[std::size_t(d)] = d >= g.dim   ? 0.0
-                          : mc.empty() ? 0.5 * (box.lo[d] + box.hi[d])
-                                       : mc[std::size_t(d)];
+    for (std::size_t d = 0; d < std::size_t(g.dim); ++d) {
+      const double lo = std::max(box.lo[int(d)], g.origin[d]),
+                   hi = std::min(box.hi[int(d)], g.origin[d] + g.length[d]);
+      p[d] = mc.empty() ? 0.5 * (lo + hi) : mc[d];
+    }
     s->moment_centers.push_back(p);
   }
   const auto as = c.section("analysis");

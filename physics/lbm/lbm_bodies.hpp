@@ -179,6 +179,33 @@ double solid_cells(const ExecSpace& space, const Flags& flags, const Geometry<Re
   return count;
 }
 
+// The block's solid cells with fluid on both sides along some lattice
+// direction (a body, or a part of one, a cell thick there: the walls on
+// its two sides meet in that cell).  g.solid set, ghost layers included.
+template <class L, class Real, class ExecSpace>
+double thin_cells(const ExecSpace& space, const Geometry<Real>& g) {
+  double count = 0;
+  Kokkos::parallel_reduce(
+      "kflow::lbm::thin_cells",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, g.n[0] * g.n[1] * g.n[2]),
+      KOKKOS_LAMBDA(int m, double& c) {
+        int x[3];
+        coords(m, g.n, x);
+        if (!g.solid[g.index(x)]) return;
+        bool thin = false;
+        for (int i = 1; i < L::Q && !thin; ++i) {
+          const int dd[3] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
+          const int back[3] = {-dd[0], -dd[1], -dd[2]};
+          int y[3], z[3];
+          thin = shifted(g, x, dd, y) && shifted(g, x, back, z) && !g.solid[g.index(y)] &&
+                 !g.solid[g.index(z)];
+        }
+        c += thin;
+      },
+      count);
+  return count;
+}
+
 // The body links from the geometry layer's (nodes: the block's stored
 // cells, links from its own), each with its rule: interpolated walls fall
 // back to halfway bounce-back where q < 1/2 and x - c_d is not a fluid cell

@@ -395,6 +395,15 @@ class Model final : public kflow::Model {
       notes_.push_back(std::to_string(fell) + " of " + std::to_string(count) +
                        " boundary links (q < 1/2) have no second fluid cell behind them (a gap "
                        "one cell wide or a side): halfway bounce-back there (first order)");
+    // (a tenth or more: a plate, a thin part; a resolved curved body has a
+    // few such cells at the tips of its staircase)
+    const auto thin = std::int64_t(parallel::sum(kernels::thin_cells<L>(space_, geo_)));
+    const auto in_bodies = std::int64_t(parallel::sum(solid));
+    if (thin > 0 && 10 * thin >= in_bodies)
+      notes_.push_back(std::to_string(thin) + " of the bodies' " + std::to_string(in_bodies) +
+                       " cells have fluid on both sides along a lattice direction (a body "
+                       "thinner than two cells there): the walls on its two sides meet in those "
+                       "cells; a finer grid resolves them");
     if (unresolved > 0)
       notes_.push_back(std::to_string(unresolved) +
                        " boundary links found no surface (a graze): q = 1/2 there");
