@@ -10,7 +10,8 @@
 // (dist::choose_blocks, or --set blocks; --set scaling=weak makes each block
 // the size): the time of a repetition is the slowest rank's, the note gives
 // the aggregate MLUPS, each rank's MLUPS, the halo exchange's time per step
-// and how the halo travelled.
+// and how the halo travelled.  Every row ends with the state's memory per
+// cell of the box (Model::state_bytes: populations, bodies' flags and links).
 
 #include <Kokkos_Core.hpp>
 
@@ -182,6 +183,11 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
                       parallel::transport_name().c_str());
         text_note += more;
       }
+      // (the state's memory per cell of the box, solid cells included)
+      std::snprintf(note, sizeof note, ", %.4g B/cell",
+                    parallel::sum(model->state_bytes()) /
+                        (double(cells[0]) * double(cells[1]) * double(cells[2])));
+      text_note += note;
       row.label = label;
       row.note = text_note;
       row.seconds = best;

@@ -237,6 +237,14 @@ class Model final : public kflow::Model {
   double exchange_seconds() const override {
     return halo_ ? halo_->seconds() : 0.0;
   }
+  // Populations, bodies' flags and links, inflow tables (not the halo's
+  // buffers, nor what a diagnostic or a frame allocates while it runs).
+  double state_bytes() const override {
+    const double link = sizeof(int) + 3 + sizeof(Real);  // cell, dir, body, rule, q
+    return double(a_.v.span() + b_.v.span()) * sizeof(Stored) + double(solid_.span()) +
+           double(mixed_.span()) * sizeof(int) + double(links_.count) * link +
+           double(tables_.span()) * sizeof(Real);
+  }
 
   // Global values: the block's reductions combined over the ranks (the
   // maximum is the single rank's bits, the sums may differ in the last ones).

@@ -137,6 +137,9 @@ class Model {
   virtual void fence() = 0;
   // Wall time this rank spent in halo exchanges so far (distributed runs).
   virtual double exchange_seconds() const { return 0; }
+  // The bytes of the state this rank holds in the execution space's memory
+  // (the benchmarks' memory per cell); 0: not counted by the model.
+  virtual double state_bytes() const { return 0; }
   // Notes the model found while setting up its state on the device (e.g.
   // boundary links that fell back to a simpler rule), printed once.
   virtual std::vector<std::string> notes() const { return {}; }
