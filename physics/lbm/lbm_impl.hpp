@@ -41,6 +41,7 @@
 #endif
 #include "lbm.hpp"
 #include "lbm_bodies.hpp"
+#include "lbm_fields.hpp"
 #include "lbm_kernels.hpp"
 #include "lbm_launch.hpp"
 #include "lbm_outflow.hpp"
@@ -305,7 +306,7 @@ class Model final : public kflow::Model {
       f.values.resize(n);
       for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 1 + d) * c;
     } else if (name == "vorticity_magnitude") {
-      f.values = vorticity(h, c);
+      f.values = vorticity_magnitude(h, c, geo_, s_.grid, s_.dx);
     } else if (name == "flags") {
       // 0 fluid; next to a side: 1 no-slip, 2 moving wall, 3 inflow, 4
       // outflow (the largest where sides meet); 5 next to a body; -(id + 1)
@@ -557,51 +558,6 @@ class Model final : public kflow::Model {
           const int p[3] = {x, y, z};
           fn(k++, p);
         }
-  }
-
-  // |curl u| from the cell velocities (central differences, one-sided at
-  // the walls; periodic axes wrap; across a face to another block, its
-  // cells in the ghost layer), physical units.
-  template <class H>
-  std::vector<double> vorticity(const H& h, double c) const {
-    const int nx = geo_.n[0], ny = geo_.n[1], nz = geo_.n[2], dim = s_.grid.dim;
-    const double dx = s_.dx;
-    std::vector<double> out(ncells_);
-    auto id = [&](int x, int y, int z) {
-      const int p[3] = {x, y, z};
-      return std::size_t(geo_.index(p));
-    };
-    // d u_comp / d x_axis at (x, y, z).
-    auto deriv = [&](int comp, int axis, int x, int y, int z) {
-      int p[3] = {x, y, z}, lo[3] = {x, y, z}, hi[3] = {x, y, z};
-      const int n = geo_.n[axis];
-      double span = 2;
-      if (axis >= dim || s_.grid.cells[axis] == 1) return 0.0;
-      if ((p[axis] > 0 || geo_.halo[axis][0]) && (p[axis] < n - 1 || geo_.halo[axis][1])) {
-        --lo[axis], ++hi[axis];
-      } else if (geo_.periodic[axis]) {
-        lo[axis] = (p[axis] - 1 + n) % n, hi[axis] = (p[axis] + 1) % n;
-      } else if (p[axis] == 0 && !geo_.halo[axis][0]) {
-        ++hi[axis], span = 1;
-      } else {
-        --lo[axis], span = 1;
-      }
-      return (h(id(hi[0], hi[1], hi[2]), 1 + comp) - h(id(lo[0], lo[1], lo[2]), 1 + comp)) * c /
-             (span * dx);
-    };
-    for (int z = 0; z < nz; ++z)
-      for (int y = 0; y < ny; ++y)
-        for (int x = 0; x < nx; ++x) {
-          const double wz = deriv(1, 0, x, y, z) - deriv(0, 1, x, y, z);
-          double sq = wz * wz;
-          if (dim == 3) {
-            const double wx = deriv(2, 1, x, y, z) - deriv(1, 2, x, y, z);
-            const double wy = deriv(0, 2, x, y, z) - deriv(2, 0, x, y, z);
-            sq += wx * wx + wy * wy;
-          }
-          out[x + std::size_t(nx) * (y + std::size_t(ny) * z)] = std::sqrt(sq);
-        }
-    return out;
   }
 
   Setup s_;

@@ -174,7 +174,7 @@ bench)
   out=$(on 2 bench lbm --set sizes=12 --set steps=4 --repeat 2 2>&1) || fail "bench on 2 ranks: $out"
   [[ $(grep -c "^bench lbm:" <<<"$out") == 1 ]] || fail "the report is not printed once: $out"
   for scheme in in_place two_grid; do
-    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 1x1x2\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step \((MPI through host memory|NCCL [0-9.]+ \(device to device\))\)\]" <<<"$out" ||
+    grep -Eq "cavity 12\^3 $scheme .*\[[0-9.e+]+ MLUPS on 2 ranks \(blocks 1x1x2\), per rank [0-9.e+]+ to [0-9.e+]+ MLUPS, halo exchange up to [0-9.e+-]+ ms per step \((MPI through host memory|NCCL [0-9.]+ \(device to device\))\), [0-9.e+]+ B/cell\]" <<<"$out" ||
       fail "no $scheme row with per-rank MLUPS and the exchange time: $out"
   done
   # Chosen blocks, weak scaling: a 12^3 block per rank.
