@@ -18,7 +18,8 @@
 #
 # Items:
 #   build     configure and build kflow (CUDA + OpenMP + Serial, no VTK, no
-#             MPI) and kflow-bench, then the tests with the GPU and lbm units
+#             MPI): kflow-bench and the tests with the GPU and lbm units, in
+#             one ninja run (the test units fill the cores the lbm units leave)
 #   build-bench  the 'build' item's first half: kflow-bench alone (which the
 #             measuring items use; a call short of time)
 #   tests     the [gpu] tests (CUDA against OpenMP, every model) and lbm's
@@ -33,10 +34,14 @@
 #             and 160 (u_lat 0.05); 2D-2 at 80 and 160; 2D-1 under diffusive
 #             scaling (80: u_lat 0.025, 160: 0.0125).  KFLOW_DFG_RUNS="3d1z-d20
 #             2d1-d80 ..." runs only those (the names of out/runs/)
+#   build-host  the 'cpu' item's build alone (a host-only g++ build in
+#             BUILD-host); it can run beside the CUDA build or a GPU run
 #   cpu       a host-only g++ build (OpenMP) in BUILD-host and lbm's CPU row
 #             on all cores (256^3, float and float16s, in place)
 #   mac2d     the 512^2 Re 1000 cavity with TVD to t = 40 (psi_min against
-#             Botella & Peyret 1998) and Gartling's Re 800 step at 1920 x 128
+#             Botella & Peyret 1998) and Gartling's Re 800 step at 1920 x 128.
+#             KFLOW_MAC2D_RUNS="cavity step" picks runs; KFLOW_CAVITY_END=80
+#             runs the cavity longer (psi_min's history is printed)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 kokkos="" kokkos_host="" tomlpp="" build=$top/build-cuda out=$top/out/gpu-checks
@@ -50,7 +55,7 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    build | build-bench | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
+    build | build-bench | build-host | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
     *) echo "gpu-checks: unknown item or option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -82,10 +87,14 @@ do_build() { # do_build [bench]: kflow-bench, then (without 'bench') the tests
     ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
     -DKFLOW_ENABLE_VTK=OFF -DKFLOW_ENABLE_MPI=OFF -DKFLOW_ENABLE_KOKKOS_KERNELS=OFF \
     -DKFLOW_CCACHE=OFF '-DKFLOW_TEST_SOURCES_REGEX=test_gpu|test_lbm'
-  # (kflow-bench first, which holds kflow and the benches: a call short of
-  # time can measure with it)
-  step build cmake --build "$build" --parallel "$jobs" --target kflow-bench -- -k 0
-  [[ "${1:-}" == bench ]] || step build cmake --build "$build" --parallel "$jobs" --target kflow_tests -- -k 0
+  # (build-bench: kflow-bench alone, which holds kflow and the benches, for a
+  # call short of time; build: kflow-bench and the tests in one ninja run,
+  # whose test units fill the cores that the long lbm units leave idle)
+  if [[ "${1:-}" == bench ]]; then
+    step build cmake --build "$build" --parallel "$jobs" --target kflow-bench -- -k 0
+  else
+    step build cmake --build "$build" --parallel "$jobs" --target kflow-bench kflow_tests -- -k 0
+  fi
   echo "build: $(grep -c 'warning' "$out/build.log" || true) warning lines, $(tail -1 "$out/build.log")"
 }
 
@@ -95,7 +104,7 @@ do_tests() {
   need_build
   local t=$build/tests/kflow_tests rc=0
   # (the build holds the GPU and lbm test units only: all but the long ones)
-  step tests "$t" "~[long]" || rc=1
+  step tests "$t" "~[long]" --durations yes || rc=1
   echo "tests: $(grep -E '^(All tests passed|test cases:)' "$out/tests.log" | tr '\n' ' ')(exit $rc)"
 }
 
@@ -166,15 +175,23 @@ do_lbm_dfg() {
   grep -h 'c_d' "$out/lbm-dfg.log" | grep -v '^==' || true
 }
 
-do_cpu() {
-  local host=$build-host
+build_host() { # build_host LOG: the host-only build (g++, OpenMP + Serial Kokkos)
+  local log=$1 host=$build-host
   [[ -n "$kokkos_host" ]] ||
-    { echo "gpu-checks: the 'cpu' item needs --kokkos-host PREFIX (a host-only Kokkos)" >&2; return 1; }
-  step cpu cmake -S "$top" -B "$host" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DKokkos_ROOT="$kokkos_host" ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
+    { echo "gpu-checks: the '$log' item needs --kokkos-host PREFIX (a host-only Kokkos)" >&2; return 1; }
+  step "$log" cmake -S "$top" -B "$host" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER=g++ -DKokkos_ROOT="$kokkos_host" ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
     -DKFLOW_ENABLE_VTK=OFF -DKFLOW_ENABLE_MPI=OFF -DKFLOW_ENABLE_KOKKOS_KERNELS=OFF \
     -DKFLOW_CCACHE=OFF -DKFLOW_BUILD_TESTS=OFF -DKFLOW_MARCH_NATIVE=ON
-  step cpu cmake --build "$host" --parallel "$jobs" --target kflow
+  step "$log" cmake --build "$host" --parallel "$jobs" --target kflow
+}
+do_build_host() {
+  build_host build-host || return 1
+  echo "build-host: $(tail -1 "$out/build-host.log")"
+}
+do_cpu() {
+  local host=$build-host
+  build_host cpu || return 1
   for p in float float16s; do
     OMP_NUM_THREADS=$jobs OMP_PROC_BIND=spread OMP_PLACES=threads step cpu "$host/src/app/kflow" \
       bench lbm --backend openmp --precision $p --set sizes=256 --set streaming=in_place --repeat 3
@@ -184,14 +201,36 @@ do_cpu() {
 
 do_mac2d() {
   need_build
-  local dir=$out/runs
-  step mac2d "$kflow" run "$top/cases/mac2d/cavity-re1000.toml" --backend cuda \
-    --output "$dir/cavity-512" --set "grid.cells=[512, 512]" --set solver.pressure.method=mg \
-    --set output.every=1000.0
-  step mac2d "$kflow" run "$top/cases/mac2d/step-re800.toml" --backend cuda \
-    --output "$dir/step-1920" --set "grid.cells=[1920, 128]" --set output.every=1000.0
-  last_row "$dir/cavity-512/log.csv" time psi_min psi_min_x psi_min_y
-  last_row "$dir/step-1920/log.csv" time south_x1 north_x1 north_x2
+  local dir=$out/runs only=${KFLOW_MAC2D_RUNS:-cavity step} end=${KFLOW_CAVITY_END:-40.0}
+  if [[ " $only " == *" cavity "* ]]; then
+    step mac2d "$kflow" run "$top/cases/mac2d/cavity-re1000.toml" --backend cuda \
+      --output "$dir/cavity-512" --set "grid.cells=[512, 512]" --set solver.pressure.method=mg \
+      --set output.every=1000.0 --set time.end="$end" || true
+    last_row "$dir/cavity-512/log.csv" time psi_min psi_min_x psi_min_y
+    history "$dir/cavity-512/log.csv" psi_min
+  fi
+  if [[ " $only " == *" step "* ]]; then
+    step mac2d "$kflow" run "$top/cases/mac2d/step-re800.toml" --backend cuda \
+      --output "$dir/step-1920" --set "grid.cells=[1920, 128]" --set output.every=1000.0 || true
+    last_row "$dir/step-1920/log.csv" time south_x1 north_x1 north_x2
+  fi
+}
+
+# history CSV COLUMN: the column at every tenth of the run's time (is it steady?)
+history() {
+  python3 - "$@" <<'PY' || true
+import csv, sys
+path, col = sys.argv[1], sys.argv[2]
+rows = [r for r in csv.reader(l for l in open(path) if not l.startswith("#"))]
+head, rows = rows[0], rows[1:]
+t, c = head.index("time"), head.index(col)
+end, marks, out = float(rows[-1][t]), [], []
+for k in range(1, 11):
+    want = end * k / 10
+    r = min(rows, key=lambda r: abs(float(r[t]) - want))
+    out.append("t = %s: %s" % (r[t], r[c]))
+print(path + ": " + col + " history: " + "; ".join(out))
+PY
 }
 
 # last_row CSV COLUMN...: the named columns of a log's last row.
