@@ -17,13 +17,15 @@
 #           out/gpu-checks)
 #
 # Items:
-#   build     configure and build kflow (CUDA + OpenMP + Serial, no VTK, no
-#             MPI): kflow-bench and the tests with the GPU and lbm units, in
-#             one ninja run (the test units fill the cores the lbm units leave)
-#   build-bench  the 'build' item's first half: kflow-bench alone (which the
-#             measuring items use; a call short of time)
-#   tests     the [gpu] tests (CUDA against OpenMP, every model) and lbm's
-#             tests but the [long] ones, on the GPU (the units 'build' compiles)
+#   build     configure and build kflow-bench (kflow with the benches; CUDA +
+#             OpenMP + Serial, no VTK, no MPI), which the measuring items use:
+#             about 5 minutes on 16 cores (H100 host, Kokkos 41 s before it)
+#   build-tests  the test program with the units KFLOW_GPU_TESTS names (a
+#             regex, default 'test_gpu|test_lbm'); under nvcc the lbm test
+#             units take more than 13 minutes on 16 cores, so give this item a
+#             call of its own (ninja keeps what finished: call it again)
+#   tests     build-tests, then the tests it built but the [long] ones on the
+#             GPU (the [gpu] tests: CUDA against OpenMP, every model)
 #   bodies    lbm 512^3 D3Q19, float and float16s, both streaming schemes,
 #             empty box and with a sphere of 10 % of the volume (interpolated
 #             walls, forces every 100 steps): MLUPS over fluid cells
@@ -55,7 +57,7 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    build | build-bench | build-host | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
+    build | build-tests | build-host | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
     *) echo "gpu-checks: unknown item or option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -79,31 +81,30 @@ need_build() {
   [[ -x "$kflow" ]] || { echo "gpu-checks: $kflow is missing: run the 'build' item first" >&2; exit 1; }
 }
 
-do_build() { # do_build [bench]: kflow-bench, then (without 'bench') the tests
+configure() {
   [[ -n "$kokkos" && -x "$kokkos/bin/nvcc_wrapper" ]] ||
     { echo "gpu-checks: --kokkos PREFIX with bin/nvcc_wrapper is needed to build" >&2; exit 2; }
   step build cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DKokkos_ROOT="$kokkos" \
     ${tomlpp:+-DTOMLPP_ROOT="$tomlpp"} \
     -DKFLOW_ENABLE_VTK=OFF -DKFLOW_ENABLE_MPI=OFF -DKFLOW_ENABLE_KOKKOS_KERNELS=OFF \
-    -DKFLOW_CCACHE=OFF '-DKFLOW_TEST_SOURCES_REGEX=test_gpu|test_lbm'
-  # (build-bench: kflow-bench alone, which holds kflow and the benches, for a
-  # call short of time; build: kflow-bench and the tests in one ninja run,
-  # whose test units fill the cores that the long lbm units leave idle)
-  if [[ "${1:-}" == bench ]]; then
-    step build cmake --build "$build" --parallel "$jobs" --target kflow-bench -- -k 0
-  else
-    step build cmake --build "$build" --parallel "$jobs" --target kflow-bench kflow_tests -- -k 0
-  fi
+    -DKFLOW_CCACHE=OFF "-DKFLOW_TEST_SOURCES_REGEX=${KFLOW_GPU_TESTS:-test_gpu|test_lbm}"
+}
+do_build() {
+  configure
+  step build cmake --build "$build" --parallel "$jobs" --target kflow-bench
   echo "build: $(grep -c 'warning' "$out/build.log" || true) warning lines, $(tail -1 "$out/build.log")"
 }
-
-do_build_bench() { do_build bench; }
+do_build_tests() {
+  configure
+  step build-tests cmake --build "$build" --parallel "$jobs" --target kflow_tests -- -k 0
+  echo "build-tests: $(tail -1 "$out/build-tests.log")"
+}
 
 do_tests() {
-  need_build
+  do_build_tests || true
   local t=$build/tests/kflow_tests rc=0
-  # (the build holds the GPU and lbm test units only: all but the long ones)
+  [[ -x $t ]] || { echo "tests: $t was not built (see $out/build-tests.log)"; return 1; }
   step tests "$t" "~[long]" --durations yes || rc=1
   echo "tests: $(grep -E '^(All tests passed|test cases:)' "$out/tests.log" | tr '\n' ' ')(exit $rc)"
 }
