@@ -40,6 +40,46 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
                 ": at most 1290 (nodes are indexed with an int)");
   const double pi = 3.141592653589793;
 
+  // The mesh's size, known before it is made: torus n x m quads (two
+  // triangles each), icosphere 20 4^level triangles.
+  const double ring = 0.3, tube = 0.12;  // torus: n / m = ring / tube, facets about square
+  const int n = std::max(3, int(std::lround(std::sqrt(double(want) / 2 * ring / tube))));
+  const int m = std::max(3, int(std::lround(double(want) / (2.0 * n))));
+  const int level = std::max(0, int(std::lround(std::log(double(want) / 20) / std::log(4.0))));
+  const double triangles_made =
+      shape == "torus" ? 2.0 * n * m : 20.0 * std::pow(4.0, double(level));
+  NodeGrid grid;
+  for (int d = 0; d < 3; ++d) {
+    grid.n[d] = int(size);
+    grid.h[d] = 1.0 / double(size);
+    grid.origin[d] = 0.5 / double(size);
+  }
+  const double nodes = double(grid.count());
+
+  // Memory, estimated before anything of that size is made.  On the
+  // device: the flags, the triangles (72 bytes each), their column
+  // crossings and bins (within 64 MiB of offsets and a few ints per
+  // triangle), and the links (14 bytes, 38 with normals; at most 2 per node
+  // near the surface: a generous 2 % of the nodes times the directions).
+  // On the host: the mesh and its check's edge map, about 310 bytes a
+  // triangle at the peak (3.09 GB measured for 10 M triangles on OpenMP,
+  // the device's share included).
+  const int q = stencil == "D3Q19" ? 19 : 27;
+  const double device_need =
+      nodes + 110.0 * triangles_made + 64.0 * (1 << 20) + 0.02 * nodes * q * (normals ? 38 : 14);
+  const double host_need = 310.0 * triangles_made + (gpu ? 0.0 : device_need);
+  const double free = available_memory(o.backend), host_free = available_memory("openmp");
+  const std::string sizes = std::to_string(size) + "^3 nodes and " +
+                            std::to_string(long(triangles_made)) + " triangles need about ";
+  if (gpu && free > 0 && device_need > 0.9 * free)
+    throw Error("bench geometry: " + sizes + std::to_string(device_need / 1e9) +
+                " GB of device memory, " + std::to_string(free / 1e9) +
+                " GB are free here; a smaller --set size or triangles");
+  if (host_free > 0 && host_need > 0.9 * host_free)
+    throw Error("bench geometry: " + sizes + std::to_string(host_need / 1e9) +
+                " GB of host memory, " + std::to_string(host_free / 1e9) +
+                " GB are free here; a smaller --set size or triangles");
+
   // The mesh, in the unit cube.
   auto t0 = std::chrono::steady_clock::now();
   auto since = [](std::chrono::steady_clock::time_point t) {
@@ -49,15 +89,11 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   double volume = 0;
   std::string what;
   if (shape == "torus") {
-    const double R = 0.3, r = 0.12;  // n / m = R / r: facets about square
-    const int n = std::max(3, int(std::lround(std::sqrt(double(want) / 2 * R / r))));
-    const int m = std::max(3, int(std::lround(double(want) / (2.0 * n))));
-    body.mesh = transformed(torus_mesh({0.5, 0.5, 0.5}, R, r, n, m),
+    body.mesh = transformed(torus_mesh({0.5, 0.5, 0.5}, ring, tube, n, m),
                             Transform::rotation({1, 0.3, 0}, 0.35, {0.5, 0.5, 0.5}));
-    volume = 2 * pi * pi * R * r * r;
+    volume = 2 * pi * pi * ring * tube * tube;
     what = "torus " + std::to_string(n) + "x" + std::to_string(m);
   } else {
-    const int level = std::max(0, int(std::lround(std::log(double(want) / 20) / std::log(4.0))));
     body.mesh = sphere_mesh({0.5, 0.5, 0.5}, 0.35, level);
     volume = 4.0 / 3.0 * pi * 0.35 * 0.35 * 0.35;
     what = "icosphere level " + std::to_string(level);
@@ -65,27 +101,6 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
   body.is_mesh = true;
   const double make_s = since(t0);
   const long triangles = long(body.mesh.triangles());
-  NodeGrid grid;
-  for (int d = 0; d < 3; ++d) {
-    grid.n[d] = int(size);
-    grid.h[d] = 1.0 / double(size);
-    grid.origin[d] = 0.5 / double(size);
-  }
-  const double nodes = double(grid.count());
-
-  // Memory: the flags, the triangles on the device (72 bytes each), their
-  // column crossings and bins (within 64 MiB of offsets and a few ints per
-  // triangle), and the links (14 bytes, 38 with normals; at most 2 per node
-  // near the surface: a generous 2 % of the nodes times the directions).
-  const int q = stencil == "D3Q19" ? 19 : 27;
-  const double need =
-      nodes + 110.0 * triangles + 64.0 * (1 << 20) + 0.02 * nodes * q * (normals ? 38 : 14);
-  const double free = available_memory(o.backend);
-  if (free > 0 && need > 0.9 * free)
-    throw Error("bench geometry: " + std::to_string(size) + "^3 nodes and " +
-                std::to_string(triangles) + " triangles need about " + std::to_string(need / 1e9) +
-                " GB, " + std::to_string(free / 1e9) +
-                " GB are free here; a smaller --set size or triangles");
 
   log << "kflow bench geometry: " << what << ", " << triangles << " triangles made in " << make_s
       << " s; checking it\n";

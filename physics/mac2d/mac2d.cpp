@@ -235,8 +235,32 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
   s.project_rhs = outflow;
 }
 
+// The set-up with its obstacles' shapes, placed (a host mask of the grid
+// and its checks) once the case's memory estimate has passed.
+struct ShapedSetup : Setup {
+  std::vector<Shape> shapes;
+  void place(Config& c) override {
+    build_geometry(*this, c, shapes);
+    const auto& g = grid;
+    const int ex = g.cells[0] + 2;
+    const bool obstacles_read = !c.section("obstacle").reported("");  // (as build_geometry's)
+    for (int k = 1; k <= (obstacles_read && periodic_x ? g.cells[1] : 0); ++k)
+      for (int i : {1, g.cells[0]})
+        if (!flags[i + std::size_t(ex) * k])
+          c.section("obstacle")
+              .fail("",
+                    "an obstacle touches a periodic side (x); keep obstacles off periodic sides");
+    for (int k = 1; k <= (obstacles_read && periodic_y ? g.cells[0] : 0); ++k)
+      for (int j : {1, g.cells[1]})
+        if (!flags[k + std::size_t(ex) * j])
+          c.section("obstacle")
+              .fail("",
+                    "an obstacle touches a periodic side (y); keep obstacles off periodic sides");
+  }
+};
+
 std::unique_ptr<ModelSetup> parse(Config& c) {
-  auto s = std::make_unique<Setup>();
+  auto s = std::make_unique<ShapedSetup>();
   auto& g = s->grid;
   const auto gs = c.section("grid");
   g = parse_grid(gs, 2, 2, "[imax, jmax]");
@@ -361,23 +385,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 
   s->wall_points = c.section("analysis").get_bool("wall_points", false);
   s->psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
-  build_geometry(*s, c, shapes);
-  const int ex = g.cells[0] + 2;
-  const bool obstacles_read = !c.section("obstacle").reported("");  // (as build_geometry's)
-  for (int k = 1; k <= (obstacles_read && s->periodic_x ? g.cells[1] : 0); ++k)
-    for (int i : {1, g.cells[0]})
-      if (!s->flags[i + std::size_t(ex) * k])
-        c.section("obstacle")
-            .fail("",
-                  "an obstacle touches a periodic side (x); keep "
-                  "obstacles off periodic sides");
-  for (int k = 1; k <= (obstacles_read && s->periodic_y ? g.cells[0] : 0); ++k)
-    for (int j : {1, g.cells[1]})
-      if (!s->flags[k + std::size_t(ex) * j])
-        c.section("obstacle")
-            .fail("",
-                  "an obstacle touches a periodic side (y); keep "
-                  "obstacles off periodic sides");
+  s->shapes = std::move(shapes);  // placed after the memory estimate (place)
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
   // two r, s and w, p and the inverse diagonal (with multigrid: r, two p, q, z)
   // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)

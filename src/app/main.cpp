@@ -12,6 +12,7 @@
 #include "cli.hpp"
 #include "kflow/core/backend.hpp"
 #include "kflow/core/build_info.hpp"
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/parallel.hpp"
@@ -118,9 +119,16 @@ refused.
 int cmd_check(const Args& a) {
   need_case(a);
   auto o = run_options(a);
-  auto pc = kflow::prepare(o);
-  kflow::check_case_memory(pc);
+  auto pc = kflow::prepare(o);  // (the memory estimate included)
   const auto& g = pc.setup->grid;
+  // The bodies' checks that need their cells (a body that covers none,
+  // bodies that leave no fluid), as a run's set-up makes them: voxelised
+  // here on the host, at the grid's cell centres.
+  if (!pc.setup->bodies.empty()) {
+    KokkosSession k(a);
+    (void)kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), pc.setup->bodies,
+                               kflow::cell_centres(g, false), kflow::geometry::Directions{});
+  }
   std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << g.cells_text()
             << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir
             << "\n";

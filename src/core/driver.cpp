@@ -580,9 +580,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
         << (io::vtk_available() ? "" : " (this build has no VTK)")
         << "; 'kflow convert DIR' turns them into .vti/.pvd where VTK exists\n";
 
-  // Memory: refused before allocating when it cannot fit (judged on rank 0:
-  // the ranks of a job on one host share its memory).
-  parallel::on_root([&] { check_case_memory(pc); });
+  // (Memory: checked by prepare(), before any allocation.)
 
   // The output's lock before any work (rank 0 writes all output); the
   // checkpoint read (by every rank) before the staging directory (which may

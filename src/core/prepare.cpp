@@ -10,6 +10,7 @@
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/input_file.hpp"
+#include "kflow/core/parallel.hpp"
 #include "kflow/core/precision.hpp"
 #include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
@@ -266,6 +267,20 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   // vectors have three) and the checkpoint's state, copied twice.
   pc.frame_bytes = double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells()) +
                    2 * pc.setup->saved_values_per_cell * cells * bytes_per_value(pc.precision);
+  // The memory the case needs (its state, and the host copies of a frame
+  // where it writes output), checked before the set-up's grid-sized host
+  // work and before any allocation (judged on rank 0: the ranks of a job
+  // on one host share its memory).
+  parallel::on_root([&] {
+    if (opt.write_output)
+      check_case_memory(pc);
+    else
+      check_memory(pc.state_bytes, 0, pc.backend, "the case",
+                   "grid " + grid.cells_text() + ", " + pc.precision,
+                   "a coarser grid.cells or run.precision = \"float\"");
+  });
+  pc.setup->place(pc.config);
+  pc.config.throw_problems();
   return pc;
 }
 

@@ -15,6 +15,8 @@
 
 namespace kflow {
 
+class Config;
+
 // A cell-centred field copied to the host for output: interior cells only,
 // i fastest, components interleaved (vectors always have 3 components).
 struct HostField {
@@ -38,6 +40,11 @@ using Diagnostics = std::vector<std::pair<std::string, double>>;
 // allocation.  Each model derives its own.
 struct ModelSetup {
   virtual ~ModelSetup() = default;
+  // The set-up's work that grows with the grid on the host (a mask of the
+  // geometry and its checks): run by prepare() after the case's memory
+  // estimate, so that a case too large for the machine is refused before
+  // any of it is done.  Problems are reported through `c` as parse's are.
+  virtual void place(Config& c) { (void)c; }
   // The value of output field `field` (its first component) at point x on
   // the domain side (axis, side: 0 low, 1 high) when that side's boundary
   // condition fixes it (a wall, a Dirichlet side); false otherwise.  Line
