@@ -3,6 +3,7 @@
 // per-(backend, precision) translation units).
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <cstring>
 #include <type_traits>
@@ -273,6 +274,7 @@ class Model final : public kflow::Model {
   // Ghosts: from the neighbouring blocks (halo exchange, several ranks),
   // then from the boundary conditions on the sides of the domain.
   void step(double, double dt) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::diffusion::step");
     dispatch([&](auto dim) {
       constexpr int D = decltype(dim)::value;
       if (halo<D>()) halo<D>()->exchange(cur<D>());

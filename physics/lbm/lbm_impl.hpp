@@ -21,6 +21,7 @@
 // inflows, outflows and probes on blocks: lbm_bodies.hpp, lbm_probes.hpp.
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <array>
@@ -215,6 +216,7 @@ class Model final : public kflow::Model {
 
   // One lattice step (dt is always s_.dt: fixed_dt).
   void step(double t, double) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::lbm::step");
     ramp(t);
     if (!s_.in_place) {
       if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));

@@ -10,6 +10,7 @@
 // convergence check when a tolerance is set.
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -263,11 +264,18 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
                                           s_.periodic_x,
                                           s_.periodic_y,
                                           int(s_.convection)};
-    kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, f_, g_, rhs_);
-    if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
+    Kokkos::Profiling::ScopedRegion region("kflow::mac2d::step");
+    {
+      Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::momentum");
+      kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, f_, g_, rhs_);
+      if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
+    }
     linalg::SolveControl c = s_.control;
     if (steps_ < s_.first_steps) c.max_iterations = s_.first_iterations;
-    last_ = solver_->solve(p_, rhs_, c);
+    {
+      Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::pressure");
+      last_ = solver_->solve(p_, rhs_, c);
+    }
     iterations_total_ += last_.iterations;
     if (!s_.fixed_iterations && !last_.converged) {
       ++unconverged_;
@@ -279,6 +287,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
                     "; solver.pressure.on_unconverged = \"error\"): raise max_iterations or the "
                     "tolerance");
     }
+    Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::correction");
     kernels::correct_velocity(space_, op_, dt, f_, g_, p_, u_, v_);
     apply_bc();
     ++steps_;

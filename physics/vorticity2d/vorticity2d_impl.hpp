@@ -12,6 +12,7 @@
 // Every field holds the interior nodes 1..n and the boundary ring (0, n+1).
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -145,16 +146,21 @@ class Model final : public kflow::Model {
   }
 
   void step(double, double dt) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::vorticity2d::step");
     const auto& g = s_.nodes;
-    kernels::rhs_psi(space_, g, m_, psi_, omega_, bpsi_);
-    // Extrapolated guess: the same residual criterion from closer (fewer
-    // iterations); the first step (dt_prev_ = 0) starts from psi.
-    if (s_.extrapolate_psi) {
-      kernels::extrapolate(space_, g, psi_, psi_prev_, Real(dt_prev_ > 0 ? dt / dt_prev_ : 0.0));
-      dt_prev_ = dt;
+    {
+      Kokkos::Profiling::ScopedRegion phase("kflow::vorticity2d::stream_function");
+      kernels::rhs_psi(space_, g, m_, psi_, omega_, bpsi_);
+      // Extrapolated guess: the same residual criterion from closer (fewer
+      // iterations); the first step (dt_prev_ = 0) starts from psi.
+      if (s_.extrapolate_psi) {
+        kernels::extrapolate(space_, g, psi_, psi_prev_, Real(dt_prev_ > 0 ? dt / dt_prev_ : 0.0));
+        dt_prev_ = dt;
+      }
+      last_[0] = solve(*solver_psi_, psi_, bpsi_, "stream function");
+      kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 1);
     }
-    last_[0] = solve(*solver_psi_, psi_, bpsi_, "stream function");
-    kernels::ring(space_, m_, psin_, psi_, omega_, temp_, 1);
+    Kokkos::Profiling::ScopedRegion phase("kflow::vorticity2d::transport");
     if (dt != op_dt_) {
       op_dt_ = dt;
       bool open[4], adiabatic[4];

@@ -62,6 +62,7 @@
 //                max |r|, max |alpha p|; then the cycle and r.z.
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -163,6 +164,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::cg");
     if (pre_ == CgPreconditioner::jacobi) return run<detail::CgZ::jacobi>(x, b, c);
     if (pre_ == CgPreconditioner::mg) return run<detail::CgZ::stored>(x, b, c);
     return run<detail::CgZ::none>(x, b, c);

@@ -32,6 +32,7 @@
 #include <KokkosBlas1_nrminf.hpp>
 #include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <cmath>
 #include <limits>
@@ -75,6 +76,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::kk_cg");
     SolveStats s;
     if (sys_.cells() == 0) {
       s.converged = true;

@@ -26,6 +26,7 @@
 #include <KokkosSparse_Preconditioner.hpp>
 #include <KokkosSparse_gmres.hpp>
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -99,6 +100,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::kk_gmres");
     if (c.criterion != Criterion::residual)
       throw std::invalid_argument(
           "kk_gmres stops on the residual criterion only (criterion = \"residual\")");

@@ -18,6 +18,7 @@
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_gauss_seidel.hpp>
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,7 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::kk_sor");
     if (c.criterion != Criterion::residual)
       throw std::invalid_argument(
           "kk_sor stops on the residual criterion only (criterion = \"residual\"): its sweeps "

@@ -39,6 +39,7 @@
 // synchronisation inside a cycle and nothing allocated inside a solve.
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -148,6 +149,7 @@ class Multigrid : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::multigrid");
     CF rhs = b;
     if (singular_) {
       double total = 0;

@@ -17,6 +17,7 @@
 // detail::rb_sweep also sweeps 7-point operators (multigrid's 3D smoother).
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <stdexcept>
@@ -235,6 +236,7 @@ class RedBlackSOR : public Solver<ExecSpace, typename Op::real_type, 2> {
 
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::rbsor");
     const Real w = Real(omega_);
     return stationary_solve(space_, op_, x, b, c, [&](bool change) {
       if (change) {  // red, then black

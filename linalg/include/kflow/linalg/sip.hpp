@@ -53,6 +53,7 @@
 // benchmark in the application (physics/linsys/sip_paper.hpp).
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -171,6 +172,7 @@ class Sip : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
   // The change criterion is max |d|, the correction of the iteration.
   SolveStats solve(const typename Base::X& x, const typename Base::B& b,
                    const SolveControl& c) override {
+    Kokkos::Profiling::ScopedRegion region("kflow::linalg::sip");
     return stationary_solve(space_, op_, x, b, c, [&](bool change) {
       residual(space_, op_, x, b, r_);
       sweeps(x);
