@@ -35,8 +35,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   });
 
   const auto is = c.section("initial");
-  s->initial = is.get_choice("type", {"sine_mode", "constant"}, "sine_mode");
-  if (s->initial == "constant") {
+  using Initial = Setup::Initial;
+  s->initial = is.get_enum<Initial>(
+      "type", {{"sine_mode", Initial::sine_mode}, {"constant", Initial::constant}},
+      Initial::sine_mode);
+  if (s->initial == Initial::constant) {
     s->constant = is.get("value", 0.0);
   } else {
     s->amplitude = is.get("amplitude", 1.0);

@@ -29,7 +29,8 @@ struct Setup : ModelSetup {
   double kappa = 1;
   Bc bc[3][2] = {};  // [axis][0 = low side, 1 = high side]
   double bc_value[3][2] = {};
-  std::string initial = "sine_mode";
+  enum class Initial { sine_mode, constant };
+  Initial initial = Initial::sine_mode;  // initial.type
   double amplitude = 1, constant = 0;
   ModeAxis mode[3];
   bool has_exact = false;

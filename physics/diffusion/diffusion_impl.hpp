@@ -74,7 +74,7 @@ template <int D, class ExecSpace, class View>
 void initialise(const ExecSpace& space, const Setup& s, const linalg::dist::LocalGrid& L,
                 const Exact& ex, const View& u) {
   using Real = typename View::non_const_value_type;
-  const bool mode = s.initial == "sine_mode";
+  const bool mode = s.initial == Setup::Initial::sine_mode;
   const double c = s.constant;
   const auto& G = s.grid;
   const int g = G.ghost, fx = L.offset[0], fy = L.offset[1], fz = L.offset[2];

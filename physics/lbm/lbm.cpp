@@ -266,8 +266,10 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
 
   // Initial state.
   const auto is = c.section("initial");
-  s->initial = is.get_choice("type", {"rest", "taylor_green"}, "rest");
-  if (s->initial == "taylor_green") {
+  using Initial = Setup::Initial;
+  s->initial = is.get_enum<Initial>(
+      "type", {{"rest", Initial::rest}, {"taylor_green", Initial::taylor_green}}, Initial::rest);
+  if (s->initial == Initial::taylor_green) {
     const auto m =
         is.get_ints("modes", g.dim, g.dim, 1, 1 << 20, std::vector<std::int64_t>(g.dim, 1));
     for (int d = 0; d < g.dim; ++d) {

@@ -110,8 +110,9 @@ struct Setup : ModelSetup {
   double wall_lat[3][2][3] = {};      // wall velocities in lattice units
   double outflow_density[3][2] = {};  // outflow sides: rho = 1 + 3 p (lattice units)
   // Initial state.
-  std::string initial = "rest";  // rest | taylor_green
-  int tg_modes[3] = {1, 1, 1};   // wavenumbers per axis (k_d = 2 pi m_d / length_d)
+  enum class Initial { rest, taylor_green };
+  Initial initial = Initial::rest;  // initial.type
+  int tg_modes[3] = {1, 1, 1};      // wavenumbers per axis (k_d = 2 pi m_d / length_d)
 
   // The velocity components on a wall (halfway bounce-back puts the walls on
   // the domain's sides): 0, or a moving wall's velocity.

@@ -186,7 +186,7 @@ class Model final : public kflow::Model {
     InitialState init;
     init.dim = G.dim;
     for (int d = 0; d < 3; ++d) init.offset[d] = lg_.offset[d];
-    if (s_.initial == "taylor_green") {
+    if (s_.initial == Setup::Initial::taylor_green) {
       init.taylor_green = 1;
       init.u0 = s_.u_lat;
       for (int d = 0; d < G.dim; ++d)

@@ -318,11 +318,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   }
 
   const auto is = c.section("initial");
-  s->initial = is.get_choice("type", {"uniform", "taylor_green"}, "uniform");
+  using Initial = Setup::Initial;
+  s->initial = is.get_enum<Initial>(
+      "type", {{"uniform", Initial::uniform}, {"taylor_green", Initial::taylor_green}},
+      Initial::uniform);
   const auto vel = is.get_numbers("velocity", 2, 2, {0.0, 0.0});
   s->u0 = vel[0], s->v0 = vel[1];
   s->init_box = is.get_numbers("box", 4, 4, {});
-  if (s->initial == "taylor_green" && (!s->periodic_x || !s->periodic_y))
+  if (s->initial == Initial::taylor_green && (!s->periodic_x || !s->periodic_y))
     is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
 
   const auto ss = c.section("solver.pressure");

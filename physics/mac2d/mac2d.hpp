@@ -64,8 +64,9 @@ struct Setup : ModelSetup {
   bool periodic_x = false, periodic_y = false;
   // Initial state: u, v uniform in a rectangle (the step's u = 1 above the step).
   double u0 = 0, v0 = 0;
-  std::vector<double> init_box;     // [x0, x1, y0, y1] where u0, v0 apply (empty: everywhere)
-  std::string initial = "uniform";  // "uniform" | "taylor_green"
+  std::vector<double> init_box;  // [x0, x1, y0, y1] where u0, v0 apply (empty: everywhere)
+  enum class Initial { uniform, taylor_green };
+  Initial initial = Initial::uniform;  // initial.type
   // Pressure solve: "rbsor" (omega), "sip" (Stone's procedure, alpha),
   // "cg" (conjugate gradients, preconditioner "jacobi" | "none" | "mg"),
   // "mg" (geometric multigrid, options mg), or over Kokkos Kernels "kk_cg"

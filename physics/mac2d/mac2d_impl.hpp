@@ -201,7 +201,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       }
     }
     if (s_.psi_extrema) psi_extrema(d);
-    if (s_.initial == "taylor_green") {
+    if (s_.initial == Setup::Initial::taylor_green) {
       const auto e = taylor_green_error(t);
       d.emplace_back("error_u_max", e);
     }

@@ -464,7 +464,7 @@ void initialise(const ExecSpace& space, const Setup& s, const F2& u, const F2& v
   const auto& g = s.grid;
   const double dx = g.spacing(0), dy = g.spacing(1), ox = g.origin[0], oy = g.origin[1];
   const double kx = 2 * pi / g.length[0], ky = 2 * pi / g.length[1];
-  const bool tg = s.initial == "taylor_green";
+  const bool tg = s.initial == Setup::Initial::taylor_green;
   const bool box = !s.init_box.empty();
   const double b0 = box ? s.init_box[0] : 0, b1 = box ? s.init_box[1] : 0,
                b2 = box ? s.init_box[2] : 0, b3 = box ? s.init_box[3] : 0;

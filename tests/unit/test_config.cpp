@@ -323,3 +323,24 @@ TEST_CASE("integer benchmark parameters are range-checked, not wrapped", "[unit]
                    "c"),
              ContainsSubstring("--set n=\\x1bc: expected"));  // ESC c: reset
 }
+
+TEST_CASE("get_enum: a choice read into an enum through one table", "[unit]") {
+  enum class Shape { round, square };
+  const std::vector<std::pair<std::string, Shape>> table = {{"round", Shape::round},
+                                                            {"square", Shape::square}};
+  auto c = kflow::Config::parse("[a]\nshape = \"square\"\n[b]\nshape = \"sqare\"\n", "t.toml", {});
+  CHECK(c.section("a").get_enum("shape", table, Shape::round) == Shape::square);
+  CHECK(c.section("c").get_enum("shape", table, Shape::round) == Shape::round);  // the default
+  CHECK(c.section("b").get_enum("shape", table, Shape::round) == Shape::round);  // recorded
+  try {
+    c.check_unknown();
+    FAIL("a misspelt choice passed");
+  } catch (const kflow::Error& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("b.shape"));
+    CHECK_THAT(e.what(), ContainsSubstring("square"));
+  }
+  // A model's enum-read key: a misspelt initial.type names the choices.
+  const auto msg = error_of(std::string(good) + "[initial]\ntype = \"sine_mod\"\n");
+  CHECK_THAT(msg, ContainsSubstring("initial.type"));
+  CHECK_THAT(msg, ContainsSubstring("sine_mode"));
+}

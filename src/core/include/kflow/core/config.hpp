@@ -65,6 +65,23 @@ class Config {
     // One of `choices`; "did you mean" on a near miss.
     std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
                            const std::string& fallback) const;
+    // get_choice into an enum through one table of (name, value):
+    //   auto t = s.get_enum("type", {{"rest", Initial::rest}, {"taylor_green",
+    //                                 Initial::taylor_green}}, Initial::rest);
+    template <class E>
+    E get_enum(const std::string& key, const std::vector<std::pair<std::string, E>>& table,
+               E fallback) const {
+      std::vector<std::string> names;
+      std::string fallback_name;
+      for (const auto& [name, value] : table) {
+        names.push_back(name);
+        if (value == fallback) fallback_name = name;
+      }
+      const auto chosen = get_choice(key, names, fallback_name);
+      for (const auto& [name, value] : table)
+        if (name == chosen) return value;
+      return fallback;
+    }
     std::vector<double> get_numbers(const std::string& key, std::size_t min_size,
                                     std::size_t max_size, std::vector<double> fallback) const;
     std::vector<std::int64_t> get_ints(const std::string& key, std::size_t min_size,
