@@ -215,10 +215,9 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
           s->bc[d][side] == Bc::inflow || s->bc[d][side] == Bc::outflow;
   rules.why = "which is an inflow or an outflow";
   s->bodies = parse_bodies(c, g, rules, s->notes);
-  s->walls =
-      ls.get_choice("body_walls", {"interpolated", "bounce_back"}, "interpolated") == "bounce_back"
-          ? Walls::bounce_back
-          : Walls::interpolated;
+  s->walls = ls.get_enum<Walls>(
+      "body_walls", {{"interpolated", Walls::interpolated}, {"bounce_back", Walls::bounce_back}},
+      Walls::interpolated);
   if (s->bodies.size() > 250)
     c.root().fail("body", "lbm takes at most 250 bodies, got " + std::to_string(s->bodies.size()));
   for (std::size_t b = 0; b < s->bodies.size(); ++b)

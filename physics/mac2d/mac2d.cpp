@@ -270,9 +270,10 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto ps = c.section("physics");
   s->re = ps.require("reynolds", 0.0, 1e300, true);
   s->gamma = ps.get("gamma", 0.9, 0.0, 1.0);
-  s->convection = c.section("numerics").get_choice("convection", {"blend", "tvd"}, "blend") == "tvd"
-                      ? Convection::tvd
-                      : Convection::blend;
+  s->convection = c.section("numerics")
+                      .get_enum<Convection>(
+                          "convection", {{"blend", Convection::blend}, {"tvd", Convection::tvd}},
+                          Convection::blend);
   if (s->convection == Convection::tvd && ps.has("gamma"))
     s->notes.push_back("physics.gamma = " + num(s->gamma) +
                        " is the blend's donor-cell share; numerics.convection = \"tvd\" does "

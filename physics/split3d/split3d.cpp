@@ -368,9 +368,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // Default Picard, 4 local x 1 global (decision 6, docs/models/split3d.md):
   // as accurate as the authors' relaxed 4 x 2 on every validation case, or
   // more, for half the sweeps; the authors' configuration stays one line away.
-  s->update = ns.get_choice("update", {"picard", "relaxed"}, "picard") == "picard"
-                  ? Update::picard
-                  : Update::relaxed;
+  s->update = ns.get_enum<Update>(
+      "update", {{"picard", Update::picard}, {"relaxed", Update::relaxed}}, Update::picard);
   s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
   s->global_iterations = int(ns.get_int("global_iterations", 1, 1, 1000));
   s->change_tolerance = ns.get("change_tolerance", 0.0, 0.0);

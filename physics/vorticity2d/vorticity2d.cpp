@@ -235,13 +235,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 
   // Scheme choices.
   const auto ns = c.section("numerics");
-  const auto wv = ns.get_choice("wall_vorticity", {"woods", "thom", "thesis"}, "woods");
-  s->wall_vorticity = wv == "thesis" ? WallVorticity::thesis
-                      : wv == "thom" ? WallVorticity::thom
-                                     : WallVorticity::woods;
-  s->convection = ns.get_choice("convection", {"upwind", "tvd"}, "upwind") == "tvd"
-                      ? Convection::tvd
-                      : Convection::upwind;
+  s->wall_vorticity = ns.get_enum<WallVorticity>("wall_vorticity",
+                                                 {{"woods", WallVorticity::woods},
+                                                  {"thom", WallVorticity::thom},
+                                                  {"thesis", WallVorticity::thesis}},
+                                                 WallVorticity::woods);
+  s->convection = ns.get_enum<Convection>(
+      "convection", {{"upwind", Convection::upwind}, {"tvd", Convection::tvd}}, Convection::upwind);
 
   const auto ss = c.section("solver");
   s->method = ss.get_choice("method", {"cg", "mg", "kk_cg", "kk_gmres"}, "cg");
