@@ -233,30 +233,23 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
                 "(incompressible fluid); add an outflow side or balance the inflows");
   }
   s.project_rhs = outflow;
+
+  // Obstacles keep off periodic sides (axis a's first and last cells).
+  for (int a = 0; read && a < 2; ++a) {
+    if (!(a == 0 ? s.periodic_x : s.periodic_y)) continue;
+    for (int k = 1; k <= g.cells[1 - a]; ++k)
+      for (int end : {1, g.cells[a]})
+        if (!(a == 0 ? at(end, k) : at(k, end)))
+          obstacles.fail("", std::string("an obstacle touches a periodic side (") + "xy"[a] +
+                                 "); keep obstacles off periodic sides");
+  }
 }
 
 // The set-up with its obstacles' shapes, placed (a host mask of the grid
 // and its checks) once the case's memory estimate has passed.
 struct ShapedSetup : Setup {
   std::vector<Shape> shapes;
-  void place(Config& c) override {
-    build_geometry(*this, c, shapes);
-    const auto& g = grid;
-    const int ex = g.cells[0] + 2;
-    const bool obstacles_read = !c.section("obstacle").reported("");  // (as build_geometry's)
-    for (int k = 1; k <= (obstacles_read && periodic_x ? g.cells[1] : 0); ++k)
-      for (int i : {1, g.cells[0]})
-        if (!flags[i + std::size_t(ex) * k])
-          c.section("obstacle")
-              .fail("",
-                    "an obstacle touches a periodic side (x); keep obstacles off periodic sides");
-    for (int k = 1; k <= (obstacles_read && periodic_y ? g.cells[0] : 0); ++k)
-      for (int j : {1, g.cells[1]})
-        if (!flags[k + std::size_t(ex) * j])
-          c.section("obstacle")
-              .fail("",
-                    "an obstacle touches a periodic side (y); keep obstacles off periodic sides");
-  }
+  void place(Config& c) override { build_geometry(*this, c, shapes); }
 };
 
 std::unique_ptr<ModelSetup> parse(Config& c) {

@@ -264,21 +264,18 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   for (int d = 0; d < grid.dim; ++d) cells *= grid.extent(d);
   pc.state_bytes = pc.setup->values_per_cell * cells * bytes_per_value(pc.precision);
   // Host copies at an output: the fields (one component each: a lower bound;
-  // vectors have three) and the checkpoint's state, copied twice.
-  pc.frame_bytes = double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells()) +
-                   2 * pc.setup->saved_values_per_cell * cells * bytes_per_value(pc.precision);
+  // vectors have three) and the checkpoint's state, copied twice; none where
+  // nothing is written (bench, compare).
+  pc.frame_bytes =
+      opt.write_output
+          ? double(pc.fields.size() + pc.lines.size()) * 8 * double(grid.interior_cells()) +
+                2 * pc.setup->saved_values_per_cell * cells * bytes_per_value(pc.precision)
+          : 0;
   // The memory the case needs (its state, and the host copies of a frame
   // where it writes output), checked before the set-up's grid-sized host
   // work and before any allocation (judged on rank 0: the ranks of a job
   // on one host share its memory).
-  parallel::on_root([&] {
-    if (opt.write_output)
-      check_case_memory(pc);
-    else
-      check_memory(pc.state_bytes, 0, pc.backend, "the case",
-                   "grid " + grid.cells_text() + ", " + pc.precision,
-                   "a coarser grid.cells or run.precision = \"float\"");
-  });
+  parallel::on_root([&] { check_case_memory(pc); });
   pc.setup->place(pc.config);
   pc.config.throw_problems();
   return pc;
