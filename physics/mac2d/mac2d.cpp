@@ -7,8 +7,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/case_solver.hpp"
+#include "kflow/core/error.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/stencil.hpp"
 
@@ -80,62 +82,72 @@ Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& g) {
   return b;
 }
 
-struct Shape {
-  bool circle = false;
-  double x0 = 0, y0 = 0, x1 = 0, y1 = 0, r = 0;
-  bool contains(double x, double y) const {
-    if (circle) return (x - x0) * (x - x0) + (y - y0) * (y - y0) < r * r;
-    return x > x0 && x < x1 && y > y0 && y < y1;
-  }
-};
+}  // namespace
 
-// Flags, thin-obstacle fix-up and the checks that need the geometry.
-void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
-  const auto& g = s.grid;
+// The flag field from the bodies' cells (the book's obstacle cells, Griebel
+// et al. 1998, sec. 3.1.3) and the checks that need it, all reported at once.
+void Setup::place_cells(const std::vector<unsigned char>& solid) {
+  const auto& g = grid;
   const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2;
   std::vector<char> fluid(std::size_t(ex) * (ny + 2), 0);
   auto at = [&](int i, int j) -> char& {
     return fluid[i + std::size_t(ex) * j];
   };
-  std::vector<long> covered(shapes.size(), 0);  // cell centres inside each shape
   for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i) {
-      const double x = g.centre(0, i - 1), y = g.centre(1, j - 1);
-      bool solid = false;
-      for (std::size_t k = 0; k < shapes.size(); ++k)
-        if (shapes[k].contains(x, y)) solid = true, ++covered[k];
-      at(i, j) = !solid;
-    }
-  const auto obstacle_tables = c.section("").tables("obstacle");
-  // The checks below combine the obstacles' keys: none runs on a key that
-  // failed to read (its getter's fallback would give a false problem, such
-  // as "the obstacles cover the whole domain" after radius = nan).
-  const bool read = !c.section("obstacle").reported("");
-  for (std::size_t k = 0; read && k < shapes.size() && k < obstacle_tables.size(); ++k) {
-    const auto& sh = shapes[k];
-    const double lo[2] = {sh.circle ? sh.x0 - sh.r : sh.x0, sh.circle ? sh.y0 - sh.r : sh.y0};
-    const double hi[2] = {sh.circle ? sh.x0 + sh.r : sh.x1, sh.circle ? sh.y0 + sh.r : sh.y1};
-    bool outside = false;
-    for (int d = 0; d < 2; ++d)
-      outside = outside || hi[d] <= g.origin[d] || lo[d] >= g.origin[d] + g.length[d];
-    if (outside)
-      obstacle_tables[k].fail(
-          sh.circle ? "centre" : "min",
-          "obstacle " + std::to_string(k + 1) + " lies entirely outside the domain");
-    if (covered[k] == 0)
-      s.notes.push_back("obstacle " + std::to_string(k + 1) +
-                        " covers no cell centre (thinner than a cell): it has no effect; "
-                        "refine the grid to resolve it");
-  }
+    for (int i = 1; i <= nx; ++i)
+      at(i, j) = solid[std::size_t(i - 1) + std::size_t(nx) * (j - 1)] == 0;
+  std::string problems;
+  auto problem = [&](const std::string& p) {
+    problems += "\n  " + p;
+  };
+  auto body_at = [&](int i, int j) -> std::string {
+    const int id = solid[std::size_t(i - 1) + std::size_t(nx) * (j - 1)] - 1;
+    for (const auto& b : bodies)
+      if (b.id == id) return "[[body]] '" + b.name + "'";
+    return "a body";
+  };
   auto wrap_i = [&](int i) {
-    return s.periodic_x ? (i < 1 ? nx : i > nx ? 1 : i) : i;
+    return periodic_x ? (i < 1 ? nx : i > nx ? 1 : i) : i;
   };
   auto wrap_j = [&](int j) {
-    return s.periodic_y ? (j < 1 ? ny : j > ny ? 1 : j) : j;
+    return periodic_y ? (j < 1 ? ny : j > ny ? 1 : j) : j;
   };
   auto is_fluid = [&](int i, int j) {
     return at(wrap_i(i), wrap_j(j)) != 0;
   };
+
+  // Bodies keep off periodic sides (axis a's first and last cells).
+  for (int a = 0; a < 2; ++a) {
+    if (!(a == 0 ? periodic_x : periodic_y)) continue;
+    std::string named;
+    for (int k = 1; k <= g.cells[1 - a] && named.empty(); ++k)
+      for (int end : {1, g.cells[a]})
+        if (!(a == 0 ? at(end, k) : at(k, end))) {
+          named = a == 0 ? body_at(end, k) : body_at(k, end);
+          break;
+        }
+    if (!named.empty())
+      problem(named + " covers a cell on the periodic sides of " + "xy"[a] +
+              " (the first or last cell along " + "xy"[a] +
+              "): mac2d's bodies keep off periodic sides");
+  }
+
+  // No body on an inflow's open part (where its profile is not 0): it would
+  // silently take that part of the inflow away.
+  for (int sd = 0; sd < 4; ++sd) {
+    const auto& b = side[sd];
+    if (b.type != Bc::inflow) continue;
+    const int along = sd < 2 ? 1 : 0, n = g.cells[along];
+    for (int k = 1; k <= n; ++k) {
+      const int i = sd == 0 ? 1 : sd == 1 ? nx : k, j = sd == 2 ? 1 : sd == 3 ? ny : k;
+      const double x = g.centre(along, k - 1);
+      if (at(i, j) || inflow_at(b, x) == 0) continue;
+      problem(body_at(i, j) + " covers the inflow on boundary." + side_name(sd) + " at " +
+              "xy"[along] + " = " + num(x) + " (the inflow spans " + num(b.lo) + " to " +
+              num(b.hi) + "); keep bodies off an inflow's open part");
+      break;
+    }
+  }
 
   // The book's rule: an obstacle cell may not have fluid on two opposite
   // sides (it would be a wall one cell thick, with two different boundary
@@ -152,26 +164,26 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
         }
   }
   if (fixed > 0)
-    s.notes.push_back(std::to_string(fixed) +
-                      " obstacle cell(s) had fluid on two opposite sides (obstacles must be at "
-                      "least two cells thick, Griebel et al. 1998, sec. 3.1.3) and were made "
-                      "fluid; refine the grid to resolve thin obstacles");
+    notes.push_back(std::to_string(fixed) +
+                    " body cell(s) had fluid on two opposite sides (a body must be at least "
+                    "two cells thick, Griebel et al. 1998, sec. 3.1.3) and were made fluid; "
+                    "refine the grid to resolve thin bodies");
 
-  s.flags.assign(std::size_t(ex) * (ny + 2), 0);
-  s.fluid_cells = 0;
+  flags.assign(std::size_t(ex) * (ny + 2), 0);
+  fluid_cells = 0;
   for (int j = 1; j <= ny; ++j)
     for (int i = 1; i <= nx; ++i) {
       if (!at(i, j)) continue;
-      ++s.fluid_cells;
+      ++fluid_cells;
       std::uint8_t m = mb::self;
-      if ((i > 1 || s.periodic_x) && is_fluid(i - 1, j)) m |= mb::west;
-      if ((i < nx || s.periodic_x) && is_fluid(i + 1, j)) m |= mb::east;
-      if ((j > 1 || s.periodic_y) && is_fluid(i, j - 1)) m |= mb::south;
-      if ((j < ny || s.periodic_y) && is_fluid(i, j + 1)) m |= mb::north;
-      s.flags[i + std::size_t(ex) * j] = m;
+      if ((i > 1 || periodic_x) && is_fluid(i - 1, j)) m |= mb::west;
+      if ((i < nx || periodic_x) && is_fluid(i + 1, j)) m |= mb::east;
+      if ((j > 1 || periodic_y) && is_fluid(i, j - 1)) m |= mb::south;
+      if ((j < ny || periodic_y) && is_fluid(i, j + 1)) m |= mb::north;
+      flags[i + std::size_t(ex) * j] = m;
     }
-  auto obstacles = c.section("obstacle");
-  if (read && s.fluid_cells == 0) obstacles.fail("", "the obstacles cover the whole domain");
+  if (fluid_cells == 0)
+    problem("the bodies leave no fluid cell once the cells thinner than two were made fluid");
 
   // Connected fluid regions (flood fill over the pressure graph).
   std::vector<int> region(fluid.size(), -1);
@@ -180,14 +192,14 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
   for (int j0 = 1; j0 <= ny; ++j0)
     for (int i0 = 1; i0 <= nx; ++i0) {
       const std::size_t k0 = i0 + std::size_t(ex) * j0;
-      if (!s.flags[k0] || region[k0] >= 0) continue;
+      if (!flags[k0] || region[k0] >= 0) continue;
       region[k0] = regions;
       stack.assign(1, int(k0));
       while (!stack.empty()) {
         const int k = stack.back();
         stack.pop_back();
         const int i = k % ex, j = k / ex;
-        const std::uint8_t m = s.flags[k];
+        const std::uint8_t m = flags[k];
         const int nb[4][3] = {{mb::west, wrap_i(i - 1), j},
                               {mb::east, wrap_i(i + 1), j},
                               {mb::south, i, wrap_j(j - 1)},
@@ -200,17 +212,17 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
       }
       ++regions;
     }
-  if (read && regions > 1)
-    obstacles.fail("", "the obstacles split the fluid into " + std::to_string(regions) +
-                           " disconnected regions (a closed-off region has no well-posed "
-                           "pressure); remove or shrink the obstacles that close the domain");
+  if (regions > 1)
+    problem("the bodies split the fluid into " + std::to_string(regions) +
+            " disconnected regions (a closed-off region has no well-posed pressure); remove "
+            "or shrink the bodies that close the domain");
 
   // Compatibility: with no outflow (and not periodic), the net inflow through
   // the sides must vanish, or the pressure equation has no solution.
   bool outflow = false;
   double net = 0, total = 0;
   for (int sd = 0; sd < 4; ++sd) {
-    const auto& b = s.side[sd];
+    const auto& b = side[sd];
     if (b.type == Bc::outflow) outflow = true;
     if (b.type != Bc::inflow) continue;
     const int along = sd < 2 ? 1 : 0;
@@ -223,37 +235,22 @@ void build_geometry(Setup& s, Config& c, const std::vector<Shape>& shapes) {
       total += std::fabs(q);
     }
   }
-  if (read && !outflow && std::fabs(net) > 1e-12 * std::max(total, 1e-300)) {
-    auto bs = c.section("boundary");
+  if (!outflow && std::fabs(net) > 1e-12 * std::max(total, 1e-300)) {
     int first = 0;
-    while (s.side[first].type != Bc::inflow) ++first;
-    bs.fail(side_name(first),
-            "the inflow sides bring a net volume flux of " + num(net) +
-                " into a domain with no outflow side: the pressure equation has no solution "
-                "(incompressible fluid); add an outflow side or balance the inflows");
+    while (side[first].type != Bc::inflow) ++first;
+    problem(std::string("boundary.") + side_name(first) +
+            ": the inflow sides bring a net volume flux of " + num(net) +
+            " into a domain with no outflow side: the pressure equation has no solution "
+            "(incompressible fluid); add an outflow side or balance the inflows");
   }
-  s.project_rhs = outflow;
-
-  // Obstacles keep off periodic sides (axis a's first and last cells).
-  for (int a = 0; read && a < 2; ++a) {
-    if (!(a == 0 ? s.periodic_x : s.periodic_y)) continue;
-    for (int k = 1; k <= g.cells[1 - a]; ++k)
-      for (int end : {1, g.cells[a]})
-        if (!(a == 0 ? at(end, k) : at(k, end)))
-          obstacles.fail("", std::string("an obstacle touches a periodic side (") + "xy"[a] +
-                                 "); keep obstacles off periodic sides");
-  }
+  project_rhs = outflow;
+  if (!problems.empty()) throw Error("mac2d cannot run this case's geometry:" + problems);
 }
 
-// The set-up with its obstacles' shapes, placed (a host mask of the grid
-// and its checks) once the case's memory estimate has passed.
-struct ShapedSetup : Setup {
-  std::vector<Shape> shapes;
-  void place(Config& c) override { build_geometry(*this, c, shapes); }
-};
+namespace {
 
 std::unique_ptr<ModelSetup> parse(Config& c) {
-  auto s = std::make_unique<ShapedSetup>();
+  auto s = std::make_unique<Setup>();
   auto& g = s->grid;
   const auto gs = c.section("grid");
   g = parse_grid(gs, 2, 2, "[imax, jmax]");
@@ -289,27 +286,21 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->periodic_x = periodic[0];
   s->periodic_y = periodic[1];
 
-  std::vector<Shape> shapes;
-  for (const auto& o : c.section("").tables("obstacle")) {
-    Shape sh;
-    const auto kind = o.get_choice("shape", {"rectangle", "circle"}, "rectangle");
-    if (kind == "circle") {
-      sh.circle = true;
-      const auto cen = o.get_numbers("centre", 2, 2, {});
-      if (cen.empty()) o.fail("centre", "missing; a circle needs centre = [x, y] and radius");
-      sh.x0 = cen[0], sh.y0 = cen[1];
-      sh.r = o.require("radius", 0.0, 1e300, true);
-    } else {
-      const auto lo = o.get_numbers("min", 2, 2, {}), hi = o.get_numbers("max", 2, 2, {});
-      if (lo.empty() || hi.empty())
-        o.fail(lo.empty() ? "min" : "max",
-               "missing; a rectangle needs min = [x0, y0] and "
-               "max = [x1, y1]");
-      if (!(lo[0] < hi[0] && lo[1] < hi[1])) o.fail("max", "expected max > min in x and y");
-      sh.x0 = lo[0], sh.y0 = lo[1], sh.x1 = hi[0], sh.y1 = hi[1];
-    }
-    shapes.push_back(sh);
-  }
+  // Bodies ([[body]], kflow::geometry): none on an outflow side; placed (the
+  // flag field and its checks) in place_cells.
+  if (!c.section("").tables("obstacle").empty())
+    c.root().fail("obstacle",
+                  "mac2d's [[obstacle]] tables are replaced by [[body]] (docs/geometry.md): "
+                  "shape = \"circle\", center = [x, y], radius = r; or shape = \"box\", "
+                  "min = [x0, y0], max = [x1, y1]; rotate = { degrees = a } and "
+                  "shape = \"stl\" also work");
+  // (an inflow's open part is checked on the cells, in place_cells: a step
+  // may lie beside an inflow over part of its side)
+  BodyRules rules;
+  for (int sd = 0; sd < 4; ++sd)
+    rules.keep_off[std::size_t(sd / 2)][std::size_t(sd % 2)] = s->side[sd].type == Bc::outflow;
+  rules.why = "which is an outflow";
+  s->bodies = parse_bodies(c, g, rules, s->notes);
 
   const auto is = c.section("initial");
   using Initial = Setup::Initial;
@@ -382,7 +373,6 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 
   s->wall_points = c.section("analysis").get_bool("wall_points", false);
   s->psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
-  s->shapes = std::move(shapes);  // placed after the memory estimate (place)
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
   // two r, s and w, p and the inverse diagonal (with multigrid: r, two p, q, z)
   // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)
@@ -426,7 +416,7 @@ double inflow_at(const Boundary& b, double s) {
 KFLOW_REGISTER_MODEL((ModelInfo{
     "mac2d",
     "2D incompressible Navier-Stokes, staggered MAC grid, donor-cell/central blend (gamma), "
-    "red-black SOR pressure solve, obstacles by flag field (Griebel et al. 1998; Menenguci et al.)",
+    "red-black SOR pressure solve, bodies by flag field (Griebel et al. 1998; Menenguci et al.)",
     parse,
     R"(
 [case]

@@ -90,7 +90,7 @@ struct Setup : ModelSetup {
   // dt rule: |u|max over every stored value (ghosts included, as the book's
   // comp_delt) or over the interior faces only.
   bool dt_includes_ghosts = true;
-  // Force on the obstacles (drag/lift coefficients) with this reference
+  // Force on the bodies (drag/lift coefficients) with this reference
   // velocity and length (0: not reported).
   double force_velocity = 0, force_length = 0;
   // Report the sign changes of u along the south and north walls.
@@ -98,6 +98,10 @@ struct Setup : ModelSetup {
   // Report the extrema of the stream function (at the cell corners) and
   // their positions.
   bool psi_extrema = false;
+
+  // The flag field from the bodies' cells, and its checks (mac2d.cpp).
+  bool places_cells() const override { return true; }
+  void place_cells(const std::vector<unsigned char>& solid) override;
 
   // u and v (and velocity's x component) on walls and uniform inflows: the
   // normal component of a wall is 0, the tangential one the wall's speed (0

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "cli.hpp"
@@ -121,13 +122,13 @@ int cmd_check(const Args& a) {
   auto o = run_options(a);
   auto pc = kflow::prepare(o);  // (the memory estimate included)
   const auto& g = pc.setup->grid;
-  // The bodies' checks that need their cells (a body that covers none,
-  // bodies that leave no fluid), as a run's set-up makes them: voxelised
-  // here on the host, at the grid's cell centres.
-  if (!pc.setup->bodies.empty()) {
-    KokkosSession k(a);
-    (void)kflow::body_geometry(Kokkos::DefaultHostExecutionSpace(), pc.setup->bodies,
-                               kflow::cell_centres(g, false), kflow::geometry::Directions{});
+  // The checks that need the bodies' cells (a body that covers none, bodies
+  // that leave no fluid, a model's own on its mask), as a run's set-up makes
+  // them: voxelised here on the host, at the grid's cell centres.
+  {
+    std::optional<KokkosSession> k;
+    if (!pc.setup->bodies.empty()) k.emplace(a);
+    kflow::place_bodies(*pc.setup, true);
   }
   std::cout << o.case_path << ": ok: model " << pc.model->name << ", grid " << g.cells_text()
             << ", " << pc.precision << ", backend " << pc.backend << ", output " << pc.output_dir

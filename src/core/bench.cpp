@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kflow/core/backend.hpp"
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/printable.hpp"
@@ -158,6 +159,7 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   opt.write_output = false;  // (prepare's memory estimate: the state alone)
   PreparedCase pc = prepare(Config::parse(info->bench_case, opt.case_path, overrides), opt);
   auto factory = Registry::instance().factory(model, pc.backend, pc.precision);
+  place_bodies(*pc.setup, false);
   std::unique_ptr<Model> m = factory(*pc.setup);
   const auto& g = pc.setup->grid;
   ModelBenchResult r;

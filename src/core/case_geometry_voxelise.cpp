@@ -68,6 +68,22 @@ geometry::Geometry<ExecSpace> body_geometry(const ExecSpace& space,
   return g;
 }
 
+void place_bodies(ModelSetup& setup, bool check) {
+  if (setup.cells_placed) return;
+  setup.cells_placed = true;
+  if (!setup.places_cells() && !(check && !setup.bodies.empty())) return;
+  const auto& g = setup.grid;
+  std::vector<unsigned char> solid(std::size_t(g.interior_cells()), 0);
+  if (!setup.bodies.empty()) {
+    const Kokkos::DefaultHostExecutionSpace host;
+    const auto geo =
+        body_geometry(host, setup.bodies, cell_centres(g, false), geometry::Directions{});
+    const auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.flags);
+    std::copy(flags.data(), flags.data() + solid.size(), solid.begin());
+  }
+  if (setup.places_cells()) setup.place_cells(solid);
+}
+
 #if defined(KOKKOS_ENABLE_SERIAL)
 template KFLOW_BODY_GEOMETRY(Kokkos::Serial);
 #endif

@@ -562,6 +562,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   if (!factory)
     throw parallel::AgreedError("model " + pc.model->name + " has no " + pc.precision +
                                 " build for backend " + pc.backend);
+  place_bodies(*pc.setup, false);  // (a model's mask of its bodies, and its checks)
   const auto& grid = pc.setup->grid;
   if (!opt.quiet) {
     log << "kflow: case \"" << printable(pc.name) << "\": model " << pc.model->name << ", grid "

@@ -276,7 +276,6 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   // work and before any allocation (judged on rank 0: the ranks of a job
   // on one host share its memory).
   parallel::on_root([&] { check_case_memory(pc); });
-  pc.setup->place(pc.config);
   pc.config.throw_problems();
   return pc;
 }

@@ -207,8 +207,8 @@ TEST_CASE("lbm with bodies, inflow and outflow: cuda gives openmp's bits", "[gpu
 }
 
 TEST_CASE("mac2d on cuda and openmp agrees to 1e-10 after 100 steps", "[gpu]") {
-  // A cavity with an obstacle, a channel with inflow/outflow and a step, and
-  // a periodic Taylor-Green box: every boundary and obstacle kernel runs.
+  // A cavity with a body, a channel with inflow/outflow and a step, and a
+  // periodic Taylor-Green box: every boundary and body kernel runs.
   // Same fields to 1e-10 relative in double.
   const char* const cases[] = {R"([case]
 model = "mac2d"
@@ -218,9 +218,9 @@ cells = [96, 80]
 reynolds = 400.0
 [boundary]
 north = { type = "moving_wall", velocity = 1.0 }
-[[obstacle]]
+[[body]]
 shape = "circle"
-centre = [0.4, 0.45]
+center = [0.4, 0.45]
 radius = 0.12
 [solver.pressure]
 tolerance = 1e-8
@@ -239,8 +239,8 @@ reynolds = 100.0
 [boundary]
 west = { type = "inflow", profile = "parabolic", max_velocity = 1.5, range = [0.5, 1.0] }
 east = "outflow"
-[[obstacle]]
-shape = "rectangle"
+[[body]]
+shape = "box"
 min = [0.0, 0.0]
 max = [1.0, 0.5]
 [solver.pressure]

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/io/fieldfile.hpp"
 
@@ -384,46 +385,46 @@ TEST_CASE("mac2d in float agrees with double to single precision", "[unit]") {
   CHECK(diff > 0);
 }
 
-TEST_CASE("mac2d obstacles: thin walls are made fluid with a note; flags reach the output",
-          "[unit]") {
+TEST_CASE("mac2d bodies: thin walls are made fluid with a note; flags reach the output", "[unit]") {
   const std::string base = std::string(cavity) + R"(
-[[obstacle]]
-shape = "rectangle"
+[[body]]
+shape = "box"
 min = [0.4, 0.3]
 max = [0.6, 0.5]
-[[obstacle]]
-shape = "rectangle"
+[[body]]
+shape = "box"
 min = [0.1, 0.1]
 max = [0.12, 0.25]
 )";
   auto pc = kflow::test::prepare_text(base);
-  REQUIRE(pc.setup->notes.size() == 1);
-  CHECK(pc.setup->notes[0].find("two opposite sides") != std::string::npos);
+  const auto before = pc.setup->notes.size();
+  kflow::place_bodies(*pc.setup, false);
+  REQUIRE(pc.setup->notes.size() == before + 1);
+  CHECK(pc.setup->notes.back().find("two opposite sides") != std::string::npos);
   const auto r = run_text(base, "", {"time.end=0.2"}, "", true);
   const auto fl = field(r, "flags").values;
-  const double obstacle_cells = double(std::count(fl.begin(), fl.end(), 0.0));
-  CHECK(obstacle_cells == 36);  // the 0.2 x 0.2 block: 6 x 6 cells of 1/30
+  const double body_cells = double(std::count(fl.begin(), fl.end(), 0.0));
+  CHECK(body_cells == 36);  // the 0.2 x 0.2 block: 6 x 6 cells of 1/30
   CHECK(diag(r, "divergence_max") < 1e-4);
 }
 
-// A key that failed to read feeds no later check: radius = nan is reported,
-// and the obstacle checks do not run on the getter's fallback radius (1, a
-// circle over the whole cavity: "the obstacles cover the whole domain").
-TEST_CASE("mac2d obstacles: a bad radius is the only problem, not the checks on its fallback",
+// A key that failed to read feeds no later check: radius = nan is reported
+// alone (the geometry is placed only from a case that read without problems).
+TEST_CASE("mac2d bodies: a bad radius is the only problem, not the checks on its fallback",
           "[unit]") {
   std::string msg;
   try {
     kflow::test::prepare_text(std::string(cavity) + R"(
-[[obstacle]]
+[[body]]
 shape = "circle"
-centre = [0.5, 0.5]
+center = [0.5, 0.5]
 radius = nan
 )");
   } catch (const kflow::Error& e) {
     msg = e.what();
   }
-  CHECK(msg.find("test.toml:20: key 'obstacle[0].radius': expected a number > 0, got nan") !=
-        std::string::npos);
+  CHECK(msg.find("test.toml:20: key 'body[0].radius'") != std::string::npos);
+  CHECK(msg.find("nan") != std::string::npos);
   CHECK(msg.find("whole domain") == std::string::npos);
   CHECK(msg.find("kflow: error:") == std::string::npos);  // (one problem, one line)
 }

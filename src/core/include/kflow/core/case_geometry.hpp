@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kflow/core/config.hpp"
+#include "kflow/core/model.hpp"
 #include "kflow/geometry/geometry.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/grid.hpp"
@@ -70,6 +71,15 @@ geometry::Geometry<ExecSpace> body_geometry(const ExecSpace& space,
                                             const geometry::NodeGrid& nodes,
                                             const geometry::Directions& dirs,
                                             const geometry::LinkOptions& opt = {});
+
+// The bodies' solid flags at the set-up's cell centres, voxelised on the
+// host (body_geometry's checks: a body that covers no cell, no fluid left),
+// handed to setup.place_cells() where the model builds from them
+// (ModelSetup::places_cells()).  `check`: voxelise even where the model does
+// not ('kflow check' reports every body problem a run would).  Needs Kokkos
+// running where there are bodies; once per set-up (a second call does
+// nothing).  One block (models that place cells are not distributed).
+void place_bodies(ModelSetup& setup, bool check);
 
 #define KFLOW_BODY_GEOMETRY(SPACE)                                                                \
   geometry::Geometry<SPACE> body_geometry(const SPACE&, const std::vector<geometry::Body>&,       \

@@ -40,11 +40,16 @@ using Diagnostics = std::vector<std::pair<std::string, double>>;
 // allocation.  Each model derives its own.
 struct ModelSetup {
   virtual ~ModelSetup() = default;
-  // The set-up's work that grows with the grid on the host (a mask of the
-  // geometry and its checks): run by prepare() after the case's memory
-  // estimate, so that a case too large for the machine is refused before
-  // any of it is done.  Problems are reported through `c` as parse's are.
-  virtual void place(Config& c) { (void)c; }
+  // The set-up's work that needs the grid's cells on the host (a model's mask
+  // of the bodies and the checks on it), for a model whose places_cells():
+  // place_bodies() (case_geometry.hpp) calls it once Kokkos runs, after the
+  // case's memory estimate and before the model is made ('kflow check'
+  // too), with the solid flag of every cell centre (i fastest, no ghosts; 0
+  // fluid, body id + 1 solid; all 0 without bodies).  Problems are thrown as
+  // one Error naming them all.
+  virtual bool places_cells() const { return false; }
+  virtual void place_cells(const std::vector<unsigned char>& solid) { (void)solid; }
+  bool cells_placed = false;  // (place_bodies has run)
   // The value of output field `field` (its first component) at point x on
   // the domain side (axis, side: 0 low, 1 high) when that side's boundary
   // condition fixes it (a wall, a Dirichlet side); false otherwise.  Line
