@@ -20,7 +20,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   g = parse_grid(c.section("grid"), 2, 3, "[nx, ny] or [nx, ny, nz]");
   s->fields = {"u"};
 
-  s->kappa = c.section("physics").get("diffusivity", 1.0, 0.0, 1e308, true);
+  s->kappa = c.section("physics").get("diffusivity", 1.0, Range::positive());
 
   const auto bs = c.section("boundary");
   parse_sides(bs, g.dim, [&](const std::string& key, int d, int side) {

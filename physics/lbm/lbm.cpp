@@ -65,7 +65,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
     ls.fail("stencil", "a " + std::to_string(g.dim) + "D grid needs " +
                            (g.dim == 2 ? "D2Q9" : "D3Q19 or D3Q27") + ", not " + stencil);
   s->trt = ls.get_choice("collision", {"bgk", "trt"}, "bgk") == "trt";
-  s->magic = ls.get("magic", 3.0 / 16.0, 0.0, 1e3, true);
+  s->magic = ls.get("magic", 3.0 / 16.0, Range::positive().at_most(1e3));
   if (!s->trt && ls.has("magic"))
     ls.fail("magic", "the magic parameter belongs to collision = \"trt\"");
   s->in_place = ls.get_choice("streaming", {"two_grid", "in_place"}, "two_grid") == "in_place";
@@ -74,23 +74,23 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
 
   // Physics.
   const auto ps = c.section("physics");
-  s->reynolds = ps.require("reynolds", 0.0, 1e12, true);
-  s->velocity = ps.get("velocity", 1.0, 0.0, 1e308, true);
-  s->length = ps.get("length", g.length[g.dim >= 2 ? 1 : 0], 0.0, 1e308, true);
+  s->reynolds = ps.require("reynolds", Range::positive().at_most(1e12));
+  s->velocity = ps.get("velocity", 1.0, Range::positive());
+  s->length = ps.get("length", g.length[g.dim >= 2 ? 1 : 0], Range::positive());
   s->viscosity = s->velocity * s->length / s->reynolds;
   const auto f = ps.get_numbers("body_force", g.dim, g.dim, std::vector<double>(g.dim, 0.0));
   for (int d = 0; d < g.dim; ++d) s->force[d] = f[d];
 
   const double n_l = s->length / s->dx;  // the characteristic length in cells
   if (ls.has("tau")) {
-    s->tau = ls.require("tau", 0.0, 1e6, true);
+    s->tau = ls.require("tau", Range::positive().at_most(1e6));
     if (!(s->tau > tau_error))
       ls.fail("tau", "tau = " + num(s->tau) +
                          " gives a lattice viscosity (tau - 0.5) / 3 <= 0: BGK needs tau > 0.5");
     s->nu_lat = (s->tau - 0.5) / 3.0;
     s->u_lat = s->reynolds * s->nu_lat / n_l;
   } else {
-    s->u_lat = ls.get("velocity", 0.1, 0.0, 1.0, true);
+    s->u_lat = ls.get("velocity", 0.1, Range::positive().at_most(1));
     s->nu_lat = s->u_lat * n_l / s->reynolds;
     s->tau = 0.5 + 3.0 * s->nu_lat;
   }
@@ -160,7 +160,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
           bs.fail(key + ".velocity",
                   "a parabolic inflow takes max_velocity (its peak, normal to "
                   "the side), not velocity");
-        v[std::size_t(d)] = inward * side_s.require("max_velocity", 0.0, 1e300, true);
+        v[std::size_t(d)] = inward * side_s.require("max_velocity", Range::positive());
       } else {
         if (side_s.has("max_velocity"))
           bs.fail(key + ".max_velocity",
@@ -174,7 +174,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
                                          (side ? "negative" : "positive") + ", got " +
                                          num(v[std::size_t(d)]));
       }
-      const double ramp = side_s.get("ramp_time", 0.0, 0.0, 1e300);
+      const double ramp = side_s.get("ramp_time", 0.0, Range::at_least(0));
       if (ramp > 0 && s->ramp_time > 0 && ramp != s->ramp_time)
         bs.fail(key + ".ramp_time", "every inflow rises over the same ramp_time (" +
                                         num(s->ramp_time) + " on another side)");
@@ -184,7 +184,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
     }
     if (kind == "outflow") {
       outflows = true;
-      const double p = side_s.get("pressure", 0.0, -1e300, 1e300);
+      const double p = side_s.get("pressure", 0.0);
       s->outflow_density[d][side] = 1 + 3 * p * (s->dt / s->dx) * (s->dt / s->dx);
       if (side_s.has("velocity")) bs.fail(key + ".velocity", "an outflow side takes no velocity");
       return false;
@@ -230,9 +230,9 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
                           ": lbm's bodies lie inside the domain along periodic axes");
     }
   const auto fs = c.section("forces");
-  s->force_velocity = fs.get("reference_velocity", s->velocity, 0.0, 1e300, true);
-  s->force_length = fs.get("reference_length", s->length, 0.0, 1e300, true);
-  s->force_area = fs.get("reference_area", s->force_length * s->force_length, 0.0, 1e300, true);
+  s->force_velocity = fs.get("reference_velocity", s->velocity, Range::positive());
+  s->force_length = fs.get("reference_length", s->length, Range::positive());
+  s->force_area = fs.get("reference_area", s->force_length * s->force_length, Range::positive());
   if (g.dim == 2 && fs.has("reference_area"))
     fs.fail("reference_area", "a 2D case's forces are per unit depth: give reference_length");
   if (s->bodies.empty())

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -143,7 +144,8 @@ std::vector<KernelBenchRow> bench(const KernelBenchOptions& o, std::ostream& log
       auto model = factory(*setup);
       for (int k = 0; k < 4; ++k) model->step(0, 0);  // warm-up (even: AA back in step)
       model->fence();
-      double best = 1e300, mine_best = 0, exchange_best = 0;  // the slowest rank's; this rank's
+      double best = std::numeric_limits<double>::infinity(), mine_best = 0,
+             exchange_best = 0;  // the slowest rank's; this rank's
       for (int r = 0; r < o.repeat; ++r) {
         parallel::barrier();
         const double x0 = model->exchange_seconds();

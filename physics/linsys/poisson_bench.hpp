@@ -48,6 +48,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -122,7 +123,7 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
   using Mem = typename Space::memory_space;
   using Op = la::Stencil7<Real, Mem>;
   auto best_of = [&](auto&& fn) {
-    double best = 1e300;
+    double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeat; ++r) {
       space.fence();
       Kokkos::Timer t;
@@ -249,7 +250,8 @@ void hypre_rows(const Space& space, const P& p, const std::string& size, bool pc
       crit = la::residual_max_norm(space, p.op, p.x, p.b) / scale;
       if (crit <= tol) break;
     }
-    double setup = 1e300, solve = 1e300;
+    double setup = std::numeric_limits<double>::infinity(),
+           solve = std::numeric_limits<double>::infinity();
     for (int k = 0; k < repeat; ++k) {
       std::fill(x.begin(), x.end(), 0.0);
       const auto rk = hypre_solve2(nx, ny, c, b, x, t, pcg);
@@ -351,7 +353,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     return t.seconds();
   };
   auto best_of = [&](auto&& fn) {
-    double best = 1e300;
+    double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeat; ++r) best = std::min(best, timed(fn));
     return best;
   };

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -170,7 +171,7 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
   using Op = la::Stencil7<Real, Mem>;
   constexpr bool gpu = la::on_gpu<Space>;
   auto best_of = [&](auto&& fn) {
-    double best = 1e300;
+    double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeat; ++r) {
       space.fence();
       Kokkos::Timer t;
@@ -280,7 +281,7 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
     return std::string(buf);
   };
   auto best_of = [&](auto&& fn) {
-    double best = 1e300;
+    double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeat; ++r) {
       space.fence();
       Kokkos::Timer t;

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -241,7 +242,7 @@ std::vector<KernelBenchRow> run_spmv(const KernelBenchOptions& o, std::ostream& 
   // Best of `repeat` after one untimed call (first touch, caches).
   auto best_of = [&](auto&& fn) {
     fn();
-    double best = 1e300;
+    double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeat; ++r) {
       space.fence();
       Kokkos::Timer t;

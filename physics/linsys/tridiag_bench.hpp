@@ -28,6 +28,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -286,7 +287,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   TridiagVariants<Space, Real> variants(space, vopt);
 
   auto timed = [&](auto&& fn) {
-    double best = 1e300;
+    double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeat + 1; ++r) {  // the first run warms up
       space.fence();
       Kokkos::Timer t;
@@ -329,7 +330,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
           const std::size_t bs = cusp::buffer_size(H, kind, int(sh.n), int(sh.systems()), ca.data(),
                                                    cb.data(), cc.data(), x.data());
           Kokkos::View<char*, Mem> buf("cusparse buffer", bs + 1);
-          double best = 1e300;
+          double best = std::numeric_limits<double>::infinity();
           for (int r = 0; r < repeat + 1; ++r) {
             // cuSPARSE may overwrite its inputs: fresh copies each time, untimed.
             Kokkos::deep_copy(space, ca, a);
@@ -412,7 +413,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
       rows_out.push_back(own);
       // pttrf + pttrs: d, e and x overwritten, so fresh copies (untimed) each run
       V dw("kk_pttr d", b.extent(0)), ew("kk_pttr e", c.extent(0));
-      double best = 1e300;
+      double best = std::numeric_limits<double>::infinity();
       for (int r = 0; r < repeat + 1; ++r) {
         Kokkos::deep_copy(space, dw, b);
         Kokkos::deep_copy(space, ew, c);

@@ -258,8 +258,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                "divergence", "flags",    "u",         "v"};
 
   const auto ps = c.section("physics");
-  s->re = ps.require("reynolds", 0.0, 1e300, true);
-  s->gamma = ps.get("gamma", 0.9, 0.0, 1.0);
+  s->re = ps.require("reynolds", Range::positive());
+  s->gamma = ps.get("gamma", 0.9, Range::between(0, 1));
   s->convection = c.section("numerics")
                       .get_enum<Convection>(
                           "convection", {{"blend", Convection::blend}, {"tvd", Convection::tvd}},
@@ -316,9 +316,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto ss = c.section("solver.pressure");
   s->method = ss.get_choice("method", {"rbsor", "sip", "cg", "mg", "kk_cg", "kk_gmres"}, "rbsor");
   const bool kk = s->method == "kk_cg" || s->method == "kk_gmres";
-  s->omega = ss.get("omega", 1.7, 0.0, 2.0, true);
+  s->omega = ss.get("omega", 1.7, Range::positive().at_most(2));
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
-  s->alpha = ss.get("alpha", 0.92, 0.0, 1.0);
+  s->alpha = ss.get("alpha", 0.92, Range::between(0, 1));
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
   s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg", "ilu"}, "jacobi");
   if (kk && s->preconditioner == "mg")
@@ -336,7 +336,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "
             "triangular factors); use \"rbsor\"");
-  s->control.tolerance = ss.get("tolerance", 1e-6, 0.0, 1e300);
+  s->control.tolerance = ss.get("tolerance", 1e-6, Range::at_least(0));
   s->control.max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
   s->control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));
   const auto crit = ss.get_choice("criterion", {"residual", "change"}, "residual");
@@ -364,8 +364,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
       ts.get_choice("velocity_max", {"with_ghosts", "interior"}, "with_ghosts") == "with_ghosts";
 
   const auto fs = c.section("forces");
-  s->force_velocity = fs.get("reference_velocity", 0.0, 0.0, 1e300);
-  s->force_length = fs.get("reference_length", 0.0, 0.0, 1e300);
+  s->force_velocity = fs.get("reference_velocity", 0.0, Range::at_least(0));
+  s->force_length = fs.get("reference_length", 0.0, Range::at_least(0));
   if ((s->force_velocity > 0) != (s->force_length > 0))
     fs.fail(s->force_velocity > 0 ? "reference_length" : "reference_velocity",
             "give both reference_velocity and reference_length (drag and lift coefficients "

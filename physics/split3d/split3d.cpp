@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "kflow/core/case_grid.hpp"
@@ -50,7 +51,7 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
     if (prof == "uniform") {
       if (!t.has("velocity"))
         bs.fail(key, "an inflow needs velocity = U (the speed into the domain, > 0)");
-      const double u = t.get("velocity", 1.0, 0.0, 1e300, true);
+      const double u = t.get("velocity", 1.0, Range::positive());
       b.velocity[axis] = high ? -u : u;
     } else {
       b.profile = prof == "duct" ? Profile::duct : Profile::parabolic;
@@ -58,7 +59,7 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
         bs.fail(key, "a " + prof +
                          " inflow needs centre_velocity = U (the profile's value on the centre "
                          "line, > 0)");
-      b.centre_velocity = t.get("centre_velocity", 1.0, 0.0, 1e300, true);
+      b.centre_velocity = t.get("centre_velocity", 1.0, Range::positive());
     }
   }
   if (kind == "outflow") {
@@ -119,10 +120,10 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
       const auto a = o.get_choice("axis", {"x", "y", "z"}, "z");
       ob.axis = a[0] - 'x';
       const auto cc = o.get_numbers("centre", 3, 3, {});
-      ob.radius = o.get("radius", 0.0, 0.0, 1e300, true);
+      ob.radius = o.get("radius", 0.0, Range::positive());
       for (int d = 0; d < 3; ++d) {
         ob.centre[d] = cc[d];
-        const double r = d == ob.axis ? 1e300 : ob.radius;
+        const double r = d == ob.axis ? std::numeric_limits<double>::infinity() : ob.radius;
         lo.push_back(cc[d] - r), hi.push_back(cc[d] + r);
       }
     } else {
@@ -253,9 +254,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const linalg::Grid domain = parse_grid(gs, 3, 3, "[nx, ny, nz] (interior nodes)");
 
   const auto ps = c.section("physics");
-  s->reynolds = ps.require("reynolds", 0.0, 1e300, true);
-  s->prandtl = ps.get("prandtl", 0.72, 0.0, 1e300, true);
-  s->gamma = ps.get("gamma", 1.4, 1.0, 1e300);
+  s->reynolds = ps.require("reynolds", Range::positive());
+  s->prandtl = ps.get("prandtl", 0.72, Range::positive());
+  s->gamma = ps.get("gamma", 1.4, Range::at_least(1));
   const auto f = ps.get_numbers("body_force", 3, 3, {0, 0, 0});
   s->body_force = {f[0], f[1], f[2]};
 
@@ -265,7 +266,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->incremental = s->projection && ps.get_choice("projection_scheme", {"plain", "incremental"},
                                                   "incremental") == "incremental";
   const auto ss = c.section("solver");
-  s->projection_tolerance = ss.get("tolerance", 1e-8, 0.0, 1.0, true);
+  s->projection_tolerance = ss.get("tolerance", 1e-8, Range::positive().at_most(1));
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
   s->projection_method = ss.get_choice("method", {"cg", "mg", "kk_cg", "kk_gmres"}, "cg");
   // Default: CG + multigrid (3.5x Jacobi-CG's speed at 64^3 on 2 cores, 10x at
@@ -372,7 +373,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
       "update", {{"picard", Update::picard}, {"relaxed", Update::relaxed}}, Update::picard);
   s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
   s->global_iterations = int(ns.get_int("global_iterations", 1, 1, 1000));
-  s->change_tolerance = ns.get("change_tolerance", 0.0, 0.0);
+  s->change_tolerance = ns.get("change_tolerance", 0.0, Range::at_least(0));
   // One assembly: rows built in the Thomas solve, X in the frame with x and y
   // exchanged (docs/models/split3d.md, "Assembly"); the key that chose among
   // the measured forms is gone.
@@ -381,7 +382,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                "was removed: split3d has one assembly (the rows built in the Thomas solve, X "
                "solved with x and y exchanged); delete the key");
   const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
-  s->divergence_limit = c.section("run").get("divergence_limit", 0.01, 0.0, 1e300, true);
+  s->divergence_limit = c.section("run").get("divergence_limit", 0.01, Range::positive());
   if (!c.section("time").has("dt"))
     c.section("time").fail("dt",
                            "missing; split3d is implicit and steps by a fixed time.dt "

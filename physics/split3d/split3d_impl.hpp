@@ -29,6 +29,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -134,7 +135,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
 
   // The scheme is implicit: the case's time.dt is the step (no stability
   // bound; the Peclet check is on the grid).
-  double stable_dt(double) const override { return 1e300; }
+  double stable_dt(double) const override { return std::numeric_limits<double>::infinity(); }
 
   void step(double, double dt) override {
     // Decision 4: tau = dt per direction (classical LOD); "third": dt / 3 as

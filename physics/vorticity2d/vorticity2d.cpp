@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "kflow/core/case_grid.hpp"
@@ -154,15 +155,15 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
       ps.fail("reynolds",
               "missing; give reynolds (flow) or rayleigh/grashof with prandtl (natural "
               "convection), or dimensional values (viscosity, ...; material = \"thesis_water\")");
-    pr = ps.get("prandtl", 0.71, 0.0, 1e300, true);
-    const double ra = ps.has("grashof") ? ps.get("grashof", 0.0, 0.0, 1e300) * pr
-                                        : ps.get("rayleigh", 0.0, 0.0, 1e300);
+    pr = ps.get("prandtl", 0.71, Range::positive());
+    const double ra = ps.has("grashof") ? ps.get("grashof", 0.0, Range::at_least(0)) * pr
+                                        : ps.get("rayleigh", 0.0, Range::at_least(0));
     if (ps.has("gravity") && (ps.has("rayleigh") || ps.has("grashof")) &&
-        ps.get("gravity", 1.0, 0.0, 1e300) == 0)
+        ps.get("gravity", 1.0, Range::at_least(0)) == 0)
       ps.fail("gravity", "a Rayleigh (or Grashof) number needs gravity; it is 0 here");
     if (ps.has("reynolds")) {
       // Scales L, U: nu = 1/Re, kappa = 1/(Re Pr), C = Gr/Re^2 (Gr = Ra/Pr).
-      const double re = ps.require("reynolds", 0.0, 1e300, true);
+      const double re = ps.require("reynolds", Range::positive());
       s->nu = 1 / re;
       s->kappa = 1 / (re * pr);
       s->buoyancy = ra / pr / (re * re);
@@ -177,20 +178,20 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     Material m;
     const std::string mat = ps.get_choice("material", {"thesis_water", "none"}, "none");
     const bool thesis = mat == "thesis_water";
-    s->nu = thesis ? ps.get("viscosity", m.nu, 0.0, 1e300, true)
-                   : ps.require("viscosity", 0.0, 1e300, true);
+    s->nu = thesis ? ps.get("viscosity", m.nu, Range::positive())
+                   : ps.require("viscosity", Range::positive());
     if (ps.has("diffusivity")) {
-      s->kappa = ps.get("diffusivity", 1.0, 0.0, 1e300, true);
+      s->kappa = ps.get("diffusivity", 1.0, Range::positive());
     } else if (thesis || ps.has("conductivity")) {
-      const double lambda = ps.get("conductivity", m.lambda, 0.0, 1e300, true);
-      const double rho = ps.get("density", m.rho, 0.0, 1e300, true);
-      const double cw = ps.get("heat_capacity", m.cw, 0.0, 1e300, true);
+      const double lambda = ps.get("conductivity", m.lambda, Range::positive());
+      const double rho = ps.get("density", m.rho, Range::positive());
+      const double cw = ps.get("heat_capacity", m.cw, Range::positive());
       s->kappa = lambda / (rho * cw);  // a = lambda / (rho c_w), thesis eq. (12)
     } else {
       s->kappa = s->nu;
     }
-    const double beta = ps.get("expansion", thesis ? m.beta : 0.0, 0.0, 1e300);
-    const double g = ps.get("gravity", thesis ? m.g : 9.81, 0.0, 1e300);
+    const double beta = ps.get("expansion", thesis ? m.beta : 0.0, Range::at_least(0));
+    const double g = ps.get("gravity", thesis ? m.g : 9.81, Range::at_least(0));
     if (ps.has("expansion") && beta > 0 && g == 0)
       ps.fail("gravity", "buoyancy (expansion > 0) needs gravity; it is 0 here");
     s->buoyancy = beta * g;
@@ -255,7 +256,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // The thesis gives no tolerance (1e-9 reproduces the CG iteration counts of
   // its sec. 4.4, bench case); kflow's criterion max |b - A x| / max |b|
   // at 1e-6 moves a steady state by < 1e-8 (docs/models/vorticity2d.md).
-  s->control.tolerance = ss.get("tolerance", 1e-6, 0.0, 1e300);
+  s->control.tolerance = ss.get("tolerance", 1e-6, Range::at_least(0));
   if (c.section("run").get_choice("precision", {"double", "float"}, "double") == "float" &&
       s->control.tolerance > 0 && s->control.tolerance < float_tolerance(nx, ny, true))
     s->notes.push_back("solver.tolerance = " + num(s->control.tolerance) +
@@ -361,7 +362,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   double umax = 0;
   for (const auto& b : s->side)
     umax = std::max({umax, std::fabs(b.tangential), std::fabs(b.normal)});
-  double tmin = 1e300, tmax = -1e300;
+  double tmin = std::numeric_limits<double>::infinity(), tmax = -tmin;
   auto temp = [&](double t) {
     tmin = std::min(tmin, t), tmax = std::max(tmax, t);
   };
@@ -375,7 +376,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   }
   s->ref_dt = s->heat ? tmax - tmin : 0;
   s->ref_velocity = umax;
-  s->ref_length = ps.get("reference_length", domain.length[1], 0.0, 1e300, true);
+  s->ref_length = ps.get("reference_length", domain.length[1], Range::positive());
   const double L = s->ref_length;
   s->velocity_scale = L / s->kappa;
   auto& nb = s->numbers;
@@ -410,7 +411,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   if (umax > 0) bound = std::min(bound, 1 / (umax / hx + umax / hy));
   if (s->buoyancy > 0 && s->ref_dt > 0)
     bound = std::min(bound, 1 / std::sqrt(s->buoyancy * s->ref_dt / std::min(hx, hy)));
-  s->stable_dt_bound = bound < 1e300 ? bound : 0;
+  s->stable_dt_bound = std::isfinite(bound) ? bound : 0;
   return s;
 }
 

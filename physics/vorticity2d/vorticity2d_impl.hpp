@@ -138,7 +138,8 @@ class Model final : public kflow::Model {
     const double ub = s_.ref_velocity;
     rate = std::max(rate, ub / s_.nodes.spacing(0) + ub / s_.nodes.spacing(1));
     // TVD with explicit Euler: Courant number <= 1/2 (van Leer).
-    double dt = (rate > 0 ? 1 / rate : 1e300) * (s_.convection == Convection::tvd ? 0.5 : 1.0);
+    double dt = (rate > 0 ? 1 / rate : std::numeric_limits<double>::infinity()) *
+                (s_.convection == Convection::tvd ? 0.5 : 1.0);
     const double h = std::min(s_.nodes.spacing(0), s_.nodes.spacing(1));
     if (s_.buoyancy > 0 && s_.ref_dt > 0)
       dt = std::min(dt, 1 / std::sqrt(s_.buoyancy * s_.ref_dt / h));

@@ -198,7 +198,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
         } else if (kind == "sphere" || kind == "circle" || kind == "cylinder") {
           if (!b.has("center")) b.problem("center", "missing; expected the centre");
           const auto ctr = point(b, "center", dim, z0, {0, 0, 0});
-          const double r = b.require("radius", 0.0, 1e308, true);
+          const double r = b.require("radius", Range::positive());
           if (kind == "sphere") {
             body.shape = geo::sphere(ctr, r);
           } else if (kind == "circle") {
@@ -211,7 +211,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
               return false;
             }
             const double length =
-                b.get("length", std::numeric_limits<double>::infinity(), 0.0, 1e308, true);
+                b.get("length", std::numeric_limits<double>::infinity(), Range::positive());
             body.shape = geo::cylinder(ctr, axis, r, length);
           }
           pivot = ctr;
@@ -250,7 +250,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
         pivot = point(b, "pivot", dim, z0, pivot);
         // Placement: scale and rotate about the pivot, then translate.
         geo::Transform t;
-        const double scale = b.get("scale", 1.0, 0.0, 1e308, true);
+        const double scale = b.get("scale", 1.0, Range::positive());
         t = t.then(geo::Transform::scaling({scale, scale, scale}, pivot));
         if (b.has("rotate")) {
           const auto rs = b.section("rotate");
@@ -258,7 +258,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
             b.problem("rotate", is3 ? "expected a table { axis = [x, y, z], degrees = angle }"
                                     : "expected a table { degrees = angle } (2D: about z)");
           } else {
-            const double deg = rs.require("degrees", -1e308, 1e308);
+            const double deg = rs.require("degrees");
             geo::Vec3 axis{0, 0, 1};
             if (is3) {
               if (!rs.has("axis")) rs.problem("axis", "missing; expected [x, y, z]");

@@ -21,7 +21,7 @@ linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner
   o.smoother = linalg::parse<linalg::MgSmoother>(
       s.get_choice("smoother", {"rbgs", "jacobi", "chebyshev"}, "rbgs"));
   o.pre_sweeps = o.post_sweeps = int(s.get_int("sweeps", 2, 1, 100));
-  o.smoother_omega = s.get("smoother_omega", o.smoother_omega, 0.0, 2.0, true);
+  o.smoother_omega = s.get("smoother_omega", o.smoother_omega, Range::positive().at_most(2));
   if (!(o.smoother_omega < 2.0))
     s.fail("smoother_omega", "red-black Gauss-Seidel smoothing converges only for 0 < omega < 2");
   o.coarse = linalg::parse<linalg::MgCoarse>(

@@ -359,12 +359,9 @@ std::string Config::to_json() const {
 
 // ---------------------------------------------------------------- Section
 
-namespace {
-// (a bound of magnitude 1e300 or more is "none": the getters' defaults are
-// +-1e308, and models write 1e300 for "no upper bound")
-std::string range_text(double min, double max, bool min_open) {
+std::string Range::text() const {
   std::ostringstream s;
-  const bool low = min > -1e300, high = max < 1e300;
+  const bool low = std::isfinite(min), high = std::isfinite(max);
   if (low && high)
     s << "a number in " << (min_open ? "(" : "[") << min << ", " << max << "]";
   else if (low)
@@ -375,7 +372,6 @@ std::string range_text(double min, double max, bool min_open) {
     s << "a number";
   return s.str();
 }
-}  // namespace
 
 bool Config::Section::has(const std::string& key) const {
   return c_->find(join(key)) != nullptr;
@@ -409,11 +405,10 @@ bool Config::Section::reported(const std::string& key) const {
     return fallback;                    \
   } while (0)
 
-double Config::Section::get(const std::string& key, double fallback, double min, double max,
-                            bool min_open) const {
+double Config::Section::get(const std::string& key, double fallback, Range range) const {
   const auto* n = c_->find(join(key));
   if (!n) return fallback;
-  const std::string expect = range_text(min, max, min_open);
+  const std::string expect = range.text();
   double v;
   if (auto* f = n->as_floating_point())
     v = f->get();
@@ -421,7 +416,7 @@ double Config::Section::get(const std::string& key, double fallback, double min,
     v = static_cast<double>(i->get());
   else
     KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
-  if (!std::isfinite(v) || v < min || v > max || (min_open && v == min))
+  if (!std::isfinite(v) || !range.contains(v))
     KFLOW_SOFT(key, "expected " + expect + ", got " + describe(*n), fallback);
   // (the runs flush subnormal numbers to zero: such a value is not the one given)
   if (std::fpclassify(v) == FP_SUBNORMAL)
@@ -434,12 +429,12 @@ double Config::Section::get(const std::string& key, double fallback, double min,
   return v;
 }
 
-double Config::Section::require(const std::string& key, double min, double max,
-                                bool min_open) const {
+double Config::Section::require(const std::string& key, Range range) const {
   // (a value inside the range to go on with)
-  const double inside = std::min(max, std::max(min, 1.0)) + (min_open && min >= 1.0 ? 1.0 : 0.0);
-  if (!has(key)) KFLOW_SOFT(key, "missing; expected " + range_text(min, max, min_open), inside);
-  return get(key, inside, min, max, min_open);
+  const double inside = std::min(range.max, std::max(range.min, 1.0)) +
+                        (range.min_open && range.min >= 1.0 ? 1.0 : 0.0);
+  if (!has(key)) KFLOW_SOFT(key, "missing; expected " + range.text(), inside);
+  return get(key, inside, range);
 }
 
 std::int64_t Config::Section::get_int(const std::string& key, std::int64_t fallback,

@@ -151,16 +151,16 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   }
 
   const auto ts = pc.config.section("time");
-  pc.end = ts.get("end", 0.0, 0.0, 1e308, true);
+  pc.end = ts.get("end", 0.0, Range::positive());
   pc.max_steps = static_cast<long>(ts.get_int("steps", 0, 1, 1000000000000L));
   if (pc.end == 0 && pc.max_steps == 0 && !ts.reported("steps"))
     ts.problem("end", "missing; the case needs time.end (model time to reach) or time.steps");
-  pc.fixed_dt = ts.get("dt", 0.0, 0.0, 1e308, true);
-  pc.safety = ts.get("safety_factor", 0.9, 0.0, 1.0, true);
+  pc.fixed_dt = ts.get("dt", 0.0, Range::positive());
+  pc.safety = ts.get("safety_factor", 0.9, Range::positive().at_most(1));
   if (ts.has("dt") && ts.has("safety_factor"))
     ts.problem("dt",
                "give either time.dt (a fixed step) or time.safety_factor (adaptive), not both");
-  pc.dt_floor = ts.get("dt_floor", 1e-14, 0.0, 1e308, true);
+  pc.dt_floor = ts.get("dt_floor", 1e-14, Range::positive());
   pc.float_clock = ts.get_choice("clock", {"float64", "float32"}, "float64") == "float32";
   pc.device_dt = ts.get_bool("device_dt", true);
 
@@ -173,7 +173,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
     os.problem("directory", why);
   }
   pc.output_dir = io::output_directory(pc.output_dir);
-  pc.output_every = os.get("every", 0.0, 0.0, 1e308, true);
+  pc.output_every = os.get("every", 0.0, Range::positive());
   pc.output_every_steps = static_cast<long>(os.get_int("every_steps", 0, 1, 1000000000000L));
   if (os.has("every") && os.has("every_steps"))
     os.problem("every", "give either output.every (model time) or output.every_steps, not both");

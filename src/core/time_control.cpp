@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "kflow/core/error.hpp"
@@ -41,7 +42,7 @@ bool TimeControl::log_due(bool at_output) const {
 }
 
 double TimeControl::next_output_time() const {
-  if (s_.output_every <= 0) return 1e308;
+  if (s_.output_every <= 0) return std::numeric_limits<double>::infinity();
   const double k = std::floor(t_ / s_.output_every + 1e-9) + 1;
   return k * s_.output_every;
 }
@@ -99,12 +100,13 @@ void TimeControl::advance(const Step& s) {
 // at most half of the distance to the next target.  Near a target the loop
 // falls back to one step at a time, which lands exactly as before.
 long TimeControl::batch_length(double max_stable_dt) const {
-  const double target = std::min(next_output_, s_.end > 0 ? s_.end : 1e308);
+  const double target =
+      std::min(next_output_, s_.end > 0 ? s_.end : std::numeric_limits<double>::infinity());
   const double ulp = s_.float_clock ? double(std::nextafter(float(target), 3e38f)) - target
                                     : 4 * std::abs(target) * 1.2e-16;
   const double per_step = s_.safety * max_stable_dt * (1 + 1e-9) + ulp;
   long m = DeviceDt::kDeviceDtBatch;
-  if (target < 1e308) {
+  if (std::isfinite(target)) {
     const double reach = 0.5 * (target - t_) / per_step;
     m = target - t_ > 4e-12 * std::abs(target) ? long(std::min(reach, double(m))) : 0;
   }

@@ -85,7 +85,7 @@ end = "soon"
   CHECK_THAT(msg, ContainsSubstring("expected a number"));
 }
 
-// A bound of 1e300 (a model's "no upper bound") is not printed as one.
+// An open end of a range (Range::positive()) is not printed as a bound.
 TEST_CASE("out of range: an open-ended range is said without a huge bound", "[unit]") {
   const std::string cavity = R"([case]
 model = "mac2d"
@@ -322,6 +322,38 @@ TEST_CASE("integer benchmark parameters are range-checked, not wrapped", "[unit]
   CHECK_THAT(error("n=\x1b"
                    "c"),
              ContainsSubstring("--set n=\\x1bc: expected"));  // ESC c: reset
+}
+
+TEST_CASE("Range: named ranges accept, refuse and print as a user writes them", "[unit]") {
+  using kflow::Range;
+  CHECK(Range::positive().text() == "a number > 0");
+  CHECK(Range::at_least(0).text() == "a number >= 0");
+  CHECK(Range::between(0, 1).text() == "a number in [0, 1]");
+  CHECK(Range::positive().at_most(2).text() == "a number in (0, 2]");
+  CHECK(Range::any().text() == "a number");
+  CHECK(Range::any().at_most(3).text() == "a number <= 3");
+  CHECK(!Range::positive().contains(0));
+  CHECK(Range::positive().contains(1e308));
+  CHECK(Range::at_least(0).contains(0));
+  CHECK(!Range::between(0, 1).contains(1.0000001));
+  CHECK(!Range::positive().at_most(2).contains(0));
+  CHECK(Range::positive().at_most(2).contains(2));
+  auto c = kflow::Config::parse("[a]\nx = 0.0\ny = 1e300\nz = -1\n", "t.toml", {});
+  const auto a = c.section("a");
+  CHECK(a.get("y", 1.0, Range::positive()) == 1e300);  // no bound: any finite value
+  CHECK(a.get("x", 5.0, Range::positive()) == 5.0);    // refused: recorded, fallback
+  CHECK(a.get("z", 2.0, Range::at_least(0)) == 2.0);
+  CHECK(a.require("w", Range::between(0, 1)) == 1.0);  // missing: recorded, a value inside
+  try {
+    c.check_unknown();
+    FAIL("values out of range passed");
+  } catch (const kflow::Error& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("a.x"));
+    CHECK_THAT(e.what(), ContainsSubstring("expected a number > 0, got 0"));
+    CHECK_THAT(e.what(), ContainsSubstring("expected a number >= 0, got -1"));
+    CHECK_THAT(e.what(), ContainsSubstring("a.w"));
+    CHECK_THAT(e.what(), ContainsSubstring("missing; expected a number in [0, 1]"));
+  }
 }
 
 TEST_CASE("get_enum: a choice read into an enum through one table", "[unit]") {

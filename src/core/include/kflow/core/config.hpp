@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,27 @@ class node;
 }  // namespace toml
 
 namespace kflow {
+
+// The values a number key accepts, written as a user reads them:
+//   s.get("tolerance", 1e-6, Range::at_least(0))      // >= 0
+//   s.require("reynolds", Range::positive())           // > 0
+//   s.get("gamma", 0.9, Range::between(0, 1))          // [0, 1]
+//   s.get("omega", 1.7, Range::positive().at_most(2))  // (0, 2]
+// An end that is not given is unbounded (infinite); messages print the range
+// ("expected a number > 0", "expected a number in [0, 1]").
+struct Range {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false;
+  static Range any() { return {}; }
+  static Range positive() { return above(0); }
+  static Range at_least(double a) { return {a, std::numeric_limits<double>::infinity(), false}; }
+  static Range above(double a) { return {a, std::numeric_limits<double>::infinity(), true}; }
+  static Range between(double a, double b) { return {a, b, false}; }
+  Range at_most(double b) const { return {min, b, min_open}; }
+  bool contains(double v) const { return v >= min && v <= max && !(min_open && v == min); }
+  std::string text() const;  // "a number > 0", "a number in (0, 2]", ...
+};
 
 class Config {
  public:
@@ -50,10 +72,9 @@ class Config {
     Section section(const std::string& key) const { return Section(*c_, join(key)); }
 
     bool has(const std::string& key) const;
-    double get(const std::string& key, double fallback, double min = -1e308, double max = 1e308,
-               bool min_open = false) const;
-    double require(const std::string& key, double min = -1e308, double max = 1e308,
-                   bool min_open = false) const;
+    // A number in `range` (Range below); `fallback` when the key is absent.
+    double get(const std::string& key, double fallback, Range range = Range::any()) const;
+    double require(const std::string& key, Range range = Range::any()) const;
     std::int64_t get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
                          std::int64_t max) const;
     std::int64_t require_int(const std::string& key, std::int64_t min, std::int64_t max) const;
