@@ -314,25 +314,27 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
 
   const auto ss = c.section("solver.pressure");
-  s->method = ss.get_choice("method", {"rbsor", "sip", "cg", "mg", "kk_cg", "kk_gmres"}, "rbsor");
-  const bool kk = s->method == "kk_cg" || s->method == "kk_gmres";
+  s->method = read_option(ss, "method", Method::rbsor);
+  const bool kk = over_kokkos_kernels(s->method);
   s->omega = ss.get("omega", 1.7, Range::positive().at_most(2));
   if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
   s->alpha = ss.get("alpha", 0.92, Range::between(0, 1));
   if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
-  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg", "ilu"}, "jacobi");
-  if (kk && s->preconditioner == "mg")
-    ss.fail("preconditioner", "\"" + s->method +
+  s->preconditioner = read_option(ss, "preconditioner", Preconditioner::jacobi);
+  if (kk && s->preconditioner == Preconditioner::mg)
+    ss.fail("preconditioner", "\"" + std::string(name(s->method)) +
                                   "\" takes \"jacobi\", \"none\" or (kk_gmres) \"ilu\" "
                                   "(multigrid is matrix-free: method = \"cg\")");
-  if (s->preconditioner == "ilu" && s->method != "kk_gmres")
+  if (s->preconditioner == Preconditioner::ilu && s->method != Method::kk_gmres)
     ss.fail("preconditioner",
             "\"ilu\" (Kokkos Kernels' incomplete LU) preconditions method = \"kk_gmres\" only "
             "(not \"" +
-                s->method + "\"); for the structured operator's own ILU use method = \"sip\"");
+                std::string(name(s->method)) +
+                "\"); for the structured operator's own ILU use method = \"sip\"");
   s->restart = int(ss.get_int("restart", 50, 1, 10000));
   s->ilu_level = int(ss.get_int("ilu_level", 0, 0, 16));
-  if (s->method == "sip" && (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
+  if (s->method == Method::sip &&
+      (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
     ss.fail("method",
             "\"sip\" cannot take periodic sides (the wrap-around breaks its "
             "triangular factors); use \"rbsor\"");
@@ -341,7 +343,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));
   const auto crit = ss.get_choice("criterion", {"residual", "change"}, "residual");
   s->control.criterion = crit == "change" ? linalg::Criterion::change : linalg::Criterion::residual;
-  if (s->method == "kk_gmres" && crit == "change")
+  if (s->method == Method::kk_gmres && crit == "change")
     ss.fail("criterion",
             "\"kk_gmres\" stops on \"residual\" only (GMRES minimises the residual; the last "
             "step's change says nothing for it)");
@@ -350,7 +352,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
   s->fixed_iterations = s->control.tolerance == 0;
   // Multigrid (method = "mg", or "cg" with preconditioner = "mg").
-  s->mg = parse_mg_options(ss, s->method == "cg" && s->preconditioner == "mg", s->fixed_iterations);
+  s->mg = parse_mg_options(ss, s->method == Method::cg && s->preconditioner == Preconditioner::mg,
+                           s->fixed_iterations);
   // A solve stopped by max_iterations: counted (log column unconverged_solves)
   // and warned about, or an error.
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
@@ -380,12 +383,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // kk_gmres: 5 vectors, the matrix and the restart + 5 Krylov vectors, and
   // ILU(k)'s factors, about 9 values' worth at k = 0)
   s->values_per_cell =
-      6.25 + (s->method == "sip"     ? 6
-              : s->method == "cg"    ? 8
-              : s->method == "mg"    ? 3
-              : s->method == "kk_cg" ? 16
-              : s->method == "kk_gmres"
-                  ? 18 + s->restart + (s->preconditioner == "ilu" ? 9 * (1 + s->ilu_level) : 0)
+      6.25 + (s->method == Method::sip     ? 6
+              : s->method == Method::cg    ? 8
+              : s->method == Method::mg    ? 3
+              : s->method == Method::kk_cg ? 16
+              : s->method == Method::kk_gmres
+                  ? 18 + s->restart +
+                        (s->preconditioner == Preconditioner::ilu ? 9 * (1 + s->ilu_level) : 0)
                   : 0);
   s->saved_values_per_cell = 3;  // u, v, p
   // the diffusive limit (the convective one needs the velocity field)

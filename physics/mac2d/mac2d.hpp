@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "kflow/core/case_solver.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
@@ -72,10 +73,10 @@ struct Setup : ModelSetup {
   // "mg" (geometric multigrid, options mg), or over Kokkos Kernels "kk_cg"
   // and "kk_gmres" (restart: Krylov vectors per cycle; preconditioner also
   // "ilu": Kokkos Kernels' ILU(ilu_level)).
-  std::string method = "rbsor";
+  Method method = Method::rbsor;
   double omega = 1.7, alpha = 0.92;
   int restart = 50, ilu_level = 0;
-  std::string preconditioner = "jacobi";
+  Preconditioner preconditioner = Preconditioner::jacobi;
   linalg::MgOptions mg;
   linalg::SolveControl control;
   // The paper's cavity protocol: a fixed number of iterations per step,

@@ -99,16 +99,16 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     op_.cy = Real(1 / (g.spacing(1) * g.spacing(1)));
     op_.grid = g;
     linalg::set_neighbours(op_, g, s_.periodic_x, s_.periodic_y);
-    if (s_.method == "sip")
+    if (s_.method == Method::sip)
       solver_ =
           std::make_unique<linalg::Sip<ExecSpace, Op>>(space_, op_, linalg::SipOptions{s_.alpha});
-    else if (s_.method == "cg")
+    else if (s_.method == Method::cg)
       solver_ = std::make_unique<linalg::ConjugateGradient<ExecSpace, Op>>(
           space_, op_,
-          linalg::CgOptions{linalg::parse<linalg::CgPreconditioner>(s_.preconditioner), s_.mg});
-    else if (s_.method == "kk_cg" || s_.method == "kk_gmres")
+          linalg::CgOptions{cg_preconditioner<linalg::CgPreconditioner>(s_.preconditioner), s_.mg});
+    else if (over_kokkos_kernels(s_.method))
       solver_ = make_kk();
-    else if (s_.method == "mg") {
+    else if (s_.method == Method::mg) {
       auto mg = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
       mg_ = mg.get();
       solver_ = std::move(mg);
@@ -325,13 +325,15 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   // refuses them in builds without Kokkos Kernels).
   std::unique_ptr<linalg::Solver<ExecSpace, Real, 2>> make_kk() const {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-    const bool ilu = s_.preconditioner == "ilu";  // kk_gmres only (checked by the configuration)
-    const auto pre = ilu ? linalg::CgPreconditioner::none
-                         : linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
+    // (ilu: kk_gmres only, checked by the configuration)
+    const bool ilu = s_.preconditioner == Preconditioner::ilu;
     return kk::Krylov<ExecSpace, Op>::make(
-        space_, op_, {s_.method == "kk_gmres", pre, s_.restart, ilu ? s_.ilu_level : -1});
+        space_, op_,
+        {s_.method == Method::kk_gmres,
+         cg_preconditioner<linalg::CgPreconditioner>(s_.preconditioner), s_.restart,
+         ilu ? s_.ilu_level : -1});
 #else
-    throw Error("mac2d: solver.pressure.method = \"" + s_.method +
+    throw Error("mac2d: solver.pressure.method = \"" + std::string(name(s_.method)) +
                 "\" needs Kokkos Kernels, not in this build");
 #endif
   }

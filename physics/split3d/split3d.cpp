@@ -268,16 +268,19 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const auto ss = c.section("solver");
   s->projection_tolerance = ss.get("tolerance", 1e-8, Range::positive().at_most(1));
   s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
-  s->projection_method = ss.get_choice("method", {"cg", "mg", "kk_cg", "kk_gmres"}, "cg");
+  s->projection_method = read_option(ss, "method", Method::cg,
+                                     {Method::cg, Method::mg, Method::kk_cg, Method::kk_gmres});
   // Default: CG + multigrid (3.5x Jacobi-CG's speed at 64^3 on 2 cores, 10x at
   // 192^3 on the H200: docs/models/split3d.md, "The projection's default").
-  s->projection_preconditioner = ss.get_choice("preconditioner", {"jacobi", "mg"},
-                                               s->projection_method == "cg" ? "mg" : "jacobi");
-  if (s->projection_method != "cg" && s->projection_preconditioner == "mg")
+  s->projection_preconditioner =
+      read_option(ss, "preconditioner",
+                  s->projection_method == Method::cg ? Preconditioner::mg : Preconditioner::jacobi,
+                  {Preconditioner::jacobi, Preconditioner::mg});
+  if (s->projection_method != Method::cg && s->projection_preconditioner == Preconditioner::mg)
     ss.fail("preconditioner", "\"mg\" preconditions method = \"cg\" only (method is \"" +
-                                  s->projection_method + "\")");
+                                  std::string(name(s->projection_method)) + "\")");
   s->projection_restart = int(ss.get_int("restart", 50, 1, 10000));
-  s->mg = parse_mg_options(ss, s->projection_preconditioner == "mg", false);
+  s->mg = parse_mg_options(ss, s->projection_preconditioner == Preconditioner::mg, false);
   require_kokkos_kernels(ss, "method", s->projection_method);
 
   const auto is = c.section("initial");
@@ -333,13 +336,13 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
       odd += std::string(odd.empty() ? "" : ", ") + "xyz"[d] + " (" +
              std::to_string(domain.cells[d]) + ")";
   if (s->projection && !odd.empty() &&
-      (s->projection_method == "mg" || s->projection_preconditioner == "mg")) {
+      (s->projection_method == Method::mg || s->projection_preconditioner == Preconditioner::mg)) {
     const std::string why =
         "multigrid needs an even number of nodes along a periodic axis: " + odd +
         " in grid.cells = " + domain.cells_text();
-    if (s->projection_method == "mg") ss.fail("method", "\"mg\": " + why);
+    if (s->projection_method == Method::mg) ss.fail("method", "\"mg\": " + why);
     if (ss.has("preconditioner")) ss.fail("preconditioner", "\"mg\": " + why);
-    s->projection_preconditioner = "jacobi";
+    s->projection_preconditioner = Preconditioner::jacobi;
     s->notes.push_back("solver.preconditioner = \"jacobi\", not the default \"mg\": " + why);
   }
 
@@ -425,12 +428,12 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
         std::string(s->incremental ? "projection (incremental): -grad phi before each step, "
                                      "after it lap dphi = div u / dt by "
                                    : "projection: after each step, lap phi = div u / dt by ") +
-        std::string(s->projection_method == "kk_cg" ? "CG over Kokkos Kernels + Jacobi"
-                    : s->projection_method == "kk_gmres"
+        std::string(s->projection_method == Method::kk_cg ? "CG over Kokkos Kernels + Jacobi"
+                    : s->projection_method == Method::kk_gmres
                         ? "GMRES(" + std::to_string(s->projection_restart) +
                               ") over Kokkos Kernels + Jacobi"
-                    : s->projection_method == "mg" ? "multigrid " + linalg::describe(s->mg)
-                    : s->projection_preconditioner == "mg"
+                    : s->projection_method == Method::mg ? "multigrid " + linalg::describe(s->mg)
+                    : s->projection_preconditioner == Preconditioner::mg
                         ? "CG + multigrid " + linalg::describe(s->mg)
                         : "CG + Jacobi") +
         " to " + num(s->projection_tolerance) + (single ? " in double" : "") +
@@ -449,7 +452,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // fields; multigrid's levels about 2 more (an eighth, a 64th ... of x, b, r
   // and 7 coefficients, and its work fields).
   const double wide = single ? 2 : 1;
-  const bool mg = s->projection_method == "mg" || s->projection_preconditioner == "mg";
+  const bool mg =
+      s->projection_method == Method::mg || s->projection_preconditioner == Preconditioner::mg;
   const bool cyclic = s->periodic[0] || s->periodic[1] || s->periodic[2];
   s->values_per_cell = 21 + (cyclic ? 4 : 0) + 12 +
                        (s->projection ? wide * (17 + s->incremental + (mg ? 2 : 0)) : 0);

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "kflow/core/case_solver.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 
@@ -111,8 +112,8 @@ struct Setup : ModelSetup {
   // The projection's solver: "cg" (kflow's, preconditioned by Jacobi or a
   // multigrid cycle), "mg" (multigrid cycles), "kk_cg" or "kk_gmres" (over
   // Kokkos Kernels, Jacobi; restart vectors for GMRES).
-  std::string projection_method = "cg";
-  std::string projection_preconditioner = "jacobi";  // cg: "jacobi" | "mg"
+  Method projection_method = Method::cg;
+  Preconditioner projection_preconditioner = Preconditioner::jacobi;  // cg: jacobi | mg
   int projection_restart = 50;
   linalg::MgOptions mg;  // the multigrid's, for "mg" or CG + multigrid
   std::vector<Obstacle> obstacles;

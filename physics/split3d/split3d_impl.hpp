@@ -253,7 +253,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       // a cycle is dear: multigrid (alone or preconditioning CG) checks every
       // iteration (a read of the reduced residual, no extra pass)
       control.check_every =
-          s_.projection_method == "mg" || s_.projection_preconditioner == "mg" ? 1 : 10;
+          s_.projection_method == Method::mg || s_.projection_preconditioner == Preconditioner::mg
+              ? 1
+              : 10;
       // incremental: the increment, from zero (a restart needs nothing else)
       const PF3& x = s_.incremental ? dphi_ : phi_;
       if (s_.incremental) Kokkos::deep_copy(space_, dphi_, 0.0);
@@ -393,17 +395,19 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     if (s_.incremental) dphi_ = linalg::make_field<double, 3>(space_, "kflow::split3d::dphi", g);
     op_ = projection_operator(space_, s_, p_.e);
     const auto jacobi = linalg::CgPreconditioner::jacobi;
-    if (s_.projection_method == "cg") {
-      const auto pre = s_.projection_preconditioner == "mg" ? linalg::CgPreconditioner::mg : jacobi;
-      solver_ = std::make_unique<Cg>(space_, op_, linalg::CgOptions(pre, s_.mg));
-    } else if (s_.projection_method == "mg") {
+    if (s_.projection_method == Method::cg) {
+      solver_ = std::make_unique<Cg>(
+          space_, op_,
+          linalg::CgOptions(
+              cg_preconditioner<linalg::CgPreconditioner>(s_.projection_preconditioner), s_.mg));
+    } else if (s_.projection_method == Method::mg) {
       solver_ = std::make_unique<linalg::Multigrid<ExecSpace, Op>>(space_, op_, s_.mg);
     } else {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
       solver_ = kk::Krylov<ExecSpace, Op>::make(
-          space_, op_, {s_.projection_method == "kk_gmres", jacobi, s_.projection_restart});
+          space_, op_, {s_.projection_method == Method::kk_gmres, jacobi, s_.projection_restart});
 #else
-      throw Error("split3d: solver.method = \"" + s_.projection_method +
+      throw Error("split3d: solver.method = \"" + std::string(name(s_.projection_method)) +
                   "\" needs Kokkos Kernels, not in this build");
 #endif
     }

@@ -245,11 +245,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
       "convection", {{"upwind", Convection::upwind}, {"tvd", Convection::tvd}}, Convection::upwind);
 
   const auto ss = c.section("solver");
-  s->method = ss.get_choice("method", {"cg", "mg", "kk_cg", "kk_gmres"}, "cg");
-  const bool kk = s->method == "kk_cg" || s->method == "kk_gmres";
-  s->preconditioner = ss.get_choice("preconditioner", {"jacobi", "none", "mg"}, "jacobi");
-  if (kk && s->preconditioner == "mg")
-    ss.fail("preconditioner", "\"" + s->method +
+  s->method = read_option(ss, "method", Method::cg,
+                          {Method::cg, Method::mg, Method::kk_cg, Method::kk_gmres});
+  const bool kk = over_kokkos_kernels(s->method);
+  s->preconditioner =
+      read_option(ss, "preconditioner", Preconditioner::jacobi,
+                  {Preconditioner::jacobi, Preconditioner::none, Preconditioner::mg});
+  if (kk && s->preconditioner == Preconditioner::mg)
+    ss.fail("preconditioner", "\"" + std::string(name(s->method)) +
                                   "\" (psi over Kokkos Kernels) takes \"jacobi\" or \"none\" "
                                   "(multigrid is matrix-free: method = \"cg\" or \"mg\")");
   s->restart = int(ss.get_int("restart", 50, 1, 10000));
@@ -266,27 +269,28 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                        " (omega, T): docs/models/vorticity2d.md");
   s->control.max_iterations = int(ss.get_int("max_iterations", 20000, 1, 1 << 30));
   // Multigrid converges in a few cycles (iterations): checked every one.
-  const bool mg = s->method == "mg" || s->preconditioner == "mg";
+  const bool mg = s->method == Method::mg || s->preconditioner == Preconditioner::mg;
   s->control.check_every = int(ss.get_int("check_every", mg ? 1 : 10, 1, 1 << 20));
   s->control.criterion = linalg::Criterion::residual;
-  s->mg = parse_mg_options(ss, s->method == "cg" && s->preconditioner == "mg",
+  s->mg = parse_mg_options(ss, s->method == Method::cg && s->preconditioner == Preconditioner::mg,
                            s->control.tolerance == 0);
   s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
   s->extrapolate_psi =
       ss.get_choice("guess", {"extrapolated", "previous"}, "extrapolated") == "extrapolated";
   require_kokkos_kernels(ss, "method", s->method);
   {
-    const std::string jacobi = s->preconditioner == "none" ? "CG" : "CG + Jacobi";
+    const std::string jacobi = s->preconditioner == Preconditioner::none ? "CG" : "CG + Jacobi";
     const std::string over_kk =
-        s->method == "kk_cg" ? " over Kokkos Kernels (kk_cg)"
-        : s->method == "kk_gmres"
+        s->method == Method::kk_cg ? " over Kokkos Kernels (kk_cg)"
+        : s->method == Method::kk_gmres
             ? " over Kokkos Kernels (kk_gmres, restart " + std::to_string(s->restart) + ")"
             : "";
     const std::string psi =
-        s->method == "mg"           ? "multigrid " + linalg::describe(s->mg)
-        : s->preconditioner == "mg" ? "CG + multigrid " + linalg::describe(s->mg)
-        : s->method == "kk_gmres"
-            ? std::string(s->preconditioner == "none" ? "GMRES" : "GMRES + Jacobi") + over_kk
+        s->method == Method::mg                   ? "multigrid " + linalg::describe(s->mg)
+        : s->preconditioner == Preconditioner::mg ? "CG + multigrid " + linalg::describe(s->mg)
+        : s->method == Method::kk_gmres
+            ? std::string(s->preconditioner == Preconditioner::none ? "GMRES" : "GMRES + Jacobi") +
+                  over_kk
             : jacobi + over_kk;
     s->notes.push_back("solves: psi by " + psi + ", omega" + (s->heat ? " and T" : "") + " by " +
                        jacobi);
@@ -400,9 +404,9 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   // kk_cg 8 vectors of the rows and the CRS matrix (about 8 values' worth),
   // kk_gmres 5 vectors, the matrix and restart + 5 Krylov vectors.
   s->values_per_cell = 6 + 24 +
-                       (s->method == "kk_cg"      ? 16 - 8
-                        : s->method == "kk_gmres" ? 18 + s->restart - 8
-                                                  : 0);
+                       (s->method == Method::kk_cg      ? 16 - 8
+                        : s->method == Method::kk_gmres ? 18 + s->restart - 8
+                                                        : 0);
   s->saved_values_per_cell = 3;
   // Stable explicit step (docs/models/vorticity2d.md): convection dt (|u|/hx +
   // |v|/hy) <= 1 with |u| <= the fastest boundary velocity at the start, and

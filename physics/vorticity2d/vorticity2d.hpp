@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kflow/core/case_solver.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
@@ -84,8 +85,8 @@ struct Setup : ModelSetup {
   // Kokkos Kernels, "jacobi" | "none"); omega and T: CG with the
   // preconditioner ("jacobi" where it is "mg": multigrid's coarse levels
   // halve their identity term, docs/linalg.md).
-  std::string method = "cg";
-  std::string preconditioner = "jacobi";
+  Method method = Method::cg;
+  Preconditioner preconditioner = Preconditioner::jacobi;
   int restart = 50;  // kk_gmres: Krylov vectors before a restart
   linalg::MgOptions mg;
   linalg::SolveControl control;

@@ -85,17 +85,17 @@ class Model final : public kflow::Model {
     bool open[4];
     for (int sd = 0; sd < 4; ++sd) open[sd] = s_.side[sd].kind == Kind::outflow;
     op_psi_ = make_op(-2 / (hx * hx) - 2 / (hy * hy), 1 / (hx * hx), 1 / (hy * hy), open);
-    const auto pre = linalg::parse<linalg::CgPreconditioner>(s_.preconditioner);
-    if (s_.method == "mg") {
+    const auto pre = cg_preconditioner<linalg::CgPreconditioner>(s_.preconditioner);
+    if (s_.method == Method::mg) {
       auto mg = std::make_unique<Mg>(space_, op_psi_, s_.mg);
       mg_psi_ = mg.get();
       solver_psi_ = std::move(mg);
-    } else if (s_.method == "kk_cg" || s_.method == "kk_gmres") {
+    } else if (over_kokkos_kernels(s_.method)) {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
-      solver_psi_ = kk::Krylov<ExecSpace, Op>::make(space_, op_psi_,
-                                                    {s_.method == "kk_gmres", pre, s_.restart});
+      solver_psi_ = kk::Krylov<ExecSpace, Op>::make(
+          space_, op_psi_, {s_.method == Method::kk_gmres, pre, s_.restart});
 #else
-      throw Error("vorticity2d: solver.method = \"" + s_.method +
+      throw Error("vorticity2d: solver.method = \"" + std::string(name(s_.method)) +
                   "\" needs Kokkos Kernels, not in this build");
 #endif
     } else {

@@ -2,13 +2,12 @@
 
 namespace kflow {
 
-void require_kokkos_kernels(const Config::Section& s, const std::string& key,
-                            const std::string& method) {
+void require_kokkos_kernels(const Config::Section& s, const std::string& key, Method method) {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
   (void)s, (void)key, (void)method;
 #else
-  if (method.rfind("kk_", 0) == 0)
-    s.fail(key, "\"" + method +
+  if (over_kokkos_kernels(method))
+    s.fail(key, "\"" + std::string(name(method)) +
                     "\" (over Kokkos Kernels) needs Kokkos Kernels, which this build does not "
                     "have ('kflow info'); use \"cg\"");
 #endif
@@ -17,15 +16,13 @@ void require_kokkos_kernels(const Config::Section& s, const std::string& key,
 linalg::MgOptions parse_mg_options(const Config::Section& s, bool preconditioner,
                                    bool fixed_count) {
   linalg::MgOptions o;
-  o.cycle = linalg::parse<linalg::MgCycle>(s.get_choice("cycle", {"V", "W", "F"}, "V"));
-  o.smoother = linalg::parse<linalg::MgSmoother>(
-      s.get_choice("smoother", {"rbgs", "jacobi", "chebyshev"}, "rbgs"));
+  o.cycle = read_option(s, "cycle", linalg::MgCycle::v);
+  o.smoother = read_option(s, "smoother", linalg::MgSmoother::rbgs);
   o.pre_sweeps = o.post_sweeps = int(s.get_int("sweeps", 2, 1, 100));
   o.smoother_omega = s.get("smoother_omega", o.smoother_omega, Range::positive().at_most(2));
   if (!(o.smoother_omega < 2.0))
     s.fail("smoother_omega", "red-black Gauss-Seidel smoothing converges only for 0 < omega < 2");
-  o.coarse = linalg::parse<linalg::MgCoarse>(
-      s.get_choice("coarse", {"sweeps", "cg"}, linalg::name(o.coarse)));
+  o.coarse = read_option(s, "coarse", o.coarse);
   o.team_cells = s.get_int("team_cells", o.team_cells, -1, 1L << 24);
   if (preconditioner && o.smoother == linalg::MgSmoother::jacobi)
     s.fail("smoother",
