@@ -394,7 +394,6 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     rhs_ = linalg::make_field<double, 3>(space_, "kflow::split3d::phi_rhs", g);
     if (s_.incremental) dphi_ = linalg::make_field<double, 3>(space_, "kflow::split3d::dphi", g);
     op_ = projection_operator(space_, s_, p_.e);
-    const auto jacobi = linalg::CgPreconditioner::jacobi;
     if (s_.projection_method == Method::cg) {
       solver_ = std::make_unique<Cg>(
           space_, op_,
@@ -405,7 +404,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     } else {
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
       solver_ = kk::Krylov<ExecSpace, Op>::make(
-          space_, op_, {s_.projection_method == Method::kk_gmres, jacobi, s_.projection_restart});
+          space_, op_,
+          {s_.projection_method == Method::kk_gmres, linalg::CgPreconditioner::jacobi,
+           s_.projection_restart});
 #else
       throw Error("split3d: solver.method = \"" + std::string(name(s_.projection_method)) +
                   "\" needs Kokkos Kernels, not in this build");

@@ -1,6 +1,5 @@
 #include "kflow/core/driver.hpp"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,18 +33,6 @@ namespace fs = std::filesystem;
 namespace kflow {
 
 namespace {
-
-// ", 22.3 GB are free here" (and the process's own limit, ulimit -v), for
-// messages about memory.
-std::string free_text(const std::string& backend) {
-  const double free = available_memory(backend);
-  std::string t = free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string();
-  rlimit lim{};
-  if (backend != "cuda" && ::getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
-    t += " and this process may use at most " + fmt(double(lim.rlim_cur) / 1e9, 3) +
-         " GB (ulimit -v)";
-  return t;
-}
 
 // A line's samples: interpolated between cell centres, except at points on
 // the domain's boundary whose value the boundary condition fixes (the lid of
@@ -293,7 +280,8 @@ void Run::write_frame() {
   } catch (const std::bad_alloc&) {  // its host copies: named with the estimate
     throw Error("out of memory: frame " + std::to_string(frame_) + " at t = " + fmt(clock_.time()) +
                 " needs about " + fmt(pc_.frame_bytes / 1e9, 3) +
-                " GB of host memory (its fields and the checkpoint's state)" + free_text("openmp"));
+                " GB of host memory (its fields and the checkpoint's state)" +
+                free_memory_text("openmp"));
   }
 }
 
@@ -449,112 +437,6 @@ RunResult Run::finish(const std::string& status) {
 }
 
 }  // namespace
-
-std::string failure_message(const std::exception& e) {
-  const std::string what = e.what();
-  if (dynamic_cast<const Error*>(&e)) return what;
-  // Kokkos: "Kokkos ERROR: Host memory space failed to allocate 745.1 GiB (label="a")."
-  const std::string kokkos = "Kokkos ERROR: ", failed = " memory space failed to allocate ";
-  if (const auto at = what.find(failed); what.rfind(kokkos, 0) == 0 && at != std::string::npos) {
-    const std::string space = what.substr(kokkos.size(), at - kokkos.size());
-    std::string size = what.substr(at + failed.size()), label;
-    if (const auto lp = size.find(" (label=\""); lp != std::string::npos) {
-      label = size.substr(lp + 9);
-      label = label.substr(0, label.find('"'));
-      size = size.substr(0, lp);
-    }
-    const bool gpu = space.find("Cuda") != std::string::npos;
-    return "out of memory: " + size + " of " + space + " memory for \"" + label +
-           "\" could not be allocated" + free_text(gpu ? "cuda" : "openmp") +
-           "; a smaller grid or size, float precision or a larger machine";
-  }
-  if (dynamic_cast<const std::bad_alloc*>(&e))
-    return "out of memory: an allocation on the host failed (" + what + ")" + free_text("openmp") +
-           "; a smaller grid or size, or a larger machine";
-  if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&e))
-    return f->path1().string() + (f->path2().empty() ? "" : " -> " + f->path2().string()) + ": " +
-           f->code().message();
-  return what;
-}
-
-void check_memory(double device_bytes, double host_bytes, const std::string& backend,
-                  const std::string& what, const std::string& detail, const std::string& advice) {
-  auto gb = [](double b) {
-    return fmt(b / 1e9, 3) + " GB";
-  };
-  const bool host = backend != "cuda";
-  const double free = available_memory(backend), host_free = available_memory("openmp");
-  const double need = device_bytes + (host ? host_bytes : 0);
-  if (free > 0 && need > 0.9 * free)
-    throw Error(what + " needs about " + gb(need) + " of " + (host ? "host" : "device") +
-                " memory (" + detail + "), " + gb(free) + " are free here; " + advice);
-  if (!host && host_free > 0 && host_bytes > 0.9 * host_free)
-    throw Error(what + " needs about " + gb(host_bytes) + " of host memory beside the device's (" +
-                detail + "), " + gb(host_free) + " are free here; " + advice);
-}
-
-void check_case_memory(const PreparedCase& pc) {
-  check_memory(pc.state_bytes, pc.frame_bytes, pc.backend, "the case",
-               "grid " + pc.setup->grid.cells_text() + ", " + pc.precision,
-               "a coarser grid, float precision or a larger machine");
-}
-
-namespace {
-std::string cells_text(const linalg::Grid& g) {
-  std::string t;
-  for (int d = 0; d < g.dim; ++d) t += (d ? "x" : "") + std::to_string(g.cells[d]);
-  return t;
-}
-}  // namespace
-
-void decompose(PreparedCase& pc) {
-  const auto& g = pc.setup->grid;
-  const int n = parallel::size();
-  auto& dec = pc.setup->decomposition;
-  dec = linalg::dist::Decomposition{};
-  dec.dim = g.dim;
-  dec.global_cells = g.cells;
-  dec.rank = parallel::rank();
-  std::string asked;
-  int product = 1;
-  for (std::size_t d = 0; d < pc.ranks.size(); ++d) {
-    asked += (d ? ", " : "") + std::to_string(pc.ranks[d]);
-    product *= pc.ranks[d];
-  }
-  if (n > 1 && !pc.model->distributed) {
-    std::string which;
-    for (const auto& name : Registry::instance().names())
-      if (Registry::instance().find(name)->distributed) which += (which.empty() ? "" : ", ") + name;
-    throw Error("model " + pc.model->name + " runs on one rank only, and this run has " +
-                std::to_string(n) + " ranks (mpirun -n " + std::to_string(n) +
-                "); run it without mpirun (or -n 1).  Models that run on several ranks: " +
-                (which.empty() ? "none" : which));
-  }
-  if (!pc.ranks.empty() && product != n)
-    throw Error(pc.ranks_where + ": key 'run.ranks': [" + asked + "] is " +
-                std::to_string(product) + " block" + (product == 1 ? "" : "s") +
-                ", but this run has " + std::to_string(n) + " rank" + (n == 1 ? "" : "s") +
-                "; expected blocks per axis whose product is the rank count (mpirun -n " +
-                std::to_string(product) + ")");
-  if (n == 1) return;
-  std::array<int, 3> r{1, 1, 1};
-  if (pc.ranks.empty()) {
-    r = linalg::dist::choose_blocks(n, g.dim, g.cells);
-    if (r[0] == 0)
-      throw Error(std::to_string(n) + " ranks cannot split a grid of " + cells_text(g) +
-                  " cells into blocks of at least one cell each; fewer ranks or a finer grid");
-  } else {
-    for (int d = 0; d < g.dim; ++d) r[std::size_t(d)] = pc.ranks[std::size_t(d)];
-  }
-  for (int d = 0; d < g.dim; ++d)
-    if (r[std::size_t(d)] > g.cells[d])
-      throw Error(std::to_string(n) + " ranks in blocks " + std::to_string(r[0]) + "x" +
-                  std::to_string(r[1]) + (g.dim == 3 ? "x" + std::to_string(r[2]) : "") +
-                  " put more blocks along axis " + std::to_string(d) + " than its " +
-                  std::to_string(g.cells[d]) +
-                  " cells; fewer ranks, a finer grid, or run.ranks = [...] to choose the blocks");
-  dec.ranks = r;
-}
 
 RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   const auto t_start = Clock::now();

@@ -78,6 +78,10 @@ PreparedCase prepare(Config config, const RunOptions& opt);
 // and `host_bytes` more on the host.  "<what> needs about 12 GB of host
 // memory (<detail>), 8 GB are free here; <advice>".  Runs and benches call it
 // before they allocate.
+// ", 22.3 GB are free here" (and the process's own limit, ulimit -v), for
+// messages about memory.
+std::string free_memory_text(const std::string& backend);
+
 void check_memory(double device_bytes, double host_bytes, const std::string& backend,
                   const std::string& what, const std::string& detail, const std::string& advice);
 // The case's state and frames against the memory of its backend (check_memory):
