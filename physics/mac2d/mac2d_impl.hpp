@@ -271,6 +271,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
     }
     linalg::SolveControl c = s_.control;
+    c.stop = solve_stop_flag();
     if (steps_ < s_.first_steps) c.max_iterations = s_.first_iterations;
     {
       Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::pressure");

@@ -250,6 +250,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
+      control.stop = solve_stop_flag();
       // a cycle is dear: multigrid (alone or preconditioning CG) checks every
       // iteration (a read of the reduced residual, no extra pass)
       control.check_every =

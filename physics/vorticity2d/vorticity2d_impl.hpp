@@ -240,6 +240,7 @@ class Model final : public kflow::Model {
 
   linalg::SolveStats solve(Solver& solver, const F2& x, const F2& b, const char* what) {
     linalg::SolveControl c = s_.control;
+    c.stop = solve_stop_flag();
     const int k = what[0] == 's' ? 0 : what[0] == 'v' ? 1 : 2;
     if (sizeof(Real) == 4 && c.tolerance > 0)
       c.tolerance =

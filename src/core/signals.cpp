@@ -9,14 +9,15 @@
 #include <ctime>
 #include <iostream>
 
+#include "kflow/core/model.hpp"
 #include "kflow/core/parallel.hpp"
-#include "kflow/linalg/solver.hpp"
 
 namespace kflow {
 
 namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;  // a signal was received during the run
+volatile std::sig_atomic_t g_stop_solves = 0;  // a second one: solves stop at once
 std::atomic<long long> g_first_signal_ns{0};   // when, on CLOCK_MONOTONIC (0: not yet)
 static_assert(std::atomic<long long>::is_always_lock_free, "used in a signal handler");
 
@@ -39,7 +40,7 @@ extern "C" void on_signal(int) {
   }
   const long long first = g_first_signal_ns;
   if (first == 0 || ns - first < kSameRequestNs) return;
-  linalg::stop_requested = 1;  // a solve in progress stops between iterations
+  g_stop_solves = 1;  // a solve in progress stops between iterations
 }
 
 // Whether stdout or stderr has lost its reader (`kflow run | head`, a `tee`
@@ -66,7 +67,7 @@ bool output_closed() {
 SignalGuard::SignalGuard() {
   g_interrupted = 0;
   g_first_signal_ns = 0;
-  linalg::stop_requested = 0;
+  g_stop_solves = 0;
   old_int_ = std::signal(SIGINT, on_signal);
   old_term_ = std::signal(SIGTERM, on_signal);
   old_hup_ = std::signal(SIGHUP, on_signal);
@@ -76,7 +77,11 @@ SignalGuard::~SignalGuard() {
   std::signal(SIGINT, old_int_);
   std::signal(SIGTERM, old_term_);
   std::signal(SIGHUP, old_hup_);
-  linalg::stop_requested = 0;
+  g_stop_solves = 0;
+}
+
+const volatile std::sig_atomic_t* solve_stop_flag() {
+  return &g_stop_solves;
 }
 
 bool interrupted() {

@@ -7,7 +7,7 @@ namespace kflow {
 // Installs the run's handlers for its lifetime and restores the previous ones.
 // The first signal ends the run after the current step (a last frame and
 // checkpoint); a second one, a quarter of a second or more later, stops the
-// step's solves at once (linalg::stop_requested; the last complete checkpoint
+// step's solves at once (solve_stop_flag(); the last complete checkpoint
 // is kept).
 struct SignalGuard {
   using Handler = void (*)(int);

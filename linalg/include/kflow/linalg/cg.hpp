@@ -275,7 +275,7 @@ class ConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op::d
     residual(prev);
     bool restart = true;
     for (int k = 1; k <= c.max_iterations; ++k) {
-      check_stop();
+      check_stop(c);
       int cur;
       if constexpr (fused) {
         cur = 3 - prev - older;  // the third slot

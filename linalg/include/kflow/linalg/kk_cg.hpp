@@ -97,7 +97,7 @@ class KkConjugateGradient : public Solver<ExecSpace, typename Op::real_type, Op:
     };
     double rz = restart();
     for (int k = 1; k <= c.max_iterations; ++k) {
-      check_stop();
+      check_stop(c);
       KokkosSparse::spmv(space_, "N", Real(1), sys_.matrix(), p_, Real(0), q_);
       const double pq = double(KokkosBlas::dot(space_, p_, q_));
       if (!(pq > 0) || !(pq < HUGE_VAL)) {

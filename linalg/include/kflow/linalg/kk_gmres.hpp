@@ -124,7 +124,7 @@ class KkGmres : public Solver<ExecSpace, typename Op::real_type, Op::dim> {
     s.criterion = crit;
     const bool checks = c.tolerance > 0;
     while (s.iterations < c.max_iterations) {
-      check_stop();
+      check_stop(c);
       if (checks && crit <= c.tolerance) break;
       const int left = c.max_iterations - s.iterations;
       Handle kh;

@@ -88,7 +88,7 @@ class KkMulticolorSor : public Solver<ExecSpace, typename Op::real_type, Op::dim
     const int n = sys_.rows();
     bool first = true;
     while (s.iterations < c.max_iterations) {
-      check_stop();
+      check_stop(c);
       const int sweeps = checks ? std::min(every, c.max_iterations - s.iterations)
                                 : c.max_iterations - s.iterations;
       space_.fence("kflow::linalg::kk_sor::sweep");

@@ -13,19 +13,10 @@
 
 namespace kflow::linalg {
 
-// A stop request for every solve in the process: a signal handler may set it
-// (kflow's driver does on a second Ctrl-C).  Solves read it between
-// iterations and throw Cancelled, leaving x partly updated.
-inline volatile std::sig_atomic_t stop_requested = 0;
-
+// A solve stopped by its caller's flag (SolveControl::stop), x partly updated.
 struct Cancelled : std::runtime_error {
-  Cancelled() : std::runtime_error("the solve was stopped (linalg::stop_requested)") {}
+  Cancelled() : std::runtime_error("the solve was stopped (SolveControl::stop)") {}
 };
-
-// Throws Cancelled when a stop was requested.
-inline void check_stop() {
-  if (stop_requested) throw Cancelled();
-}
 
 // What "converged" means.
 enum class Criterion {
@@ -43,7 +34,16 @@ struct SolveControl {
   // last one), as in the paper's step problem (every 5).
   int check_every = 5;
   Criterion criterion = Criterion::residual;
+  // A stop request the caller owns (a signal handler may set it: kflow's
+  // driver does on a second Ctrl-C), or none.  Solves read it between
+  // iterations and throw Cancelled once it is set.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
+
+// Throws Cancelled when the caller's flag asks the solve to stop.
+inline void check_stop(const SolveControl& c) {
+  if (c.stop && *c.stop) throw Cancelled();
+}
 
 struct SolveStats {
   int iterations = 0;

@@ -27,7 +27,7 @@ SolveStats stationary_solve(const ExecSpace& space, const Op& op, const X& x, co
     if (!(scale > 0) || !(scale < HUGE_VAL)) scale = 1;
   }
   for (int k = 1; k <= c.max_iterations; ++k) {
-    check_stop();
+    check_stop(c);
     const bool check = c.tolerance > 0 && (k % every == 0 || k == c.max_iterations);
     if (check && c.criterion == Criterion::change) {
       s.criterion = iterate(true);

@@ -3,6 +3,7 @@
 // a model is a class template on (execution space, real type) behind this
 // interface; the core drives it without knowing which one it is.
 
+#include <csignal>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -16,6 +17,11 @@
 namespace kflow {
 
 class Config;
+
+// The run's request to stop its solves at once (a second Ctrl-C; the driver's
+// signal handler sets it): a model hands it to every solve it makes
+// (linalg::SolveControl::stop), which then throws linalg::Cancelled.
+const volatile std::sig_atomic_t* solve_stop_flag();
 
 // A cell-centred field copied to the host for output: interior cells only,
 // i fastest, components interleaved (vectors always have 3 components).
