@@ -335,7 +335,7 @@ TEMPLATE_LIST_TEST_CASE("SIP rejects a wrong alpha, periodic operators and a zer
       (la::Sip<Space, DOp>(
           space, op, la::SipOptions{0.5, la::SipOrdering::tiles, 0, {0, 0, 8, too_many, true}})),
       std::invalid_argument);
-  // the paper's per-diagonal 2D sweeps are physics/linsys's SipPaper
+  // the paper's per-diagonal 2D sweeps are bench/linalg's SipPaper
   CHECK_THROWS_AS((la::Sip<Space, DOp>(space, op, la::SipOptions{0.5, la::SipOrdering::diagonals})),
                   std::invalid_argument);
   if (la::on_gpu<Space>)  // one thread: host backends only

@@ -1,6 +1,6 @@
 #pragma once
 // An independent reference for the batched tridiagonal solvers
-// (linalg/tridiag.hpp, physics/linsys/tridiag_variants.hpp): Gaussian
+// (linalg/tridiag.hpp, bench/linalg/tridiag_variants.hpp): Gaussian
 // elimination WITH partial pivoting in long double (LAPACK gtsv's algorithm,
 // one extra super-diagonal of fill), itself checked against a dense LU with
 // partial pivoting; random diagonally dominant systems over any shape; and a

@@ -1,4 +1,4 @@
-// The hypre peer of `kflow bench poisson` (physics/linsys/hypre_peer.hpp):
+// The hypre peer of `kflow bench poisson` (bench/linalg/hypre_peer.hpp):
 // hypre's PFMG and PCG + PFMG solve the bench's 5-point Dirichlet system,
 // checked with linalg's own residual, and need about as many cycles as
 // linalg's multigrid (a peer that solved something else would be no peer).

@@ -1,4 +1,4 @@
-// Ezzatti & Nesmachnow's 2D SIP orderings (physics/linsys/sip_paper.hpp: one launch per
+// Ezzatti & Nesmachnow's 2D SIP orderings (bench/linalg/sip_paper.hpp: one launch per
 // anti-diagonal, and pipelined strips with their spin-wait on the strip
 // below) on every execution space compiled in: the iterates of the host's
 // one-thread lexicographic sweep (linalg::Sip) to rounding, convergence with

@@ -1,4 +1,4 @@
-// The tridiagonal variants kept in physics/linsys
+// The tridiagonal variants kept in bench/linalg
 // (tridiag_variants.hpp: cr, pcr, hybrid, partitioned) on every execution
 // space compiled in, against the pivoting long-double reference
 // (tests/linalg/tridiag_reference.hpp): every size and layout, the lines of a

@@ -37,8 +37,8 @@ set(targets kflow_bench_spmv kflow_bench_poisson kflow_bench_tridiag kflow_model
             kflow_model_vorticity2d kflow_model_split3d kflow_core)
 if(GENERATOR STREQUAL "Ninja")
   set(objects src/core/CMakeFiles/kflow_core.dir/case_solver.cpp.o)
-  foreach(entry "physics/linsys|kflow_bench_spmv|bench_spmv" "physics/linsys|kflow_bench_poisson|bench_poisson"
-                "physics/linsys|kflow_bench_tridiag|bench_tridiag" "physics/mac2d|kflow_model_mac2d|mac2d"
+  foreach(entry "bench/linalg|kflow_bench_spmv|bench_spmv" "bench/linalg|kflow_bench_poisson|bench_poisson"
+                "bench/linalg|kflow_bench_tridiag|bench_tridiag" "physics/mac2d|kflow_model_mac2d|mac2d"
                 "physics/vorticity2d|kflow_model_vorticity2d|vorticity2d"
                 "physics/split3d|kflow_model_split3d|split3d")
     string(REPLACE "|" ";" parts "${entry}")

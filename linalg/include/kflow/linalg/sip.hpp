@@ -50,7 +50,7 @@
 //   diagonals      3D, GPU default: one launch per hyperplane i + j + k = const.
 // Ezzatti & Nesmachnow's 2D GPU orderings (one launch per anti-diagonal, the
 // paper's method, and pipelined strips) reproduce the paper beside its
-// benchmark in the application (physics/linsys/sip_paper.hpp).
+// benchmark in the application (bench/linalg/sip_paper.hpp).
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Profiling_ScopedRegion.hpp>

@@ -13,7 +13,7 @@ namespace kflow::linalg {
 // 2D, diagonals (hyperplanes) on GPUs in 3D, lexicographic on host backends.
 // 2D takes lexicographic and tiles; 3D lexicographic and diagonals.  (Ezzatti
 // & Nesmachnow's 2D GPU orderings, diagonals and pipelined, are in the
-// application's benchmarks, physics/linsys.)
+// application's benchmarks, bench/linalg.)
 enum class SipOrdering { automatic, lexicographic, diagonals, tiles };
 
 template <>

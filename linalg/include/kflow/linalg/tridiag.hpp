@@ -37,7 +37,7 @@
 //   automatic CPUs: thomas.  GPUs: register.
 // The reproductions of Ezzatti & Nesmachnow's GPU methods (cyclic reduction,
 // PCR, the hybrid and partitioned methods in team scratch) live in the
-// application's benchmarks (physics/linsys), not in this library.
+// application's benchmarks (bench/linalg), not in this library.
 
 #include <Kokkos_Core.hpp>
 

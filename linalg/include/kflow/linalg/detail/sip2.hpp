@@ -1,7 +1,7 @@
 #pragma once
 // SIP's 2D kernels (sip.hpp): the factorization and the forward and backward
 // sweeps at one point, and the lexicographic, diagonal (the GPU
-// factorization; physics/linsys runs its sweeps too) and host-tiles
+// factorization; bench/linalg runs its sweeps too) and host-tiles
 // orderings of the sweeps.
 
 #include <Kokkos_Core.hpp>

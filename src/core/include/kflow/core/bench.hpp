@@ -1,8 +1,11 @@
 #pragma once
 // Benchmarks: memory bandwidth of a backend (the reference) and model steps.
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <iosfwd>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -94,6 +97,24 @@ struct KernelBenchOptions {
   BenchParams params;
   int repeat = 5;
 };
+
+// Seconds: the best of `repeat` timed calls of fn() on `space`, each fenced
+// before and after, following `warm_up` untimed calls (first touch, caches).
+// Every kernel benchmark times this way.
+template <class Space, class Fn>
+double best_time(const Space& space, int repeat, Fn&& fn, int warm_up = 0) {
+  for (int w = 0; w < warm_up; ++w) fn();
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < repeat; ++r) {
+    space.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    space.fence();
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
 
 struct KernelBenchRow {
   std::string label;   // what was timed, with its sizes

@@ -123,15 +123,7 @@ void run_poisson3(const Space& space, const std::vector<long>& ks,
   using Mem = typename Space::memory_space;
   using Op = la::Stencil7<Real, Mem>;
   auto best_of = [&](auto&& fn) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat; ++r) {
-      space.fence();
-      Kokkos::Timer t;
-      fn();
-      space.fence();
-      best = std::min(best, t.seconds());
-    }
-    return best;
+    return best_time(space, repeat, fn);
   };
   for (long k : ks) {
     const int n = 1 << k;
@@ -353,9 +345,7 @@ std::vector<KernelBenchRow> run_poisson(const KernelBenchOptions& o, std::ostrea
     return t.seconds();
   };
   auto best_of = [&](auto&& fn) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat; ++r) best = std::min(best, timed(fn));
-    return best;
+    return best_time(space, repeat, fn);
   };
 
   if (dim == 3) {

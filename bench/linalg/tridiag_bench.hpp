@@ -287,15 +287,7 @@ std::vector<KernelBenchRow> run_tridiag(const KernelBenchOptions& o, std::ostrea
   TridiagVariants<Space, Real> variants(space, vopt);
 
   auto timed = [&](auto&& fn) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat + 1; ++r) {  // the first run warms up
-      space.fence();
-      Kokkos::Timer t;
-      fn();
-      space.fence();
-      if (r > 0) best = std::min(best, t.seconds());
-    }
-    return best;
+    return best_time(space, repeat, fn, 1);  // (the first run warms up)
   };
   auto fmt = [](double v) {
     char buf[32];

@@ -171,15 +171,7 @@ void run_sip3(const Space& space, const std::vector<long>& ks, double alpha, dou
   using Op = la::Stencil7<Real, Mem>;
   constexpr bool gpu = la::on_gpu<Space>;
   auto best_of = [&](auto&& fn) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat; ++r) {
-      space.fence();
-      Kokkos::Timer t;
-      fn();
-      space.fence();
-      best = std::min(best, t.seconds());
-    }
-    return best;
+    return best_time(space, repeat, fn);
   };
   for (long k : ks) {
     const int n = 1 << k;
@@ -281,15 +273,7 @@ std::vector<KernelBenchRow> run_sip(const KernelBenchOptions& o, std::ostream& l
     return std::string(buf);
   };
   auto best_of = [&](auto&& fn) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat; ++r) {
-      space.fence();
-      Kokkos::Timer t;
-      fn();
-      space.fence();
-      best = std::min(best, t.seconds());
-    }
-    return best;
+    return best_time(space, repeat, fn);
   };
 
   if (dim == 3) {

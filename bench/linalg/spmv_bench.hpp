@@ -241,16 +241,7 @@ std::vector<KernelBenchRow> run_spmv(const KernelBenchOptions& o, std::ostream& 
   };
   // Best of `repeat` after one untimed call (first touch, caches).
   auto best_of = [&](auto&& fn) {
-    fn();
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat; ++r) {
-      space.fence();
-      Kokkos::Timer t;
-      fn();
-      space.fence();
-      best = std::min(best, t.seconds());
-    }
-    return best;
+    return best_time(space, repeat, fn, 1);
   };
   auto gflops = [&](double cells, double seconds) {
     return fmt("%.3g GFlop/s at 9 flop/row", 9 * cells / seconds / 1e9);
