@@ -213,25 +213,17 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   std::vector<StateArray> save_state() override {
     std::vector<StateArray> r;
     for (auto* f : {&u_, &v_, &p_}) r.push_back(to_state(*f));
-    StateArray counters;
-    counters.name = "counters";
-    counters.type = "float64";
-    counters.extents = {3};
-    const double c[3] = {double(steps_), double(iterations_total_), double(unconverged_)};
-    counters.bytes.resize(sizeof c);
-    std::memcpy(counters.bytes.data(), c, sizeof c);
-    r.push_back(counters);
+    r.push_back(counters_state({double(steps_), double(iterations_total_), double(unconverged_)}));
     return r;
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
     for (auto* f : {&u_, &v_, &p_}) from_state(space_, state, *f);
-    for (const auto& a : state)
-      if (a.name == "counters" && a.bytes.size() >= 2 * sizeof(double)) {
-        double c[3] = {0, 0, 0};  // (checkpoints from before the third counter hold two)
-        std::memcpy(c, a.bytes.data(), std::min(sizeof c, a.bytes.size()));
-        steps_ = long(c[0]), iterations_total_ = long(c[1]), unconverged_ = long(c[2]);
-      }
+    auto c = state_counters(state);
+    if (c.size() >= 2) {
+      c.resize(3, 0.0);  // (checkpoints from before the third counter hold two)
+      steps_ = long(c[0]), iterations_total_ = long(c[1]), unconverged_ = long(c[2]);
+    }
     apply_bc();
   }
 

@@ -317,27 +317,18 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     std::vector<StateArray> r;
     for (int q = 0; q < 4; ++q) r.push_back(to_state(state_.q[q], state_name(q)));
     if (s_.projection) r.push_back(to_state(phi_));  // the next solve's initial guess
-    StateArray counters;
-    counters.name = "counters";
-    counters.type = "float64";
-    counters.extents = {3};
-    const double c[3] = {double(steps_), double(sweeps_), double(proj_iterations_)};
-    counters.bytes.resize(sizeof c);
-    std::memcpy(counters.bytes.data(), c, sizeof c);
-    r.push_back(counters);
+    r.push_back(counters_state({double(steps_), double(sweeps_), double(proj_iterations_)}));
     return r;
   }
 
   void restore_state(const std::vector<StateArray>& state) override {
     for (int q = 0; q < 4; ++q) from_state(space_, state, state_.q[q], state_name(q));
     if (s_.projection) restore_phi(state);
-    for (const auto& a : state)
-      if (a.name == "counters" &&
-          (a.bytes.size() == sizeof(double) || a.bytes.size() == 3 * sizeof(double))) {
-        double c[3] = {0, 0, 0};  // (checkpoints before the totals hold the steps alone)
-        std::memcpy(c, a.bytes.data(), a.bytes.size());
-        steps_ = long(c[0]), sweeps_ = long(c[1]), proj_iterations_ = long(c[2]);
-      }
+    auto c = state_counters(state);
+    if (c.size() == 1 || c.size() == 3) {
+      c.resize(3, 0.0);  // (checkpoints before the totals hold the steps alone)
+      steps_ = long(c[0]), sweeps_ = long(c[1]), proj_iterations_ = long(c[2]);
+    }
     div_ = divergence(space_, p_, state_, flux_);
   }
 

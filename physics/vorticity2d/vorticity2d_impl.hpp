@@ -192,15 +192,8 @@ class Model final : public kflow::Model {
     std::vector<StateArray> r;
     for (auto* f : {&psi_, &omega_, &temp_}) r.push_back(to_state(*f));
     if (s_.extrapolate_psi) r.push_back(to_state(psi_prev_));
-    StateArray counters;
-    counters.name = "counters";
-    counters.type = "float64";
-    counters.extents = {6};
-    const double c[6] = {double(steps_),         double(iterations_[0]), double(iterations_[1]),
-                         double(iterations_[2]), double(unconverged_),   dt_prev_};
-    counters.bytes.resize(sizeof c);
-    std::memcpy(counters.bytes.data(), c, sizeof c);
-    r.push_back(counters);
+    r.push_back(counters_state({double(steps_), double(iterations_[0]), double(iterations_[1]),
+                                double(iterations_[2]), double(unconverged_), dt_prev_}));
     return r;
   }
 
@@ -211,15 +204,13 @@ class Model final : public kflow::Model {
     dt_prev_ = 0;
     const bool has_prev = find_state(state, psi_prev_.label()) != nullptr;
     if (s_.extrapolate_psi && has_prev) from_state(space_, state, psi_prev_);
-    for (const auto& a : state)
-      if (a.name == "counters" &&
-          (a.bytes.size() == 5 * sizeof(double) || a.bytes.size() == 6 * sizeof(double))) {
-        double c[6] = {0, 0, 0, 0, 0, 0};
-        std::memcpy(c, a.bytes.data(), a.bytes.size());
-        steps_ = long(c[0]), iterations_[0] = long(c[1]), iterations_[1] = long(c[2]);
-        iterations_[2] = long(c[3]), unconverged_ = long(c[4]);
-        if (has_prev) dt_prev_ = c[5];
-      }
+    auto c = state_counters(state);
+    if (c.size() == 5 || c.size() == 6) {
+      c.resize(6, 0.0);
+      steps_ = long(c[0]), iterations_[0] = long(c[1]), iterations_[1] = long(c[2]);
+      iterations_[2] = long(c[3]), unconverged_ = long(c[4]);
+      if (has_prev) dt_prev_ = c[5];
+    }
   }
 
  private:

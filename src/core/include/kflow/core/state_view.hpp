@@ -43,6 +43,29 @@ StateArray to_state(const View& f, std::string name = "") {
   return a;
 }
 
+// A model's counters (steps, iteration totals, ...) as the checkpoint array
+// "counters" (float64), and back: the values a checkpoint holds (none where
+// it has no such array; an older checkpoint may hold fewer than today's).
+inline StateArray counters_state(const std::vector<double>& values) {
+  StateArray a;
+  a.name = "counters";
+  a.type = "float64";
+  a.extents = {values.size()};
+  a.bytes.resize(values.size() * sizeof(double));
+  if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
+  return a;
+}
+
+inline std::vector<double> state_counters(const std::vector<StateArray>& state) {
+  std::vector<double> c;
+  for (const auto& a : state)
+    if (a.name == "counters" && a.type == "float64") {
+      c.resize(a.bytes.size() / sizeof(double));
+      if (!c.empty()) std::memcpy(c.data(), a.bytes.data(), c.size() * sizeof(double));
+    }
+  return c;
+}
+
 // The array named `name` in `state`, or nullptr.
 inline const StateArray* find_state(const std::vector<StateArray>& state, const std::string& name) {
   for (const auto& a : state)
