@@ -356,6 +356,7 @@ steps = 100
 [output]
 log_every = 1000000
 )",
-    true}))  // distributed: mpirun -n N kflow run, both schemes (the same bits as one rank)
+    // mpirun -n N kflow run, both schemes: the same bits as one rank
+    ModelInfo::Ranks::several}))
 
 }  // namespace kflow::lbm

@@ -301,7 +301,7 @@ int run_command(const Args& a) {
     const auto& reg = kflow::Registry::instance();
     const bool distributed_bench = a.command == "bench" && a.positional.size() == 1 &&
                                    reg.find_bench(a.positional[0]) && reg.find(a.positional[0]) &&
-                                   reg.find(a.positional[0])->distributed;
+                                   reg.find(a.positional[0])->distributed();
     kflow::parallel::check_job(a.command, distributed_bench);
     if (a.command == "run") return cmd_run(a);
     if (a.command == "check") return cmd_check(a);

@@ -34,10 +34,11 @@ void decompose(PreparedCase& pc) {
     asked += (d ? ", " : "") + std::to_string(pc.ranks[d]);
     product *= pc.ranks[d];
   }
-  if (n > 1 && !pc.model->distributed) {
+  if (n > 1 && !pc.model->distributed()) {
     std::string which;
     for (const auto& name : Registry::instance().names())
-      if (Registry::instance().find(name)->distributed) which += (which.empty() ? "" : ", ") + name;
+      if (Registry::instance().find(name)->distributed())
+        which += (which.empty() ? "" : ", ") + name;
     throw Error("model " + pc.model->name + " runs on one rank only, and this run has " +
                 std::to_string(n) + " ranks (mpirun -n " + std::to_string(n) +
                 "); run it without mpirun (or -n 1).  Models that run on several ranks: " +

@@ -21,8 +21,10 @@ struct ModelInfo {
   std::function<std::unique_ptr<ModelSetup>(Config&)> parse;
   // A small case for `kflow bench MODEL` (TOML text; --set overrides apply).
   std::string bench_case;
-  // Runs on several ranks (mpirun -n N); others refuse more than one.
-  bool distributed = false;
+  // Ranks::several: runs on several ranks (mpirun -n N); Ranks::one refuses more than one.
+  enum class Ranks { one, several };
+  Ranks ranks = Ranks::one;
+  bool distributed() const { return ranks == Ranks::several; }
 };
 
 using ModelFactory = std::unique_ptr<Model> (*)(const ModelSetup&);
