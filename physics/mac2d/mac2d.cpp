@@ -132,23 +132,6 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
               "): mac2d's bodies keep off periodic sides");
   }
 
-  // No body on an inflow's open part (where its profile is not 0): it would
-  // silently take that part of the inflow away.
-  for (int sd = 0; sd < 4; ++sd) {
-    const auto& b = side[sd];
-    if (b.type != Bc::inflow) continue;
-    const int along = sd < 2 ? 1 : 0, n = g.cells[along];
-    for (int k = 1; k <= n; ++k) {
-      const int i = sd == 0 ? 1 : sd == 1 ? nx : k, j = sd == 2 ? 1 : sd == 3 ? ny : k;
-      const double x = g.centre(along, k - 1);
-      if (at(i, j) || inflow_at(b, x) == 0) continue;
-      problem(body_at(i, j) + " covers the inflow on boundary." + side_name(sd) + " at " +
-              "xy"[along] + " = " + num(x) + " (the inflow spans " + num(b.lo) + " to " +
-              num(b.hi) + "); keep bodies off an inflow's open part");
-      break;
-    }
-  }
-
   // The book's rule: an obstacle cell may not have fluid on two opposite
   // sides (it would be a wall one cell thick, with two different boundary
   // values on one face).  Such cells become fluid, as the book does, repeated
@@ -182,8 +165,6 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
       if ((j < ny || periodic_y) && is_fluid(i, j + 1)) m |= mb::north;
       flags[i + std::size_t(ex) * j] = m;
     }
-  if (fluid_cells == 0)
-    problem("the bodies leave no fluid cell once the cells thinner than two were made fluid");
 
   // Connected fluid regions (flood fill over the pressure graph).
   std::vector<int> region(fluid.size(), -1);
@@ -217,22 +198,31 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
             " disconnected regions (a closed-off region has no well-posed pressure); remove "
             "or shrink the bodies that close the domain");
 
-  // Compatibility: with no outflow (and not periodic), the net inflow through
-  // the sides must vanish, or the pressure equation has no solution.
+  // The inflows' cells: no body on an inflow's open part (where its profile
+  // is not 0: it would silently take that part of the inflow away), and,
+  // with no outflow (and not periodic), the net inflow through the sides
+  // must vanish, or the pressure equation has no solution.
   bool outflow = false;
   double net = 0, total = 0;
   for (int sd = 0; sd < 4; ++sd) {
     const auto& b = side[sd];
     if (b.type == Bc::outflow) outflow = true;
     if (b.type != Bc::inflow) continue;
-    const int along = sd < 2 ? 1 : 0;
-    const int n = g.cells[along];
+    const int along = sd < 2 ? 1 : 0, n = g.cells[along];
+    bool covered = false;  // (one problem a side)
     for (int k = 1; k <= n; ++k) {
-      const bool open = sd == 0 ? at(1, k) : sd == 1 ? at(nx, k) : sd == 2 ? at(k, 1) : at(k, ny);
-      if (!open) continue;
-      const double q = inflow_at(b, g.centre(along, k - 1)) * g.spacing(along);
-      net += q;
-      total += std::fabs(q);
+      const int i = sd == 0 ? 1 : sd == 1 ? nx : k, j = sd == 2 ? 1 : sd == 3 ? ny : k;
+      const double x = g.centre(along, k - 1), u = inflow_at(b, x);
+      if (!at(i, j)) {
+        if (u != 0 && !covered)
+          problem(body_at(i, j) + " covers the inflow on boundary." + side_name(sd) + " at " +
+                  "xy"[along] + " = " + num(x) + " (the inflow spans " + num(b.lo) + " to " +
+                  num(b.hi) + "); keep bodies off an inflow's open part");
+        covered = covered || u != 0;
+        continue;
+      }
+      net += u * g.spacing(along);
+      total += std::fabs(u * g.spacing(along));
     }
   }
   if (!outflow && std::fabs(net) > 1e-12 * std::max(total, 1e-300)) {
