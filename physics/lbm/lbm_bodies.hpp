@@ -49,7 +49,7 @@
 #include "kflow/core/parallel.hpp"
 #include "lbm_geometry.hpp"
 #include "lbm_kernels.hpp"
-#include "lbm_step.hpp"
+#include "lbm_modes.hpp"
 
 namespace kflow::lbm {
 

@@ -1,6 +1,7 @@
 #pragma once
 // The collision of physics/lbm: BGK and TRT with Guo forcing, in place on a
-// cell's populations, and the moments of post-collision populations.
+// cell's populations (the moments of post-collision populations:
+// lbm_moments.hpp).
 
 #include <Kokkos_Core.hpp>
 
@@ -79,21 +80,6 @@ KOKKOS_FORCEINLINE_FUNCTION void collide_cell(Real f[L::Q], const Geometry<Real>
 template <class L, class Real>
 KFLOW_LBM_CHECKED_FUNCTION void collide_checked(Real f[L::Q], const Geometry<Real>& g) {
   collide_cell<L>(f, g);
-}
-
-// Density and velocity (lattice units) from post-collision populations:
-// rho = sum f*, rho u = sum c f* - F/2 (Guo forcing: the collision adds F).
-template <class L, class Real>
-KOKKOS_INLINE_FUNCTION void moments(const Real f[L::Q], const Geometry<Real>& g, Real& rho,
-                                    Real u[3]) {
-  rho = 0;
-  u[0] = u[1] = u[2] = 0;
-  KFLOW_LBM_UNROLL
-  for (int i = 0; i < L::Q; ++i) {
-    rho += f[i];
-    for (int d = 0; d < 3; ++d) u[d] += Real(L::c(i, d)) * f[i];
-  }
-  for (int d = 0; d < 3; ++d) u[d] = (u[d] - Real(0.5) * g.force[d]) / rho;
 }
 
 }  // namespace kflow::lbm

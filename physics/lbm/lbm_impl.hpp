@@ -44,9 +44,9 @@
 #include "lbm_bodies.hpp"
 #include "lbm_fields.hpp"
 #include "lbm_kernels.hpp"
-#include "lbm_launch.hpp"
 #include "lbm_outflow.hpp"
 #include "lbm_probes.hpp"
+#include "lbm_stepper.hpp"
 #include "lbm_storage.hpp"
 
 namespace kflow::lbm {
@@ -117,6 +117,7 @@ class Model final : public kflow::Model {
   using Stored = typename Precision<P>::stored;
   using View = Kokkos::View<Stored**, Kokkos::LayoutLeft, Mem>;
   using Pops = Populations<L, Real, Stored, Mem>;
+  using Step = kernels::Stepper<ExecSpace, P, Q>;
 
  public:
   explicit Model(const Setup& s) : s_(s) {
@@ -221,18 +222,18 @@ class Model final : public kflow::Model {
     if (!s_.in_place) {
       if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
       boundaries(Mode::two_grid);
-      kernels::step<L>(space_, Mode::two_grid, a_, b_, geo_, off_);
+      Step::step(space_, Mode::two_grid, a_, b_, geo_, off_);
       std::swap(a_, b_);
     } else if (layout_ == Layout::swapped) {
       if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
       boundaries(Mode::aa_stream);
-      kernels::step<L>(space_, Mode::aa_stream, a_, a_, geo_, off_);
+      Step::step(space_, Mode::aa_stream, a_, a_, geo_, off_);
       if (halo_)
         halo_->reverse(linalg::dist::components_on(lg_, a_.v), WrittenByBounceBack<L, Real>{geo_});
       layout_ = Layout::pushed;
     } else {
       boundaries(Mode::aa_local);
-      kernels::step<L>(space_, Mode::aa_local, a_, a_, geo_, off_);
+      Step::step(space_, Mode::aa_local, a_, a_, geo_, off_);
       layout_ = Layout::swapped;
     }
   }
@@ -394,7 +395,7 @@ class Model final : public kflow::Model {
     // (16-bit storage on GPUs: the two-cell launch's list of the cells it
     // leaves, lbm_pairs.hpp)
     if constexpr (linalg::on_gpu<ExecSpace> && sizeof(Stored) == 2)
-      mixed_pairs(space_, geo_, mixed_);
+      Step::mixed_pairs(space_, geo_, mixed_);
     links_ =
         kernels::body_links<L>(space_, gg.links, geo_, s_.walls == Walls::interpolated, fallbacks);
     link_order_ = link_order<L>(links_, geo_);

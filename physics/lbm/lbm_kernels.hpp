@@ -5,8 +5,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "lbm_collide.hpp"
 #include "lbm_geometry.hpp"
+#include "lbm_modes.hpp"
+#include "lbm_moments.hpp"
 #include "lbm_storage.hpp"
 
 namespace kflow::lbm {
@@ -27,12 +28,6 @@ struct WrittenByBounceBack {
     return g.neighbour(x, -L::c(i, 0), -L::c(i, 1), -L::c(i, 2), nb, u, moving);
   }
 };
-
-// Layouts of the stored post-collision populations f*_i(x):
-//  normal:  a(x, i)  (two-grid)
-//  swapped: a(x, opp i)  (in-place, after a local step)
-//  pushed:  a(x + c_i, i)  [wall: a(x, opp i)]  (in-place, after a stream step)
-enum class Layout { normal, swapped, pushed };
 
 // f*_k of the cell x (block coordinates, stored index idx) in `layout` (a:
 // the populations, read as Real, or their raw stored values).

@@ -9,6 +9,7 @@
 #include "kflow/linalg/space.hpp"
 #include "lbm_pairs.hpp"
 #include "lbm_step.hpp"
+#include "lbm_stepper.hpp"
 
 namespace kflow::lbm::kernels {
 
@@ -90,6 +91,20 @@ void step(const ExecSpace& space, Mode mode, const View& src, const View& dst,
   else
     launch_step<by_cells>(space, "kflow::lbm::stream_collide_aa_local",
                           make(StepKernel<L, Real, View, Mode::aa_local>{}));
+}
+
+// The Stepper's definitions (lbm_stepper.hpp), which the units
+// lbm_step_*.cpp instantiate.
+template <class ExecSpace, class P, int Q>
+void Stepper<ExecSpace, P, Q>::step(const ExecSpace& space, Mode mode, const Pops& src,
+                                    const Pops& dst, const Geometry<Real>& g,
+                                    const Offsets<Q>& off) {
+  kernels::step<L>(space, mode, src, dst, g, off);
+}
+template <class ExecSpace, class P, int Q>
+void Stepper<ExecSpace, P, Q>::mixed_pairs(const ExecSpace& space, Geometry<Real>& g,
+                                           Kokkos::View<int*, Mem>& list) {
+  lbm::mixed_pairs(space, g, list);
 }
 
 }  // namespace kflow::lbm::kernels

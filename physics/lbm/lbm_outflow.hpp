@@ -17,10 +17,10 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "lbm_collide.hpp"
 #include "lbm_geometry.hpp"
 #include "lbm_kernels.hpp"
-#include "lbm_step.hpp"
+#include "lbm_modes.hpp"
+#include "lbm_moments.hpp"
 
 namespace kflow::lbm::kernels {
 

@@ -8,18 +8,10 @@
 
 #include "lbm_collide.hpp"
 #include "lbm_geometry.hpp"
+#include "lbm_modes.hpp"
 
 namespace kflow::lbm {
 
-// Streaming modes of the fused kernel.
-enum class Mode { two_grid, aa_stream, aa_local };
-
-// One lattice step for every cell.
-//  two_grid:  f_i = src(x - c_i, i)   [wall: src(x, opp i) + term]; dst(x, i) = f*_i
-//  aa_stream: f_i = a(x - c_i, opp i) [wall: a(x, i) + term];       a(x + c_i, i) = f*_i
-//                                                                   [wall: a(x, opp i) = f*_i]
-//  aa_local:  f_i = a(x, i)           [wall: a(x, i) + term];       a(x, opp i) = f*_i
-// Each reads and adds the same values, so the schemes agree bit for bit.
 struct Interior {};  // launch tags of StepKernel (GPUs): the cells away from
 struct Edges {};     // the domain's edges, and the others
 
