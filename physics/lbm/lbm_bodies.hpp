@@ -96,7 +96,7 @@ struct BodyWall {
     const Real q = links.q(l);
     if (rule == link_near) {
       const int dd[3] = {-L::c(d, 0), -L::c(d, 1), -L::c(d, 2)};
-      int y[3];
+      int y[3] = {x[0], x[1], x[2]};
       shifted(g, x, dd, y);  // (a fluid cell: the rule's condition)
       v = Real(2) * q * fd + (Real(1) - Real(2) * q) * post<L>(a, g, layout, y, g.index(y), d);
     } else if (rule == link_far) {
