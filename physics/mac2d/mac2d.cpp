@@ -165,6 +165,7 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
       if ((j < ny || periodic_y) && is_fluid(i, j + 1)) m |= mb::north;
       flags[i + std::size_t(ex) * j] = m;
     }
+  if (walls == Walls::interpolated && !bodies.empty()) place_walls();
 
   // Connected fluid regions (flood fill over the pressure graph).
   std::vector<int> region(fluid.size(), -1);
@@ -235,6 +236,7 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
   }
   project_rhs = outflow;
   if (!problems.empty()) throw Error("mac2d cannot run this case's geometry:" + problems);
+  place_probes();
 }
 
 namespace {
@@ -254,6 +256,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                       .get_enum<Convection>(
                           "convection", {{"blend", Convection::blend}, {"tvd", Convection::tvd}},
                           Convection::blend);
+  s->walls =
+      c.section("numerics")
+          .get_enum<Walls>("body_walls",
+                           {{"staircase", Walls::staircase}, {"interpolated", Walls::interpolated}},
+                           Walls::staircase);
   if (s->convection == Convection::tvd && ps.has("gamma"))
     s->notes.push_back("physics.gamma = " + num(s->gamma) +
                        " is the blend's donor-cell share; numerics.convection = \"tvd\" does "
@@ -365,6 +372,17 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
             "c = 2 F / (U^2 L))");
 
   s->wall_points = c.section("analysis").get_bool("wall_points", false);
+  {
+    const auto as = c.section("analysis");
+    s->probes = as.get_numbers("pressure_probes", 4, 4, {});
+    for (std::size_t k = 0; k < s->probes.size(); ++k) {
+      const std::size_t d = k % 2;
+      if (!(s->probes[k] >= g.origin[d] && s->probes[k] <= g.origin[d] + g.length[d]))
+        as.fail("pressure_probes", "point " + std::to_string(k / 2 + 1) +
+                                       " lies outside the domain along " + std::string(1, "xy"[d]) +
+                                       " (" + num(s->probes[k]) + ")");
+    }
+  }
   s->psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
   // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
   // two r, s and w, p and the inverse diagonal (with multigrid: r, two p, q, z)

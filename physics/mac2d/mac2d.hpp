@@ -41,6 +41,29 @@ enum class Profile { uniform, parabolic, table };
 // flux-limited (van Leer) upwind-biased face values, whose explicit Euler
 // step halves the convective limits of dt.
 enum class Convection { blend, tvd };
+// The walls of the bodies: the book's staircase (the faces of the blocked
+// cells, Griebel et al. 1998), or interpolated to the true surface
+// (mac2d_walls.cpp, docs/models/mac2d.md).
+enum class Walls { staircase, interpolated };
+// Interpolated walls, per velocity component: the faces next to a body,
+// whose value is w times the value at `partner` (the next face away from the
+// wall along the grid line that crosses it; w = q / (1 + q), q the wall's
+// distance from the face in face spacings), set before each step and held
+// through it as the pressure equation's prescribed fluxes.  Faces and
+// partners are indices i + (imax + 2) j of the component's array.
+struct WallFaces {
+  std::vector<int> face, partner;
+  std::vector<double> weight;
+};
+// Flag bits beside linalg's mask bits (kflow::linalg::mask_bits): the
+// cell's east (north) face is next to a body and between two fluid cells
+// (interpolated walls, mac2d_walls.cpp).
+inline constexpr std::uint8_t wall_east = 32, wall_north = 64;
+// A piece of the bodies' surface in the plane (forces on the true surface):
+// its midpoint, unit normal out of the body, and length.
+struct SurfacePiece {
+  double x, y, nx, ny, length;
+};
 
 struct Boundary {
   Bc type = Bc::no_slip;
@@ -94,6 +117,14 @@ struct Setup : ModelSetup {
   // Force on the bodies (drag/lift coefficients) with this reference
   // velocity and length (0: not reported).
   double force_velocity = 0, force_length = 0;
+  // analysis.pressure_probes: [xa, ya, xb, yb] (empty: none), and where
+  // place_cells() put them (ProbePoints of mac2d_kernels.hpp: a point whose
+  // bilinear cells are not all fluid reads the wall's extrapolated pressure
+  // at the nearest piece of the surface (interpolated walls), or the
+  // nearest fluid cell's).
+  std::vector<double> probes;
+  double probe_at[2][4] = {};  // x, y, nx, ny
+  int probe_wall[2] = {0, 0};
   // Report the sign changes of u along the south and north walls.
   bool wall_points = false;
   // Report the extrema of the stream function (at the cell corners) and
@@ -103,6 +134,12 @@ struct Setup : ModelSetup {
   // The flag field from the bodies' cells, and its checks (mac2d.cpp).
   bool places_cells() const override { return true; }
   void place_cells(const std::vector<unsigned char>& solid) override;
+  // numerics.body_walls, and what place_walls() builds for "interpolated".
+  Walls walls = Walls::staircase;
+  WallFaces wall_faces[2];
+  std::vector<SurfacePiece> surface;
+  void place_walls();
+  void place_probes();
 
   // u and v (and velocity's x component) on walls and uniform inflows: the
   // normal component of a wall is 0, the tangential one the wall's speed (0

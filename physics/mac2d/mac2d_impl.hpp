@@ -64,6 +64,32 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       std::memcpy(h.data(), s_.flags.data(), s_.flags.size());
       Kokkos::deep_copy(space_, flags_, h);
     }
+    for (int c = 0; c < 2; ++c) {
+      const auto& w = s_.wall_faces[c];
+      const auto n = w.face.size();
+      auto& d = walls_[c];
+      d.face = Kokkos::View<int*, Mem>("kflow::mac2d::wall_faces", n);
+      d.partner = Kokkos::View<int*, Mem>("kflow::mac2d::wall_partners", n);
+      d.weight = Kokkos::View<Real*, Mem>("kflow::mac2d::wall_weights", n);
+      d.value = Kokkos::View<Real*, Mem>("kflow::mac2d::wall_values", n);
+      auto hf = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.face);
+      auto hp = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.partner);
+      auto hw = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.weight);
+      for (std::size_t k = 0; k < n; ++k)
+        hf(k) = w.face[k], hp(k) = w.partner[k], hw(k) = Real(w.weight[k]);
+      Kokkos::deep_copy(space_, d.face, hf);
+      Kokkos::deep_copy(space_, d.partner, hp);
+      Kokkos::deep_copy(space_, d.weight, hw);
+    }
+    surface_ = Kokkos::View<double* [5], Mem>("kflow::mac2d::surface", s_.surface.size());
+    {
+      auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), surface_);
+      for (std::size_t k = 0; k < s_.surface.size(); ++k) {
+        const auto& q = s_.surface[k];
+        h(k, 0) = q.x, h(k, 1) = q.y, h(k, 2) = q.nx, h(k, 3) = q.ny, h(k, 4) = q.length;
+      }
+      Kokkos::deep_copy(space_, surface_, h);
+    }
     // Inflow profiles at the cell centres along each side (0 where the
     // adjacent cell is an obstacle, and at the ghost positions but along a
     // periodic direction).
@@ -117,6 +143,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
                                                                      linalg::SorOptions{s_.omega});
     initialise();
     apply_bc();
+    wall_values();
   }
 
   const linalg::Grid& grid() const override { return s_.grid; }
@@ -171,11 +198,23 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     d.emplace_back("unconverged_solves", double(unconverged_));
     if (s_.force_length > 0) {
       double fx = 0, fy = 0;
-      kernels::obstacle_force(space_, op_, 1 / s_.re, u_, v_, p_, fx, fy);
+      if (s_.walls == Walls::interpolated)
+        kernels::surface_force(space_, s_.grid, 1 / s_.re, u_, v_, p_, surface_, fx, fy);
+      else
+        kernels::obstacle_force(space_, op_, 1 / s_.re, u_, v_, p_, fx, fy);
       space_.fence("kflow::mac2d::obstacle_force");
       const double scale = 2 / (s_.force_velocity * s_.force_velocity * s_.force_length);
       d.emplace_back("drag_coefficient", fx * scale);
       d.emplace_back("lift_coefficient", fy * scale);
+    }
+    if (!s_.probes.empty()) {
+      kernels::ProbePoints pp{};
+      for (int k = 0; k < 2; ++k) {
+        pp.x[k] = s_.probe_at[k][0], pp.y[k] = s_.probe_at[k][1];
+        pp.nx[k] = s_.probe_at[k][2], pp.ny[k] = s_.probe_at[k][3];
+        pp.extrapolate[k] = s_.probe_wall[k];
+      }
+      d.emplace_back("delta_p", kernels::probe_difference(space_, s_.grid, p_, pp));
     }
     if (s_.wall_points) {
       // Sign changes of the wall-adjacent u along the south and north sides
@@ -259,7 +298,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     Kokkos::Profiling::ScopedRegion region("kflow::mac2d::step");
     {
       Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::momentum");
-      kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, f_, g_, rhs_);
+      wall_values();
+      kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, p_, f_, g_, rhs_);
       if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
     }
     linalg::SolveControl c = s_.control;
@@ -286,10 +326,19 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     ++steps_;
   }
 
+  // Interpolated walls: the faces next to a body from the current field
+  // (held through the step: the pressure equation's prescribed fluxes).
+  void wall_values() {
+    kernels::wall_values(space_, u_, walls_[0].face, walls_[0].partner, walls_[0].weight,
+                         walls_[0].value);
+    kernels::wall_values(space_, v_, walls_[1].face, walls_[1].partner, walls_[1].weight,
+                         walls_[1].value);
+  }
+
   void apply_bc() {
     kernels::side_bc_x(space_, s_.grid, sides_, u_, v_, inflow_);
     kernels::side_bc_y(space_, s_.grid, sides_, u_, v_, inflow_);
-    if (s_.fluid_cells < long(s_.grid.interior_cells()))
+    if (s_.fluid_cells < long(s_.grid.interior_cells()) && s_.walls == Walls::staircase)
       kernels::obstacle_bc(space_, s_.grid, u_, v_, flags_);
     kernels::velocity_max(space_, s_.grid, s_.dt_includes_ghosts, u_, v_, vmax_dev_);
   }
@@ -312,6 +361,13 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   F2 u_, v_, p_, f_, g_, rhs_;
   Flags flags_;
   Kokkos::View<Real**, Kokkos::LayoutLeft, Mem> inflow_;
+  // Interpolated walls (Setup::wall_faces per component; surface pieces
+  // x, y, nx, ny, length).
+  struct WallLists {
+    Kokkos::View<int*, Mem> face, partner;
+    Kokkos::View<Real*, Mem> weight, value;
+  } walls_[2];
+  Kokkos::View<double* [5], Mem> surface_;
   SideParams<Real> sides_{};
   Op op_;
   // method = "kk_cg" or "kk_gmres": over Kokkos Kernels (the configuration
