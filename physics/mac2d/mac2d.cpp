@@ -237,6 +237,7 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
   project_rhs = outflow;
   if (!problems.empty()) throw Error("mac2d cannot run this case's geometry:" + problems);
   place_probes();
+  place_force_box();
 }
 
 namespace {

@@ -117,11 +117,16 @@ struct Setup : ModelSetup {
   // Force on the bodies (drag/lift coefficients) with this reference
   // velocity and length (0: not reported).
   double force_velocity = 0, force_length = 0;
+  // The control volume of the force (kernels::box_flux): cell-centre lines
+  // i0, i1, j0, j1 around every body, 2 cells off them (i0 = 0: none, the
+  // bodies too near a side; the forces are then integrated over the walls).
+  int force_box[4] = {0, 0, 0, 0};
   // analysis.pressure_probes: [xa, ya, xb, yb] (empty: none), and where
-  // place_cells() put them (ProbePoints of mac2d_kernels.hpp: a point whose
-  // bilinear cells are not all fluid reads the wall's extrapolated pressure
-  // at the nearest piece of the surface (interpolated walls), or the
-  // nearest fluid cell's).
+  // place_cells() put them (ProbePoints of mac2d_kernels.hpp): with
+  // interpolated walls a point within 2.5 cells of a body reads the wall's
+  // pressure extrapolated along the nearest surface piece's normal; with
+  // the staircase a point whose bilinear cells are not all fluid reads the
+  // nearest fluid cell's.
   std::vector<double> probes;
   double probe_at[2][4] = {};  // x, y, nx, ny
   int probe_wall[2] = {0, 0};
@@ -140,6 +145,7 @@ struct Setup : ModelSetup {
   std::vector<SurfacePiece> surface;
   void place_walls();
   void place_probes();
+  void place_force_box();
 
   // u and v (and velocity's x component) on walls and uniform inflows: the
   // normal component of a wall is 0, the tangential one the wall's speed (0

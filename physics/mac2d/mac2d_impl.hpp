@@ -28,6 +28,7 @@
 #include "kflow/linalg/sip.hpp"
 #include "kk_krylov.hpp"
 #include "mac2d.hpp"
+#include "mac2d_bodies.hpp"
 #include "mac2d_kernels.hpp"
 
 namespace kflow::mac2d {
@@ -202,10 +203,22 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
         kernels::surface_force(space_, s_.grid, 1 / s_.re, u_, v_, p_, surface_, fx, fy);
       else
         kernels::obstacle_force(space_, op_, 1 / s_.re, u_, v_, p_, fx, fy);
-      space_.fence("kflow::mac2d::obstacle_force");
       const double scale = 2 / (s_.force_velocity * s_.force_velocity * s_.force_length);
       d.emplace_back("drag_coefficient", fx * scale);
       d.emplace_back("lift_coefficient", fy * scale);
+      if (s_.force_box[0] > 0) {  // the momentum balance around the bodies
+        double bx = 0, by = 0;
+        kernels::box_flux(space_, s_.grid, 1 / s_.re, u_, v_, p_, s_.force_box, bx, by);
+        if (box_steps_ >= 2) {  // - d/dt of the box's momentum over the last step
+          const auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), box_m_);
+          const auto dts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), box_dt_);
+          const int cur = int((box_steps_ - 1) % 2), prev = 1 - cur;
+          bx -= (m(2 * cur) - m(2 * prev)) / dts(cur);
+          by -= (m(2 * cur + 1) - m(2 * prev + 1)) / dts(cur);
+        }
+        d.emplace_back("drag_balance", bx * scale);
+        d.emplace_back("lift_balance", by * scale);
+      }
     }
     if (!s_.probes.empty()) {
       kernels::ProbePoints pp{};
@@ -298,6 +311,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     Kokkos::Profiling::ScopedRegion region("kflow::mac2d::step");
     {
       Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::momentum");
+      if (s_.force_box[0] > 0) kernels::record_dt(space_, dt, box_dt_, int(box_steps_ % 2));
       wall_values();
       kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, p_, f_, g_, rhs_);
       if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
@@ -323,6 +337,10 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::correction");
     kernels::correct_velocity(space_, op_, dt, f_, g_, p_, u_, v_);
     apply_bc();
+    if (s_.force_box[0] > 0)
+      kernels::box_momentum(space_, s_.grid, u_, v_, flags_, s_.force_box, box_m_,
+                            int(box_steps_ % 2));
+    ++box_steps_;
     ++steps_;
   }
 
@@ -368,6 +386,11 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
     Kokkos::View<Real*, Mem> weight, value;
   } walls_[2];
   Kokkos::View<double* [5], Mem> surface_;
+  // The force's control volume (Setup::force_box): its momentum after the
+  // last two steps (x, y per slot) and their dts; steps since the start.
+  Kokkos::View<double[4], Mem> box_m_{"kflow::mac2d::box_momentum"};
+  Kokkos::View<double[2], Mem> box_dt_{"kflow::mac2d::box_dt"};
+  long box_steps_ = 0;
   SideParams<Real> sides_{};
   Op op_;
   // method = "kk_cg" or "kk_gmres": over Kokkos Kernels (the configuration

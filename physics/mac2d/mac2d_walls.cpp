@@ -88,63 +88,97 @@ void Setup::place_walls() {
   auto cell = [&](int i, int j) -> std::uint8_t& {
     return flags[std::size_t(i) + std::size_t(ex) * j];
   };
+  // The cells whose centres lie in the fluid (the staircase's).
+  std::vector<char> centre(flags.size(), 0);
+  for (std::size_t k = 0; k < flags.size(); ++k) centre[k] = (flags[k] & mb::self) != 0;
+  auto fluid_centre = [&](int i, int j) {
+    return centre[std::size_t(i) + std::size_t(ex) * j] != 0;
+  };
   const Kokkos::DefaultHostExecutionSpace host;
   const geometry::Directions dirs({{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}});
-  long fallback = 0;
+  using Flags = decltype(Kokkos::create_mirror_view(
+      std::declval<geometry::SolidFlags<Kokkos::DefaultHostExecutionSpace::memory_space>>()));
+  Flags solid_flags[2];
+  // The nearest wall of each node along a grid line whose face on the other
+  // side (the interpolation's partner) is an interior fluid face.
+  std::vector<double> best_q[2];
+  std::vector<int> best_partner[2];
+  // The faces between two interior cells; the others are the sides'.
+  auto interior = [&](int c, int i, int j) {
+    return i >= 1 && i <= nx - (c == 0) && j >= 1 && j <= ny - (c == 1);
+  };
   for (int c = 0; c < 2; ++c) {
     // The nodes of component c: u(i, j) at (i hx, (j - 1/2) hy), v(i, j) at
     // ((i - 1/2) hx, j hy) from the origin, ghost faces included.
     geometry::NodeGrid nodes = cell_centres(g, true);
     nodes.origin[c] += 0.5 * g.spacing(c);
     const auto geo = body_geometry(host, bodies, nodes, dirs);
-    const auto solid_flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.flags);
+    solid_flags[c] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.flags);
     const auto link_node = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.node);
     const auto link_dir = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.dir);
     const auto link_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.q);
-    auto solid = [&](int i, int j) {
-      return solid_flags(i, j, 0) != 0;
-    };
-    // The faces between two interior cells; the others are the sides'.
-    const int di = c == 0, dj = c == 1, ihi = nx - di, jhi = ny - dj;
-    auto interior = [&](int i, int j) {
-      return i >= 1 && i <= ihi && j >= 1 && j <= jhi;
-    };
-    // The nearest wall of each node along a grid line whose face on the
-    // other side (the interpolation's partner) is an interior fluid face.
-    const double none = std::numeric_limits<double>::infinity();
-    std::vector<double> best_q(std::size_t(ex) * ey, none);
-    std::vector<int> best_partner(std::size_t(ex) * ey, -1);
+    best_q[c].assign(std::size_t(ex) * ey, std::numeric_limits<double>::infinity());
+    best_partner[c].assign(std::size_t(ex) * ey, -1);
     for (std::int64_t l = 0; l < geo.links.count; ++l) {
       const int n = link_node(l), i = n % ex, j = n / ex;
       const int* d = dirs.c[link_dir(l)];
       const int pi = i - d[0], pj = j - d[1];
-      if (!interior(pi, pj) || solid(pi, pj)) continue;
-      if (link_q(l) < best_q[std::size_t(n)])
-        best_q[std::size_t(n)] = link_q(l), best_partner[std::size_t(n)] = pi + ex * pj;
+      if (!interior(c, pi, pj) || solid_flags[c](pi, pj, 0)) continue;
+      if (link_q(l) < best_q[c][std::size_t(n)])
+        best_q[c][std::size_t(n)] = link_q(l), best_partner[c][std::size_t(n)] = pi + ex * pj;
     }
+  }
+  auto solid = [&](int c, int i, int j) {
+    return solid_flags[c](i, j, 0) != 0;
+  };
+  // The pressure equation's cells: the fluid ones, and the cells whose
+  // centres lie in a body but one of whose faces does not (cut by the
+  // wall), so that every flux through a face in the fluid is some cell's
+  // (their pressure is a body's inside, not read).  Two of them are coupled
+  // where the face between them lies in the fluid.
+  fluid_cells = 0;
+  for (int j = 1; j <= ny; ++j)
+    for (int i = 1; i <= nx; ++i) {
+      const bool in = fluid_centre(i, j) || (interior(0, i, j) && !solid(0, i, j)) ||
+                      (interior(0, i - 1, j) && !solid(0, i - 1, j)) ||
+                      (interior(1, i, j) && !solid(1, i, j)) ||
+                      (interior(1, i, j - 1) && !solid(1, i, j - 1));
+      cell(i, j) = in ? std::uint8_t(cell(i, j) | mb::self) : std::uint8_t(0);
+      fluid_cells += in;
+    }
+  for (int c = 0; c < 2; ++c) {
+    const std::uint8_t lo = c == 0 ? mb::east : mb::north, hi = c == 0 ? mb::west : mb::south;
+    const int di = c == 0, dj = c == 1;
+    for (int j = 1; j <= ny - dj; ++j)
+      for (int i = 1; i <= nx - di; ++i) {
+        const bool coupled =
+            (cell(i, j) & mb::self) && (cell(i + di, j + dj) & mb::self) && !solid(c, i, j);
+        cell(i, j) = coupled ? std::uint8_t(cell(i, j) | lo) : std::uint8_t(cell(i, j) & ~lo);
+        cell(i + di, j + dj) = coupled ? std::uint8_t(cell(i + di, j + dj) | hi)
+                                       : std::uint8_t(cell(i + di, j + dj) & ~hi);
+      }
+  }
+  // The faces next to the wall: in the fluid, but a neighbour of the same
+  // component in a body, or a cell beside it cut.
+  long fallback = 0;
+  for (int c = 0; c < 2; ++c) {
+    const int di = c == 0, dj = c == 1;
     WallFaces& w = wall_faces[c];
     w = {};
-    for (int j = 1; j <= jhi; ++j)
-      for (int i = 1; i <= ihi; ++i) {
-        bool regular = !solid(i, j) && (cell(i, j) & mb::self) && (cell(i + di, j + dj) & mb::self);
+    for (int j = 1; j <= ny - dj; ++j)
+      for (int i = 1; i <= nx - di; ++i) {
+        if (solid(c, i, j)) continue;
+        bool regular = fluid_centre(i, j) && fluid_centre(i + di, j + dj);
         const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
         for (const auto& b : nb)
-          if (interior(b[0], b[1]) && solid(b[0], b[1])) regular = false;
+          if (interior(c, b[0], b[1]) && solid(c, b[0], b[1])) regular = false;
         if (regular) continue;
-        if (solid(i, j)) {  // a prescribed flux (0) for the pressure equation
-          if (c == 0)
-            cell(i, j) &= std::uint8_t(~mb::east), cell(i + 1, j) &= std::uint8_t(~mb::west);
-          else
-            cell(i, j) &= std::uint8_t(~mb::north), cell(i, j + 1) &= std::uint8_t(~mb::south);
-          continue;
-        }
-        if (cell(i, j) & (c == 0 ? mb::east : mb::north))  // between two fluid cells
-          cell(i, j) |= c == 0 ? wall_east : wall_north;
+        cell(i, j) |= c == 0 ? wall_east : wall_north;  // (coupled: both cells are in)
         const std::size_t k = std::size_t(i) + std::size_t(ex) * j;
         w.face.push_back(int(k));
-        if (best_partner[k] >= 0) {
-          w.partner.push_back(best_partner[k]);
-          w.weight.push_back(best_q[k] / (1 + best_q[k]));
+        if (best_partner[c][k] >= 0) {
+          w.partner.push_back(best_partner[c][k]);
+          w.weight.push_back(best_q[c][k] / (1 + best_q[c][k]));
         } else {  // no fluid face beyond it: the staircase's value
           w.partner.push_back(int(k));
           w.weight.push_back(0);
@@ -152,21 +186,11 @@ void Setup::place_walls() {
         }
       }
   }
-  // A fluid cell left with no unknown neighbour has no pressure equation of
-  // its own: it leaves the system (its faces keep their prescribed values).
-  long isolated = 0;
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i)
-      if (cell(i, j) == mb::self) cell(i, j) = 0, --fluid_cells, ++isolated;
   if (fallback > 0)
     notes.push_back(std::to_string(fallback) +
                     " face(s) next to a body have no fluid face beyond them on a grid line that "
                     "crosses the wall (a gap narrower than two cells) and take the staircase "
                     "wall's value 0 (first order there)");
-  if (isolated > 0)
-    notes.push_back(std::to_string(isolated) +
-                    " fluid cell(s) between a body and its neighbours have every face next to "
-                    "the wall and leave the pressure equation");
 
   // The surface in the plane, in pieces of about a hundredth of a cell from
   // the true curve, each normal turned out of the body: the side of the
@@ -181,7 +205,7 @@ void Setup::place_walls() {
   auto fluid_at = [&](double x, double y) {
     const int i = int(std::floor((x - g.origin[0]) / hx)) + 1,
               j = int(std::floor((y - g.origin[1]) / hy)) + 1;
-    return i >= 1 && i <= nx && j >= 1 && j <= ny && (cell(i, j) & mb::self);
+    return i >= 1 && i <= nx && j >= 1 && j <= ny && fluid_centre(i, j);
   };
   for (auto& s : surface)
     if (!fluid_at(s.x + 1.5 * h * s.nx, s.y + 1.5 * h * s.ny) &&
@@ -203,16 +227,16 @@ void Setup::place_probes() {
     at[0] = x, at[1] = y, at[2] = at[3] = 0;
     probe_wall[k] = 0;
     const int i = int(std::floor((x - ox) / hx + 0.5)), j = int(std::floor((y - oy) / hy + 0.5));
-    if (fluid(i, j) && fluid(i + 1, j) && fluid(i, j + 1) && fluid(i + 1, j + 1)) continue;
     double best = std::numeric_limits<double>::infinity();
     if (!surface.empty()) {  // on or next to a wall: extrapolated along its normal
       for (const auto& s : surface) {
         const double d = std::hypot(s.x - x, s.y - y);
         if (d < best) best = d, at[2] = s.nx, at[3] = s.ny;
       }
-      probe_wall[k] = 1;
+      probe_wall[k] = best < 2.5 * std::min(hx, hy);
       continue;
     }
+    if (fluid(i, j) && fluid(i + 1, j) && fluid(i, j + 1) && fluid(i + 1, j + 1)) continue;
     for (int b = j - 2; b <= j + 3; ++b)  // staircase walls: the nearest fluid cell's
       for (int a = i - 2; a <= i + 3; ++a) {
         const double cx = ox + (a - 0.5) * hx, cy = oy + (b - 0.5) * hy;
@@ -220,6 +244,35 @@ void Setup::place_probes() {
         if (fluid(a, b) && d < best) best = d, at[0] = cx, at[1] = cy;
       }
   }
+}
+
+void Setup::place_force_box() {
+  if (!(force_length > 0) || bodies.empty()) return;
+  const auto& g = grid;
+  const int nx = g.cells[0], ny = g.cells[1];
+  geometry::Box3 all = geometry::bounds(bodies[0]);
+  for (const auto& b : bodies) {
+    const auto e = geometry::bounds(b);
+    for (int d = 0; d < 2; ++d)
+      all.lo[d] = std::min(all.lo[d], e.lo[d]), all.hi[d] = std::max(all.hi[d], e.hi[d]);
+  }
+  // Cell i's centre lies at origin + (i - 1/2) h: the lines two cells
+  // outside the bodies' box.
+  int b[4];
+  for (int d = 0; d < 2; ++d) {
+    const double h = g.spacing(d), o = g.origin[std::size_t(d)];
+    b[2 * d] = int(std::floor((all.lo[d] - o) / h + 0.5)) - 2;
+    b[2 * d + 1] = int(std::ceil((all.hi[d] - o) / h + 0.5)) + 2;
+  }
+  // Central differences on the box's sides read one cell beyond them, in
+  // the domain (bodies keep 2 cells off the box: those cells are fluid).
+  if (b[0] < 2 || b[1] > nx - 1 || b[2] < 2 || b[3] > ny - 1) {
+    notes.push_back(
+        "the bodies lie within 3 cells of a side: their forces are integrated over "
+        "their walls (less accurate than the momentum balance around them)");
+    return;
+  }
+  std::copy(b, b + 4, force_box);
 }
 
 }  // namespace kflow::mac2d
