@@ -165,7 +165,6 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
       if ((j < ny || periodic_y) && is_fluid(i, j + 1)) m |= mb::north;
       flags[i + std::size_t(ex) * j] = m;
     }
-  if (walls == Walls::interpolated && !bodies.empty()) place_walls();
 
   // Connected fluid regions (flood fill over the pressure graph).
   std::vector<int> region(fluid.size(), -1);
@@ -236,6 +235,7 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
   }
   project_rhs = outflow;
   if (!problems.empty()) throw Error("mac2d cannot run this case's geometry:" + problems);
+  if (walls == Walls::interpolated && !bodies.empty()) place_walls();
   place_probes();
   place_force_box();
 }

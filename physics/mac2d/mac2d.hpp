@@ -55,10 +55,6 @@ struct WallFaces {
   std::vector<int> face, partner;
   std::vector<double> weight;
 };
-// Flag bits beside linalg's mask bits (kflow::linalg::mask_bits): the
-// cell's east (north) face is next to a body and between two fluid cells
-// (interpolated walls, mac2d_walls.cpp).
-inline constexpr std::uint8_t wall_east = 32, wall_north = 64;
 // A piece of the bodies' surface in the plane (forces on the true surface):
 // its midpoint, unit normal out of the body, and length.
 struct SurfacePiece {

@@ -313,7 +313,7 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       Kokkos::Profiling::ScopedRegion phase("kflow::mac2d::momentum");
       if (s_.force_box[0] > 0) kernels::record_dt(space_, dt, box_dt_, int(box_steps_ % 2));
       wall_values();
-      kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, p_, f_, g_, rhs_);
+      kernels::compute_fg_rhs(space_, op_, m, dt, u_, v_, f_, g_, rhs_);
       if (s_.project_rhs) kernels::project_rhs(space_, op_, s_.fluid_cells, rhs_);
     }
     linalg::SolveControl c = s_.control;

@@ -178,14 +178,11 @@ KOKKOS_INLINE_FUNCTION Real tvd_face(const Q& q, int k, Real w, int n, bool tang
 // Convection in conservative form over the u control volume, with the
 // transporting velocities averaged to its faces: the book's donor-cell /
 // central blend by gamma, or TVD face values (tvd_face).
-// A face next to a body (interpolated walls) takes its target u plus dt
-// times the last pressure gradient across it.
 template <class Real, class F2>
 KOKKOS_INLINE_FUNCTION Real f_value(const MomentumParams<Real>& m, const F2& u, const F2& v,
-                                    const F2& p, std::uint8_t fl, int i, int j) {
+                                    std::uint8_t fl, int i, int j) {
   const Real uc = u(i, j);
   if (!(fl & mb::east)) return uc;
-  if (fl & wall_east) return uc + m.dt * m.idx * (p(i + 1, j) - p(i, j));
   const Real ue = u(i + 1, j), uw = u(i - 1, j), un = u(i, j + 1), us = u(i, j - 1);
   const Real a = (uc + ue) / 2, b = (uw + uc) / 2;
   const Real vn = (v(i, j) + v(i + 1, j)) / 2, vs = (v(i, j - 1) + v(i + 1, j - 1)) / 2;
@@ -214,10 +211,9 @@ KOKKOS_INLINE_FUNCTION Real f_value(const MomentumParams<Real>& m, const F2& u, 
 // G (eq. (5)) on the north face of cell (i, j), likewise.
 template <class Real, class F2>
 KOKKOS_INLINE_FUNCTION Real g_value(const MomentumParams<Real>& m, const F2& u, const F2& v,
-                                    const F2& p, std::uint8_t fl, int i, int j) {
+                                    std::uint8_t fl, int i, int j) {
   const Real vc = v(i, j);
   if (!(fl & mb::north)) return vc;
-  if (fl & wall_north) return vc + m.dt * m.idy * (p(i, j + 1) - p(i, j));
   const Real vn = v(i, j + 1), vs = v(i, j - 1), ve = v(i + 1, j), vw = v(i - 1, j);
   const Real a = (vc + vn) / 2, b = (vs + vc) / 2;
   const Real ue = (u(i, j) + u(i, j + 1)) / 2, uw = (u(i - 1, j) + u(i - 1, j + 1)) / 2;
@@ -251,8 +247,7 @@ KOKKOS_INLINE_FUNCTION Real g_value(const MomentumParams<Real>& m, const F2& u, 
 template <class ExecSpace, class F2, class Op, class Dt>
 void compute_fg_rhs(const ExecSpace& space, const Op& op,
                     const MomentumParams<typename F2::value_type>& params, const Dt& step_dt,
-                    const F2& u, const F2& v, const F2& p, const F2& f, const F2& gg,
-                    const F2& rhs) {
+                    const F2& u, const F2& v, const F2& f, const F2& gg, const F2& rhs) {
   using Real = typename F2::value_type;
   linalg::interior_for<2>(
       space, "kflow::mac2d::compute_fg_rhs", op.grid, KOKKOS_LAMBDA(int i, int j) {
@@ -261,7 +256,7 @@ void compute_fg_rhs(const ExecSpace& space, const Op& op,
         MomentumParams<Real> m = params;
         m.dt = Real(dt);
         const std::uint8_t fl = op.mask(i, j);
-        const Real fc = f_value(m, u, v, p, fl, i, j), gc = g_value(m, u, v, p, fl, i, j);
+        const Real fc = f_value(m, u, v, fl, i, j), gc = g_value(m, u, v, fl, i, j);
         f(i, j) = fc;
         gg(i, j) = gc;
         if (i == 1) f(0, j) = u(0, j);
@@ -271,8 +266,8 @@ void compute_fg_rhs(const ExecSpace& space, const Op& op,
           return;
         }
         const int w = op.west(i), s = op.south(j);
-        const Real fw = f_value(m, u, v, p, op.mask(w, j), w, j);
-        const Real gs = g_value(m, u, v, p, op.mask(i, s), i, s);
+        const Real fw = f_value(m, u, v, op.mask(w, j), w, j);
+        const Real gs = g_value(m, u, v, op.mask(i, s), i, s);
         rhs(i, j) = ((fc - fw) * m.idx + (gc - gs) * m.idy) / m.dt;
       });
 }

@@ -10,22 +10,23 @@
 //  - regular: the node and its four neighbours of the same component lie in
 //    the fluid, and so do the two cells it separates: the momentum equation
 //    and the pressure correction as everywhere;
-//  - near the wall: the others in the fluid.  Their target is the linear
+//  - near the wall: the others in the fluid.  Their value is the linear
 //    interpolation between the wall (velocity 0, at q face spacings along
 //    the grid line that crosses it, the nearest such line) and the next face
 //    away from it on that line: q / (1 + q) u_partner (Fadlun et al. 2000's
 //    direct forcing, second order in the wall's position), set from the last
-//    step's field before each step.  Where the face separates two fluid
-//    cells it stays an unknown of the pressure equation, and F is the
-//    target plus dt times the last pressure gradient across it (flag bits
-//    wall_east, wall_north), so that the correction returns the target
-//    wherever the pressure has settled (the steady state exactly; Fadlun's
-//    F = target leaves a slip of dt times the gradient).  Beside a body's
-//    cell it is a prescribed flux, as at the staircase's walls.
-// So the pressure operator is the staircase's masked 5-point Laplacian
-// (fluid cells by their centres), which red-black SOR and the multigrid
-// solve unchanged, and every fluid cell's divergence vanishes after the
-// projection.
+//    step's field before each step and held through it.  For the pressure
+//    equation these faces are prescribed fluxes, as the staircase's walls
+//    are (their cells' mask bits cleared): the operator stays the masked
+//    5-point Laplacian of the fluid cells, which red-black SOR and the
+//    multigrid solve unchanged, and every fluid cell's divergence vanishes
+//    after the projection.  A fluid cell that the prescribed faces cut off
+//    (every face next to the wall) leaves the equation: its fluxes stand, a
+//    mass source or sink beside the wall (Kim, Kim & Choi 2001).  (Faces next
+//    to the wall taken as unknowns with F = target + dt grad p, so that the
+//    projection returns the target, over-constrain the cells whose every
+//    free face is one: their pressure drifts without bound, measured
+//    +-40 after t = 15 on DFG 2D-1.)
 // The forces are integrated over the bodies' true surface (SurfacePiece):
 // the pressure extrapolated to the wall and the wall shear from the
 // velocity at 1.5 and 3 cells along the normal (mac2d_kernels.hpp).
@@ -131,49 +132,26 @@ void Setup::place_walls() {
   auto solid = [&](int c, int i, int j) {
     return solid_flags[c](i, j, 0) != 0;
   };
-  // The pressure equation's cells: the fluid ones, and the cells whose
-  // centres lie in a body but one of whose faces does not (cut by the
-  // wall), so that every flux through a face in the fluid is some cell's
-  // (their pressure is a body's inside, not read).  Two of them are coupled
-  // where the face between them lies in the fluid.
-  fluid_cells = 0;
-  for (int j = 1; j <= ny; ++j)
-    for (int i = 1; i <= nx; ++i) {
-      const bool in = fluid_centre(i, j) || (interior(0, i, j) && !solid(0, i, j)) ||
-                      (interior(0, i - 1, j) && !solid(0, i - 1, j)) ||
-                      (interior(1, i, j) && !solid(1, i, j)) ||
-                      (interior(1, i, j - 1) && !solid(1, i, j - 1));
-      cell(i, j) = in ? std::uint8_t(cell(i, j) | mb::self) : std::uint8_t(0);
-      fluid_cells += in;
-    }
-  for (int c = 0; c < 2; ++c) {
-    const std::uint8_t lo = c == 0 ? mb::east : mb::north, hi = c == 0 ? mb::west : mb::south;
-    const int di = c == 0, dj = c == 1;
-    for (int j = 1; j <= ny - dj; ++j)
-      for (int i = 1; i <= nx - di; ++i) {
-        const bool coupled =
-            (cell(i, j) & mb::self) && (cell(i + di, j + dj) & mb::self) && !solid(c, i, j);
-        cell(i, j) = coupled ? std::uint8_t(cell(i, j) | lo) : std::uint8_t(cell(i, j) & ~lo);
-        cell(i + di, j + dj) = coupled ? std::uint8_t(cell(i + di, j + dj) | hi)
-                                       : std::uint8_t(cell(i + di, j + dj) & ~hi);
-      }
-  }
   // The faces next to the wall: in the fluid, but a neighbour of the same
-  // component in a body, or a cell beside it cut.
+  // component in a body, or a cell beside it a body's.  Prescribed fluxes
+  // of the pressure equation (their cells' mask bits cleared), as the
+  // staircase's walls are.
   long fallback = 0;
   for (int c = 0; c < 2; ++c) {
     const int di = c == 0, dj = c == 1;
+    const std::uint8_t lo = c == 0 ? mb::east : mb::north, hi = c == 0 ? mb::west : mb::south;
     WallFaces& w = wall_faces[c];
     w = {};
     for (int j = 1; j <= ny - dj; ++j)
       for (int i = 1; i <= nx - di; ++i) {
-        if (solid(c, i, j)) continue;
-        bool regular = fluid_centre(i, j) && fluid_centre(i + di, j + dj);
+        bool regular = !solid(c, i, j) && fluid_centre(i, j) && fluid_centre(i + di, j + dj);
         const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
         for (const auto& b : nb)
           if (interior(c, b[0], b[1]) && solid(c, b[0], b[1])) regular = false;
         if (regular) continue;
-        cell(i, j) |= c == 0 ? wall_east : wall_north;  // (coupled: both cells are in)
+        cell(i, j) &= std::uint8_t(~lo);
+        cell(i + di, j + dj) &= std::uint8_t(~hi);
+        if (solid(c, i, j)) continue;  // (its velocity stays 0)
         const std::size_t k = std::size_t(i) + std::size_t(ex) * j;
         w.face.push_back(int(k));
         if (best_partner[c][k] >= 0) {
@@ -185,6 +163,51 @@ void Setup::place_walls() {
           ++fallback;
         }
       }
+  }
+  // Fluid cells that the prescribed faces cut off from the rest of their
+  // region (a cell with every face next to the wall, a pocket of a few)
+  // leave the pressure equation: their faces' fluxes stand as they are, a
+  // mass source or sink beside the wall as in Kim, Kim & Choi (2001).
+  // Each region of the staircase's cells keeps its largest part.
+  {
+    std::vector<int> part(flags.size(), -1), size;
+    std::vector<int> stack;
+    for (int j0 = 1; j0 <= ny; ++j0)
+      for (int i0 = 1; i0 <= nx; ++i0) {
+        const std::size_t k0 = std::size_t(i0) + std::size_t(ex) * j0;
+        if (!(flags[k0] & mb::self) || part[k0] >= 0) continue;
+        const int id = int(size.size());
+        size.push_back(0);
+        part[k0] = id;
+        stack.assign(1, int(k0));
+        while (!stack.empty()) {
+          const int k = stack.back();
+          stack.pop_back();
+          ++size[std::size_t(id)];
+          const int i = k % ex, j = k / ex;
+          const int nb[4][3] = {{mb::west, i == 1 && periodic_x ? nx : i - 1, j},
+                                {mb::east, i == nx && periodic_x ? 1 : i + 1, j},
+                                {mb::south, i, j == 1 && periodic_y ? ny : j - 1},
+                                {mb::north, i, j == ny && periodic_y ? 1 : j + 1}};
+          for (const auto& n : nb)
+            if (flags[std::size_t(k)] & n[0]) {
+              const std::size_t kn = std::size_t(n[1]) + std::size_t(ex) * n[2];
+              if (part[kn] < 0) part[kn] = id, stack.push_back(int(kn));
+            }
+        }
+      }
+    // (place_cells has refused a staircase of more than one region)
+    int keep = 0;
+    for (std::size_t r = 1; r < size.size(); ++r)
+      if (size[r] > size[std::size_t(keep)]) keep = int(r);
+    long dropped = 0;
+    for (std::size_t k = 0; k < flags.size(); ++k)
+      if (part[k] >= 0 && part[k] != keep) flags[k] = 0, --fluid_cells, ++dropped;
+    if (dropped > 0)
+      notes.push_back(std::to_string(dropped) +
+                      " fluid cell(s) beside a body have every face next to the wall (or only "
+                      "such cells beside them): their fluxes stand as the walls set them, a "
+                      "mass source or sink there (Kim, Kim & Choi 2001)");
   }
   if (fallback > 0)
     notes.push_back(std::to_string(fallback) +

@@ -236,9 +236,9 @@ TEST_CASE("mac2d interpolated walls: DFG 2D-1 (Re = 20) on the coarse grid, D = 
   // Reference (cases/reference/dfg_cylinder_2d.csv): FEATFLOW's c_D =
   // 5.57953523384, c_L = 0.010618948146, Delta_p = 0.11752016697 (Schaefer &
   // Turek 1996).  Measured on the 2-core VM (TVD, CG + multigrid, t = 8,
-  // within 0.3 % of t = 15): over the surface c_D = 4.877 (-12.6 %),
-  // c_L = 0.01230 (+15.8 %); the momentum balance around the body
-  // c_D = 5.768 (+3.4 %); Delta_p = 0.11812 (+0.5 %); the staircase walls on
+  // within 0.3 % of t = 15): over the surface c_D = 4.920 (-11.8 %),
+  // c_L = 0.01251 (+17.8 %); the momentum balance around the body
+  // c_D = 5.760 (+3.2 %); Delta_p = 0.11827 (+0.6 %); the staircase walls on
   // this grid: Delta_p = 0.1116 (-5.0 %).  At D = 20 cells:
   // docs/models/mac2d.md.  Tolerances: surface c_D 15 %, c_L 20 %, balance
   // c_D 5 %, Delta_p 2 % and nearer than the staircase's.
