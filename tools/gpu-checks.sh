@@ -23,7 +23,8 @@
 #   build-tests  the test program with the units KFLOW_GPU_TESTS names (a
 #             regex, default 'test_gpu|test_lbm'); under nvcc the lbm test
 #             units take more than 13 minutes on 16 cores and test_gpu.cpp
-#             alone more than 9, so give this item a call of its own (ninja
+#             took more than 9 before linalg's part moved to
+#             test_gpu_linalg.cpp, so give this item a call of its own (ninja
 #             keeps the units that finished, not one cut off: call it again)
 #   tests     build-tests, then the tests it built but the [long] ones on the
 #             GPU (the [gpu] tests: CUDA against OpenMP, every model)
