@@ -29,7 +29,8 @@
 //    +-40 after t = 15 on DFG 2D-1.)
 // The forces are integrated over the bodies' true surface (SurfacePiece):
 // the pressure extrapolated to the wall and the wall shear from the
-// velocity at 1.5 and 3 cells along the normal (mac2d_kernels.hpp).
+// velocity at 1.5 and 3 cells along the normal; the momentum balance of a
+// box around the bodies (place_force_box) gives them too (mac2d_bodies.hpp).
 
 #include <algorithm>
 #include <cmath>
