@@ -86,6 +86,37 @@ Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& g) {
 
 // The flag field from the bodies' cells (the book's obstacle cells, Griebel
 // et al. 1998, sec. 3.1.3) and the checks that need it, all reported at once.
+std::vector<int> Setup::fluid_parts(std::vector<int>& sizes) const {
+  const int nx = grid.cells[0], ny = grid.cells[1], ex = nx + 2;
+  std::vector<int> part(flags.size(), -1), stack;
+  sizes.clear();
+  for (int j0 = 1; j0 <= ny; ++j0)
+    for (int i0 = 1; i0 <= nx; ++i0) {
+      const std::size_t k0 = std::size_t(i0) + std::size_t(ex) * j0;
+      if (!(flags[k0] & mb::self) || part[k0] >= 0) continue;
+      const int id = int(sizes.size());
+      sizes.push_back(0);
+      part[k0] = id;
+      stack.assign(1, int(k0));
+      while (!stack.empty()) {
+        const int k = stack.back();
+        stack.pop_back();
+        ++sizes.back();
+        const int i = k % ex, j = k / ex;
+        const int nb[4][3] = {{mb::west, i == 1 && periodic_x ? nx : i - 1, j},
+                              {mb::east, i == nx && periodic_x ? 1 : i + 1, j},
+                              {mb::south, i, j == 1 && periodic_y ? ny : j - 1},
+                              {mb::north, i, j == ny && periodic_y ? 1 : j + 1}};
+        for (const auto& n : nb)
+          if (flags[std::size_t(k)] & n[0]) {
+            const std::size_t kn = std::size_t(n[1]) + std::size_t(ex) * n[2];
+            if (part[kn] < 0) part[kn] = id, stack.push_back(int(kn));
+          }
+      }
+    }
+  return part;
+}
+
 void Setup::place_cells(const std::vector<unsigned char>& solid) {
   const auto& g = grid;
   const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2;
@@ -167,32 +198,9 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
     }
 
   // Connected fluid regions (flood fill over the pressure graph).
-  std::vector<int> region(fluid.size(), -1);
-  int regions = 0;
-  std::vector<int> stack;
-  for (int j0 = 1; j0 <= ny; ++j0)
-    for (int i0 = 1; i0 <= nx; ++i0) {
-      const std::size_t k0 = i0 + std::size_t(ex) * j0;
-      if (!flags[k0] || region[k0] >= 0) continue;
-      region[k0] = regions;
-      stack.assign(1, int(k0));
-      while (!stack.empty()) {
-        const int k = stack.back();
-        stack.pop_back();
-        const int i = k % ex, j = k / ex;
-        const std::uint8_t m = flags[k];
-        const int nb[4][3] = {{mb::west, wrap_i(i - 1), j},
-                              {mb::east, wrap_i(i + 1), j},
-                              {mb::south, i, wrap_j(j - 1)},
-                              {mb::north, i, wrap_j(j + 1)}};
-        for (const auto& n : nb)
-          if (m & n[0]) {
-            const std::size_t kn = n[1] + std::size_t(ex) * n[2];
-            if (region[kn] < 0) region[kn] = regions, stack.push_back(int(kn));
-          }
-      }
-      ++regions;
-    }
+  std::vector<int> region_size;
+  fluid_parts(region_size);
+  const std::size_t regions = region_size.size();
   if (regions > 1)
     problem("the bodies split the fluid into " + std::to_string(regions) +
             " disconnected regions (a closed-off region has no well-posed pressure); remove "

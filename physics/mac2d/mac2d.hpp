@@ -140,6 +140,10 @@ struct Setup : ModelSetup {
   WallFaces wall_faces[2];
   std::vector<SurfacePiece> surface;
   void place_walls();
+  // The connected parts of the pressure equation's cells (a flood fill over
+  // the mask bits, periodic sides wrapped): each cell's part, -1 outside,
+  // and the parts' sizes.
+  std::vector<int> fluid_parts(std::vector<int>& sizes) const;
   void place_probes();
   void place_force_box();
 

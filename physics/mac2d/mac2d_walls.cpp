@@ -171,32 +171,8 @@ void Setup::place_walls() {
   // mass source or sink beside the wall as in Kim, Kim & Choi (2001).
   // Each region of the staircase's cells keeps its largest part.
   {
-    std::vector<int> part(flags.size(), -1), size;
-    std::vector<int> stack;
-    for (int j0 = 1; j0 <= ny; ++j0)
-      for (int i0 = 1; i0 <= nx; ++i0) {
-        const std::size_t k0 = std::size_t(i0) + std::size_t(ex) * j0;
-        if (!(flags[k0] & mb::self) || part[k0] >= 0) continue;
-        const int id = int(size.size());
-        size.push_back(0);
-        part[k0] = id;
-        stack.assign(1, int(k0));
-        while (!stack.empty()) {
-          const int k = stack.back();
-          stack.pop_back();
-          ++size[std::size_t(id)];
-          const int i = k % ex, j = k / ex;
-          const int nb[4][3] = {{mb::west, i == 1 && periodic_x ? nx : i - 1, j},
-                                {mb::east, i == nx && periodic_x ? 1 : i + 1, j},
-                                {mb::south, i, j == 1 && periodic_y ? ny : j - 1},
-                                {mb::north, i, j == ny && periodic_y ? 1 : j + 1}};
-          for (const auto& n : nb)
-            if (flags[std::size_t(k)] & n[0]) {
-              const std::size_t kn = std::size_t(n[1]) + std::size_t(ex) * n[2];
-              if (part[kn] < 0) part[kn] = id, stack.push_back(int(kn));
-            }
-        }
-      }
+    std::vector<int> size;
+    const std::vector<int> part = fluid_parts(size);
     // (place_cells has refused a staircase of more than one region)
     int keep = 0;
     for (std::size_t r = 1; r < size.size(); ++r)
