@@ -124,6 +124,9 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
                      : kind == "outflow"     ? Bc::outflow
                                              : Bc::periodic;
     const auto side_s = bs.section(key);
+    for (const char* k : {"condition", "sigma"})
+      if (kind != "outflow" && side_s.has(k))
+        bs.fail(key + "." + k, std::string("only an outflow side takes ") + k);
     for (const char* k : {"profile", "max_velocity", "ramp_time", "file"})
       if (kind != "inflow" && side_s.has(k))
         bs.fail(key + "." + k, std::string("only an inflow side takes ") + k);
@@ -186,6 +189,22 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
       outflows = true;
       const double p = side_s.get("pressure", 0.0);
       s->outflow_density[d][side] = 1 + 3 * p * (s->dt / s->dx) * (s->dt / s->dx);
+      // condition: "pressure" holds the side's density (anti-bounce-back);
+      // "characteristic" carries waves out, relaxing to it at sigma
+      // (lbm_outflow.hpp).
+      s->outflow[d][side] = side_s.get_enum(
+          "condition",
+          {{"pressure", OutflowKind::pressure}, {"characteristic", OutflowKind::characteristic}},
+          OutflowKind::pressure);
+      if (s->outflow[d][side] == OutflowKind::pressure && side_s.has("sigma"))
+        bs.fail(key + ".sigma", "sigma belongs to condition = \"characteristic\"");
+      if (s->outflow[d][side] == OutflowKind::characteristic) {
+        s->outflow_sigma[d][side] = side_s.get("sigma", 0.25, Range::positive().at_most(2));
+        if (g.cells[std::size_t(d)] < 3)
+          bs.fail(key,
+                  "condition = \"characteristic\" needs at least 3 cells across the side (got " +
+                      std::to_string(g.cells[std::size_t(d)]) + ")");
+      }
       if (side_s.has("velocity")) bs.fail(key + ".velocity", "an outflow side takes no velocity");
       return false;
     }

@@ -73,6 +73,9 @@ enum class Stencil { d2q9, d3q19, d3q27 };
 // profile: lbm_sides.hpp) and a pressure outflow (anti-bounce-back:
 // lbm_outflow.hpp).
 enum class Bc { periodic, no_slip, moving_wall, inflow, outflow };
+// An outflow's condition: the side's density held, or carried out with the
+// outgoing wave (lbm_outflow.hpp).
+enum class OutflowKind { pressure, characteristic };
 enum class Profile { uniform, parabolic, table };
 // Walls on bodies (lbm_bodies.hpp): halfway bounce-back (staircase) or
 // Bouzidi, Firdaouss & Lallemand's (2001) linear interpolation.
@@ -109,6 +112,8 @@ struct Setup : ModelSetup {
   double force_lat[3] = {0, 0, 0};
   double wall_lat[3][2][3] = {};      // wall velocities in lattice units
   double outflow_density[3][2] = {};  // outflow sides: rho = 1 + 3 p (lattice units)
+  OutflowKind outflow[3][2] = {};     // outflow sides: their condition (lbm_outflow.hpp)
+  double outflow_sigma[3][2] = {};    // characteristic: the level's relaxation
   // Initial state.
   enum class Initial { rest, taylor_green };
   Initial initial = Initial::rest;  // initial.type

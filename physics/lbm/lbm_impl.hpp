@@ -149,6 +149,16 @@ class Model final : public kflow::Model {
       geo_.cells[d] = d < G.dim ? G.cells[d] : 1;
       geo_.offset[d] = d < G.dim ? lg_.offset[d] : 0;
     }
+    // A characteristic outflow reads the cell before the side's.
+    bool thin = false;
+    for (int d = 0; d < G.dim; ++d)
+      for (int side = 0; side < 2; ++side)
+        thin |= s_.outflow[d][side] == OutflowKind::characteristic && !geo_.halo[d][side] &&
+                geo_.n[d] < 2;
+    if (parallel::max(thin ? 1.0 : 0.0) > 0)
+      throw parallel::AgreedError(
+          "lbm: a block holding a characteristic outflow has one cell "
+          "across it; use fewer ranks along that axis (run.ranks)");
     place_tables();
     geo_.solid = nullptr;
     geo_.mixed = nullptr, geo_.mixed_count = 0;
@@ -469,8 +479,9 @@ class Model final : public kflow::Model {
     for (int d = 0; d < s_.grid.dim; ++d)
       for (int side = 0; side < 2; ++side)
         if (s_.bc[d][side] == Bc::outflow && !geo_.halo[d][side])
-          kernels::outflow<L>(space_, a_, geo_, off_, mode, now, d, side,
-                              Real(s_.outflow_density[d][side]));
+          kernels::outflow<L>(
+              space_, a_, geo_, off_, mode, now, d, side, Real(s_.outflow_density[d][side]),
+              s_.outflow[d][side] == OutflowKind::characteristic, Real(s_.outflow_sigma[d][side]));
     kernels::body_walls<L>(space_, a_, geo_, off_, links_, mode, now);
   }
 
