@@ -355,8 +355,8 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
 KFLOW_REGISTER_MODEL((ModelInfo{
     "lbm",
     "lattice Boltzmann D2Q9/D3Q19/D3Q27, BGK or TRT; bodies with interpolated bounce-back and "
-    "forces; halfway bounce-back, moving walls, velocity inflows, pressure outflows, periodic "
-    "sides, Guo body force; two-grid pull or in-place (AA) streaming",
+    "forces; halfway bounce-back, moving walls, velocity inflows, pressure and characteristic "
+    "outflows, periodic sides, Guo body force; two-grid pull or in-place (AA) streaming",
     parse_case,
     R"(
 [case]
