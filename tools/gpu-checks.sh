@@ -20,8 +20,8 @@
 #   build     configure and build kflow-bench (kflow with the benches; CUDA +
 #             OpenMP + Serial, no VTK, no MPI), which the measuring items use:
 #             about 5 minutes on 16 cores (H100 host, Kokkos 41 s before it)
-#   build-tests  the test program with the units KFLOW_GPU_TESTS names (a
-#             regex, default 'test_gpu|test_lbm'); under nvcc the lbm test
+#   build-tests  the test programs (models, linalg, geometry) with the units
+#             KFLOW_GPU_TESTS names (a regex, default 'test_gpu|test_lbm'); under nvcc the lbm test
 #             units take more than 13 minutes on 16 cores and test_gpu.cpp
 #             took more than 9 before linalg's part moved to
 #             test_gpu_linalg.cpp, so give this item a call of its own (ninja
@@ -102,15 +102,20 @@ do_build() {
 }
 do_build_tests() {
   configure
-  step build-tests cmake --build "$build" --parallel "$jobs" --target kflow_tests -- -k 0
+  step build-tests cmake --build "$build" --parallel "$jobs" --target kflow_tests \
+    kflow_linalg_tests kflow_geometry_tests -- -k 0
   echo "build-tests: $(tail -1 "$out/build-tests.log")"
 }
 
-do_tests() {
+do_tests() { # the three test programs (models, linalg, geometry) that were built
   do_build_tests || true
-  local t=$build/tests/kflow_tests rc=0
-  [[ -x $t ]] || { echo "tests: $t was not built (see $out/build-tests.log)"; return 1; }
-  step tests "$t" "~[long]" --durations yes || rc=1
+  local t rc=0 ran=0
+  for t in kflow_tests kflow_linalg_tests kflow_geometry_tests; do
+    [[ -x $build/tests/$t ]] || continue
+    ran=1
+    step tests "$build/tests/$t" "~[long]" --durations yes || rc=1
+  done
+  ((ran)) || { echo "tests: no test program was built (see $out/build-tests.log)"; return 1; }
   echo "tests: $(grep -E '^(All tests passed|test cases:)' "$out/tests.log" | tr '\n' ' ')(exit $rc)"
 }
 
