@@ -64,7 +64,7 @@ struct Format16 {
   // becomes a subnormal float), so a multiply by 2^(127 - B) is the value,
   // exact.  One select for infinity and NaN.  For GPUs, whose multiplies
   // take subnormal operands at full speed (kflow compiles without
-  // flush-to-zero); the same bits as to_float (tests/unit/test_lbm_storage.cpp).
+  // flush-to-zero); the same bits as to_float (tests/models/lbm/test_lbm_storage.cpp).
   KOKKOS_INLINE_FUNCTION static float to_float_by_scaling(std::uint16_t h) {
     const std::uint32_t fields = std::uint32_t(h & 0x7fffu) << S;
     const std::uint32_t scaled = Kokkos::bit_cast<std::uint32_t>(

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "lbm_body_cases.hpp"
+#include "models/lbm/lbm_body_cases.hpp"
 
 using kflow::test::run_text;
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"

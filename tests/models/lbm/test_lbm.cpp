@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/io/fieldfile.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::field;
 using kflow::test::prepare_text;

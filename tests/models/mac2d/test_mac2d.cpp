@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/geometry/geometry.hpp"

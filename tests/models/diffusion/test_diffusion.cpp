@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
 

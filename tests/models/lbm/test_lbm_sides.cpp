@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "lbm_body_cases.hpp"
 
 using kflow::test::diag;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/tessellate.hpp"
 #include "lbm_body_cases.hpp"

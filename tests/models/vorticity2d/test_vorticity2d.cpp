@@ -12,7 +12,7 @@
 #include <sstream>
 #include <utility>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/lines.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "helpers.hpp"
+#include "unit/helpers.hpp"
 #include "kflow/io/lines.hpp"
 
 using kflow::test::diag;
