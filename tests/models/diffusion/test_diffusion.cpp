@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "unit/helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::diag;
 using kflow::test::run_text;

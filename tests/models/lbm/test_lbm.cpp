@@ -13,10 +13,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "unit/helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::check_identical;
 using kflow::test::diag;

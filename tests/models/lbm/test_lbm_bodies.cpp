@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "unit/helpers.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/tessellate.hpp"
 #include "lbm_body_cases.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::case_text;
 using kflow::test::diag;

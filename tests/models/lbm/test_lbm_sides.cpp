@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "unit/helpers.hpp"
 #include "lbm_body_cases.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::diag;
 using kflow::test::field;

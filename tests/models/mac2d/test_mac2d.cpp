@@ -11,12 +11,12 @@
 #include <sstream>
 #include <vector>
 
-#include "unit/helpers.hpp"
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/geometry/geometry.hpp"
 #include "kflow/geometry/tessellate.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::diag;
 using kflow::test::field;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "unit/helpers.hpp"
 #include "kflow/io/lines.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::diag;
 using kflow::test::field;

@@ -24,7 +24,6 @@
 #include <utility>
 #include <vector>
 
-#include "unit/helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"
@@ -34,6 +33,7 @@
 #include "linalg/backends.hpp"
 #include "split3d_kernels.hpp"
 #include "split3d_rows.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::case_text;
 using kflow::test::diag;

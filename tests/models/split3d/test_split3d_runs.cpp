@@ -18,12 +18,12 @@
 #include <utility>
 #include <vector>
 
-#include "unit/helpers.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/core/subnormals.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::case_text;
 using kflow::test::diag;

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <utility>
 
-#include "unit/helpers.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/lines.hpp"
+#include "unit/helpers.hpp"
 
 using kflow::test::diag;
 using kflow::test::field;
