@@ -33,8 +33,9 @@
 #             walls, forces every 100 steps): MLUPS over fluid cells
 #   compare   CUDA = OpenMP with bodies and open sides: kflow compare on the
 #             lbm DFG cases in float and float16s (bits: difference 0), and
-#             on mac2d's cylinder-re20 ([[body]]) in double and float to
-#             t = 0.1 (rounding: the largest relative difference is printed)
+#             on mac2d's cylinder-re20 ([[body]]) in double and float, staircase
+#             and interpolated walls, to t = 0.1 (rounding: the largest
+#             relative difference is printed)
 #   fp16c     lbm 512^3 float16c in place and two-grid
 #   lbm-dfg   DFG 3D-1Z at 20 and 40 cells per diameter (float); 2D-1 at 80
 #             and 160 (u_lat 0.05); 2D-2 at 80 and 160; 2D-1 under diffusive
@@ -155,17 +156,19 @@ do_compare() {
   # mac2d around a [[body]]: CUDA's results may differ from OpenMP's by
   # rounding, so the largest relative difference is printed rather than
   # expected to be 0.
-  for p in double float; do
-    if step compare "$kflow" compare "$top/cases/mac2d/cylinder-re20.toml" --backends openmp,cuda \
-      --set run.precision=$p --set time.end=0.1; then
-      r=$(grep 'largest relative difference:' "$out/compare.log" | tail -1 | sed 's/.*: //')
-    else
-      r=failed
-    fi
-    rel+=("$p $r")
+  for w in staircase interpolated; do
+    for p in double float; do
+      if step compare "$kflow" compare "$top/cases/mac2d/cylinder-re20.toml" --backends openmp,cuda \
+        --set run.precision=$p --set time.end=0.1 --set numerics.body_walls=$w; then
+        r=$(grep 'largest relative difference:' "$out/compare.log" | tail -1 | sed 's/.*: //')
+      else
+        r=failed
+      fi
+      rel+=("$w $p $r")
+    done
   done
   echo "compare: lbm $same of 6 bit-identical; mac2d cylinder-re20 largest relative difference:" \
-    "${rel[0]}, ${rel[1]}; see $out/compare.log"
+    "$(printf '%s; ' "${rel[@]}")see $out/compare.log"
 }
 
 dfg() { # dfg NAME CASE SUMMARY_ARGS -- SETS...
