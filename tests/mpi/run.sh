@@ -13,6 +13,8 @@ kflow=$1 mpiexec=$2 work=$3 mode=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# One host: shared memory (Open MPI probes UCX first otherwise, 1.1 s a launch).
+export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,sm}
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMP_WAIT_POLICY=passive
 fail() { echo "FAIL: $*"; exit 1; }
 on() {  # on N ARGS...: kflow on N ranks

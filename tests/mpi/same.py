@@ -31,9 +31,10 @@ def stem(f):
 
 
 def image(path):
-    import vtk
-    from vtk.util import numpy_support
-    r = vtk.vtkXMLPImageDataReader() if path.endswith(".pvti") else vtk.vtkXMLImageDataReader()
+    # VTK's XML readers alone (0.25 s to import; the whole of vtk takes 1.2 s).
+    from vtkmodules.util import numpy_support
+    from vtkmodules.vtkIOXML import vtkXMLImageDataReader, vtkXMLPImageDataReader
+    r = vtkXMLPImageDataReader() if path.endswith(".pvti") else vtkXMLImageDataReader()
     r.SetFileName(path)
     r.Update()
     im = r.GetOutput()
