@@ -10,8 +10,10 @@
 #include <limits>
 #include <sstream>
 
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/case_solver.hpp"
+#include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"
 
@@ -85,105 +87,92 @@ Side parse_side(const Config::Section& bs, const std::string& key, int axis, int
   return b;
 }
 
-// [[obstacle]] min = [x0, y0, z0], max = [x1, y1, z1], temperature or
-// adiabatic = true: the nodes inside (faces included) are solid.  Refused: a
-// box outside the domain, no fluid left, fluid split into disconnected
-// regions (periodic axes join their ends), an adiabatic box one node thick
-// between fluid nodes.
-void parse_obstacles(Config& c, Setup& s, const double h[3]) {
-  const auto tables = c.section("").tables("obstacle");
-  if (tables.empty()) return;
-  const int e[3] = {s.nodes.cells[0] + 2, s.nodes.cells[1] + 2, s.nodes.cells[2] + 2};
+// [[body]] (docs/geometry.md) with split3d's thermal keys: temperature = T
+// (default the initial temperature) or adiabatic = true.  Bodies keep off
+// the inflow and outflow sides; the rest is checked on the nodes
+// (Setup::place_cells).
+void parse_bodies(Config& c, Setup& s, const linalg::Grid& domain) {
+  if (!c.section("").tables("obstacle").empty())
+    c.root().fail("obstacle",
+                  "split3d's [[obstacle]] tables are replaced by [[body]] (docs/geometry.md): "
+                  "shape = \"cylinder\", center = [x, y, z], radius = r, axis = [0, 0, 1] (a "
+                  "cylinder through the domain); shape = \"box\", min = [x0, y0, z0], "
+                  "max = [x1, y1, z1]; also sphere, rotate, stl and obj; temperature = T or "
+                  "adiabatic = true as before");
+  BodyRules rules;
+  for (int sd = 0; sd < 6; ++sd)
+    rules.keep_off[std::size_t(sd / 2)][std::size_t(sd % 2)] =
+        s.side[sd].kind == Kind::inflow || s.side[sd].kind == Kind::outflow;
+  rules.why = "which is an inflow or an outflow";
+  s.bodies = kflow::parse_bodies(c, domain, rules, s.notes);
+  for (const auto& t : c.section("").tables("body")) {
+    BodyHeat b;
+    if (t.has("temperature") && t.has("adiabatic"))
+      t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
+    if (t.has("adiabatic") && !t.get_bool("adiabatic", true))
+      t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
+    b.adiabatic = t.has("adiabatic");
+    b.temperature = t.get("temperature", s.initial_temperature);
+    s.body_heat.push_back(b);
+  }
+}
+
+}  // namespace
+
+// The nodes the bodies cover (`solid_nodes`: the interior nodes, i fastest,
+// body id + 1 or 0) become walls at rest (the first body listed wins).
+// Refused, all together: an adiabatic body one node thick between fluid
+// nodes, no fluid left, fluid split into disconnected regions (periodic
+// axes join their ends).
+void Setup::place_cells(const std::vector<unsigned char>& solid_nodes) {
+  const int e[3] = {nodes.cells[0] + 2, nodes.cells[1] + 2, nodes.cells[2] + 2};
   const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
   auto idx = [&](int i, int j, int k) {
     return std::size_t(i) + std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k);
   };
-  double lo0[3];  // node 0's position
-  for (int d = 0; d < 3; ++d) lo0[d] = s.nodes.origin[d] - 0.5 * h[d];
-  s.solid.assign(n, not_solid);
-  std::vector<int> owner(n, -1);  // the first obstacle holding a node
-  for (std::size_t t = 0; t < tables.size(); ++t) {
-    const auto& o = tables[t];
-    Obstacle ob;
-    ob.cylinder = o.get_choice("shape", {"box", "cylinder"}, "box") == "cylinder";
-    std::vector<double> lo, hi;
-    if (ob.cylinder) {
-      for (const char* k : {"min", "max"})
-        if (o.has(k))
-          o.fail(k,
-                 "a cylinder spans the domain along its axis: give axis, centre and radius, "
-                 "not min and max");
-      if (!o.has("centre") || !o.has("radius"))
-        o.fail(o.has("centre") ? "radius" : "centre",
-               "missing; a cylinder needs centre = [x, y, z] (its axis passes through it) "
-               "and radius = r");
-      const auto a = o.get_choice("axis", {"x", "y", "z"}, "z");
-      ob.axis = a[0] - 'x';
-      const auto cc = o.get_numbers("centre", 3, 3, {});
-      ob.radius = o.get("radius", 0.0, Range::positive());
-      for (int d = 0; d < 3; ++d) {
-        ob.centre[d] = cc[d];
-        const double r = d == ob.axis ? std::numeric_limits<double>::infinity() : ob.radius;
-        lo.push_back(cc[d] - r), hi.push_back(cc[d] + r);
+  const double h[3] = {nodes.spacing(0), nodes.spacing(1), nodes.spacing(2)};
+  auto name = [&](int body) {
+    for (const auto& b : bodies)
+      if (b.id == body) return "[[body]] '" + b.name + "'";
+    return std::string("a body");
+  };
+  solid.assign(n, not_solid);
+  solid_body.assign(n, 0);
+  std::vector<long> covered(body_heat.size(), 0);
+  for (int k = 1; k < e[2] - 1; ++k)
+    for (int j = 1; j < e[1] - 1; ++j)
+      for (int i = 1; i < e[0] - 1; ++i) {
+        const unsigned char id =
+            solid_nodes[std::size_t(i - 1) +
+                        std::size_t(e[0] - 2) *
+                            (std::size_t(j - 1) + std::size_t(e[1] - 2) * (k - 1))];
+        if (id == 0 || std::size_t(id) > body_heat.size()) continue;
+        const std::size_t m = idx(i, j, k);
+        solid[m] = body_heat[id - 1u].adiabatic ? solid_adiabatic : solid_fixed;
+        solid_body[m] = id;
+        ++covered[id - 1u];
       }
-    } else {
-      for (const char* k : {"axis", "centre", "radius"})
-        if (o.has(k)) o.fail(k, "applies to shape = \"cylinder\" only");
-      lo = o.get_numbers("min", 3, 3, {}), hi = o.get_numbers("max", 3, 3, {});
-      if (lo.size() != 3 || hi.size() != 3)
-        o.fail(lo.size() != 3 ? "min" : "max",
-               "missing; an obstacle needs min = [x0, y0, z0] and max = [x1, y1, z1]");
-    }
-    for (int d = 0; d < 3; ++d) {
-      ob.lo[d] = lo[d], ob.hi[d] = hi[d];
-      if (!(lo[d] < hi[d])) o.fail("max", "expected max > min in x, y and z");
-    }
-    if (o.has("temperature") && o.has("adiabatic"))
-      o.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
-    if (o.has("adiabatic") && !o.get_bool("adiabatic", true))
-      o.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
-    ob.adiabatic = o.has("adiabatic");
-    ob.temperature = o.get("temperature", s.initial_temperature);
-    long covered = 0;
-    int first[3] = {0, 0, 0}, last[3] = {-1, -1, -1};
-    for (int d = 0; d < 3; ++d) {
-      const double tol = 1e-9 * h[d];
-      const int p = s.periodic[d] ? 1 : 0;  // periodic: nodes 1 .. n, the ghosts copy them
-      first[d] = int(std::max<double>(p, std::ceil((lo[d] - lo0[d] - tol) / h[d])));
-      last[d] = int(std::min<double>(e[d] - 1 - p, std::floor((hi[d] - lo0[d] + tol) / h[d])));
-    }
-    for (int k = first[2]; k <= last[2]; ++k)
-      for (int j = first[1]; j <= last[1]; ++j)
-        for (int i = first[0]; i <= last[0]; ++i) {
-          const double x[3] = {lo0[0] + i * h[0], lo0[1] + j * h[1], lo0[2] + k * h[2]};
-          if (!ob.contains(x, 1e-9 * std::min({h[0], h[1], h[2]}))) continue;
-          const std::size_t m = idx(i, j, k);
-          ++covered;
-          if (s.solid[m]) continue;
-          s.solid[m] = ob.adiabatic ? solid_adiabatic : solid_fixed;
-          owner[m] = int(t);
-        }
-    if (covered == 0)
-      o.fail("min", "obstacle " + std::to_string(t + 1) +
-                        " contains no grid node (outside the domain or thinner than a spacing)");
-    s.obstacles.push_back(ob);
-  }
   // Periodic axes: the ghost nodes 0 and n + 1 copy nodes n and 1.
   for (int d = 0; d < 3; ++d) {
-    if (!s.periodic[d]) continue;
+    if (!periodic[d]) continue;
     for (std::size_t m = 0; m < n; ++m) {
       int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
       if (x[d] != 0 && x[d] != e[d] - 1) continue;
       x[d] = x[d] == 0 ? e[d] - 2 : 1;
-      s.solid[m] = s.solid[idx(x[0], x[1], x[2])];
-      owner[m] = owner[idx(x[0], x[1], x[2])];
+      solid[m] = solid[idx(x[0], x[1], x[2])];
+      solid_body[m] = solid_body[idx(x[0], x[1], x[2])];
     }
   }
+  std::string problems;
+  auto problem = [&](const std::string& p) {
+    problems += "\n  " + p;
+  };
+  std::vector<std::array<bool, 3>> thin(body_heat.size(), {false, false, false});
   // The neighbour of interior node x along d (sgn -1, +1) if it is an
   // interior node (periodic axes wrap), else false.
   auto step = [&](int(&y)[3], int d, int sgn) {
     y[d] += sgn;
-    if (s.periodic[d]) y[d] = y[d] < 1 ? e[d] - 2 : y[d] > e[d] - 2 ? 1 : y[d];
+    if (periodic[d]) y[d] = y[d] < 1 ? e[d] - 2 : y[d] > e[d] - 2 ? 1 : y[d];
     return y[d] >= 1 && y[d] <= e[d] - 2;
   };
   // An adiabatic node copies the T of its one fluid neighbour per line (the
@@ -191,20 +180,20 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
   for (int k = 1; k < e[2] - 1; ++k)
     for (int j = 1; j < e[1] - 1; ++j)
       for (int i = 1; i < e[0] - 1; ++i) {
-        if (s.solid[idx(i, j, k)] != solid_adiabatic) continue;
+        if (solid[idx(i, j, k)] != solid_adiabatic) continue;
         for (int d = 0; d < 3; ++d) {
           int lo[3] = {i, j, k}, hi[3] = {i, j, k};
           if (!step(lo, d, -1) || !step(hi, d, 1)) continue;
-          if (s.solid[idx(lo[0], lo[1], lo[2])] || s.solid[idx(hi[0], hi[1], hi[2])]) continue;
-          const double x = s.nodes.origin[d] + ((d == 0 ? i : d == 1 ? j : k) - 0.5) * h[d];
-          tables[std::size_t(owner[idx(i, j, k)])].fail(
-              "adiabatic", "obstacle " + std::to_string(owner[idx(i, j, k)] + 1) +
-                               " is one node thick along " + std::string(1, "xyz"[d]) + " (at " +
-                               std::string(1, "xyz"[d]) + " = " + num(x) +
-                               ") between fluid nodes: an adiabatic node copies the temperature "
-                               "of one fluid neighbour per line; make the box at least 2 nodes "
-                               "(h = " +
-                               num(h[d]) + ") thick there");
+          if (solid[idx(lo[0], lo[1], lo[2])] || solid[idx(hi[0], hi[1], hi[2])]) continue;
+          const int body = solid_body[idx(i, j, k)] - 1;
+          if (thin[std::size_t(body)][std::size_t(d)]) continue;  // (once per body and axis)
+          thin[std::size_t(body)][std::size_t(d)] = true;
+          const double x = nodes.origin[d] + ((d == 0 ? i : d == 1 ? j : k) - 0.5) * h[d];
+          problem(name(body) + " (adiabatic) is one node thick along " + std::string(1, "xyz"[d]) +
+                  " (first at " + std::string(1, "xyz"[d]) + " = " + num(x) +
+                  ") between fluid nodes: an adiabatic node copies the temperature of one "
+                  "fluid neighbour per line; make the body at least 2 nodes (h = " +
+                  num(h[d]) + ") thick there");
         }
       }
   // The fluid among the interior nodes must be one connected region.
@@ -216,7 +205,7 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
     for (int j = 1; j < e[1] - 1; ++j)
       for (int i = 1; i < e[0] - 1; ++i) {
         const std::size_t m = idx(i, j, k);
-        if (s.solid[m] || region[m] >= 0) continue;
+        if (solid[m] || region[m] >= 0) continue;
         stack.assign(1, m);
         region[m] = regions;
         while (!stack.empty()) {
@@ -229,24 +218,26 @@ void parse_obstacles(Config& c, Setup& s, const double h[3]) {
               int y[3] = {x[0], x[1], x[2]};
               if (!step(y, d, sgn)) continue;
               const std::size_t r = idx(y[0], y[1], y[2]);
-              if (!s.solid[r] && region[r] < 0) region[r] = regions, stack.push_back(r);
+              if (!solid[r] && region[r] < 0) region[r] = regions, stack.push_back(r);
             }
         }
         ++regions;
       }
-  if (fluid == 0)
-    tables[0].fail("min", "the obstacles cover every interior node: no fluid is left");
+  if (fluid == 0) problem("the bodies cover every interior node: no fluid is left");
   if (regions > 1)
-    tables[0].fail("min", "the obstacles split the fluid into " + std::to_string(regions) +
-                              " disconnected regions; every region needs its own inflow and "
-                              "outflow, which split3d does not check: join them");
-  long solid = 0, adiabatic = 0;
-  for (auto v : s.solid) solid += v != not_solid, adiabatic += v == solid_adiabatic;
-  s.notes.push_back(std::to_string(s.obstacles.size()) + " obstacle" +
-                    (s.obstacles.size() == 1 ? "" : "s") + ": " + std::to_string(solid) +
-                    " solid nodes (walls at rest; " + std::to_string(adiabatic) +
-                    " of them adiabatic, the others at a fixed temperature)");
+    problem("the bodies split the fluid into " + std::to_string(regions) +
+            " disconnected regions; every region needs its own inflow and outflow, which "
+            "split3d does not check: join them");
+  if (!problems.empty()) throw Error("the case's bodies on split3d's nodes:" + problems);
+  long n_solid = 0, adiabatic = 0;
+  for (auto v : solid) n_solid += v != not_solid, adiabatic += v == solid_adiabatic;
+  notes.push_back(std::to_string(bodies.size()) + " bod" + (bodies.size() == 1 ? "y" : "ies") +
+                  ": " + std::to_string(n_solid) + " solid nodes (walls at rest; " +
+                  std::to_string(adiabatic) +
+                  " of them adiabatic, the others at a fixed temperature)");
 }
+
+namespace {
 
 std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
@@ -365,7 +356,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
             "an inflow needs an outflow side for the fluid to leave by; make one side "
             "{ type = \"outflow\" }");
 
-  parse_obstacles(c, *s, h);
+  parse_bodies(c, *s, domain);
 
   const auto ns = c.section("numerics");
   s->third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
@@ -506,19 +497,14 @@ void initial_state(const Setup& s, std::vector<double> (&q)[4]) {
           if (!b.adiabatic) q[3][m] = b.temperature;
         }
     }
-  // Obstacles: at rest, at their temperature (the first box containing a node;
-  // an adiabatic one: the initial temperature, which its fluid neighbours
-  // replace in the first sweeps).
+  // Bodies: at rest, at their temperature (the first body listed holding a
+  // node; an adiabatic one: the initial temperature, which its fluid
+  // neighbours replace in the first sweeps).
   for (std::size_t m = 0; m < s.solid.size(); ++m) {
     if (!s.solid[m]) continue;
-    const int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
     for (int c = 0; c < 3; ++c) q[c][m] = 0;
-    for (auto it = s.obstacles.rbegin(); it != s.obstacles.rend(); ++it) {
-      double xd[3];
-      for (int d = 0; d < 3; ++d) xd[d] = s.nodes.origin[d] + (x[d] - 0.5) * h[d];
-      if (it->contains(xd, 1e-9 * std::min({h[0], h[1], h[2]})))
-        q[3][m] = it->adiabatic ? s.initial_temperature : it->temperature;
-    }
+    const auto& b = s.body_heat[std::size_t(s.solid_body[m] - 1)];
+    q[3][m] = b.adiabatic ? s.initial_temperature : b.temperature;
   }
   // Periodic axes: ghosts 0 and n + 1 copy nodes n and 1 (axis by axis).
   for (int d = 0; d < 3; ++d) {

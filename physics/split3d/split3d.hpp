@@ -48,31 +48,14 @@ struct Side {
   double temperature = 1;      // wall, inflow: fixed temperature
 };
 
-// A solid box inside the domain: the nodes in [lo, hi] are walls at rest
-// (identity rows for u, v, w in every line through them) at a fixed
-// temperature (identity rows for T), or adiabatic: zero heat flux, each solid
-// node beside fluid along a line copying that fluid node's T (f_s - f_f = 0,
-// as the adiabatic walls).
-// A box (lo, hi), or a circular cylinder (shape cylinder: axis, centre,
-// radius) through the whole domain along its axis; lo and hi bound it.
-struct Obstacle {
-  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+// A body's thermal condition ([[body]] temperature = T, or adiabatic = true):
+// its nodes are walls at rest (identity rows for u, v, w in every line
+// through them) at a fixed temperature (identity rows for T), or adiabatic:
+// zero heat flux, each solid node beside fluid along a line copying that
+// fluid node's T (f_s - f_f = 0, as the adiabatic walls).
+struct BodyHeat {
   double temperature = 1;
   bool adiabatic = false;
-  bool cylinder = false;
-  int axis = 2;
-  std::array<double, 3> centre{0, 0, 0};
-  double radius = 0;
-  // Whether the point x lies inside (faces included, to tol).
-  bool contains(const double x[3], double tol) const {
-    for (int d = 0; d < 3; ++d)
-      if (x[d] < lo[d] - tol || x[d] > hi[d] + tol) return false;
-    if (!cylinder) return true;
-    double r2 = 0;
-    for (int d = 0; d < 3; ++d)
-      if (d != axis) r2 += (x[d] - centre[d]) * (x[d] - centre[d]);
-    return r2 <= (radius + tol) * (radius + tol);
-  }
 };
 
 // Values of Setup::solid (and of the kernels' mask).
@@ -116,20 +99,27 @@ struct Setup : ModelSetup {
   Preconditioner projection_preconditioner = Preconditioner::jacobi;  // cg: jacobi | mg
   int projection_restart = 50;
   linalg::MgOptions mg;  // the multigrid's, for "mg" or CG + multigrid
-  std::vector<Obstacle> obstacles;
-  // Per node (i fastest, (n+2)^3): a Solid value (the first obstacle holding
-  // the node decides); empty without obstacles.  Periodic ghosts copy their
-  // partners.
-  std::vector<unsigned char> solid;
+  // The [[body]] tables' thermal conditions, by body id.
+  std::vector<BodyHeat> body_heat;
+  // Per node (i fastest, (n+2)^3): a Solid value and the body holding the
+  // node (its id + 1; the first body listed wins); empty without bodies.
+  // Periodic ghosts copy their partners.
+  std::vector<unsigned char> solid, solid_body;
   // Axes whose two sides are periodic.  Along such an axis the n nodes are
   // cell-centred, h = L / n, and the nodes 0 and n + 1 are ghost copies of
   // nodes n and 1 (docs/models/split3d.md, "Periodic pairs").
   std::array<bool, 3> periodic{false, false, false};
+
+  // Bodies: voxelised on the nodes (their interior ones as cell centres of
+  // `nodes`), then the checks of place_cells (split3d.cpp).
+  bool places_cells() const override { return !bodies.empty(); }
+  linalg::Grid cells_grid() const override { return nodes; }
+  void place_cells(const std::vector<unsigned char>& solid_nodes) override;
 };
 
 // Host values of every node (i fastest, (n+2)^3): the initial state with the
 // boundary values of every side (walls at rest win at shared edges) and the
-// obstacles' (which win over every side); periodic ghosts copy their partners.
+// bodies' (which win over every side); periodic ghosts copy their partners.
 void initial_state(const Setup& s, std::vector<double> (&q)[4]);
 
 template <class ExecSpace, class Real>

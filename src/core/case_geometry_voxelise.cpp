@@ -72,7 +72,7 @@ void place_bodies(ModelSetup& setup, bool check) {
   if (setup.cells_placed) return;
   setup.cells_placed = true;
   if (!setup.places_cells() && !(check && !setup.bodies.empty())) return;
-  const auto& g = setup.grid;
+  const auto g = setup.cells_grid();
   std::vector<unsigned char> solid(std::size_t(g.interior_cells()), 0);
   if (!setup.bodies.empty()) {
     const Kokkos::DefaultHostExecutionSpace host;

@@ -1,7 +1,7 @@
 // physics/split3d flows with exact or series solutions: the square duct
 // (White's series, with and without the projection; the paper's Re = 500),
-// Couette flow, an obstacle filling half the duct, the projection's pressure
-// and solvers, periodic shear waves and channel, obstacles across periodic
+// Couette flow, a body filling half the duct, the projection's pressure
+// and solvers, periodic shear waves and channel, bodies across periodic
 // lines.
 
 #include <catch2/catch_test_macros.hpp>
@@ -127,21 +127,22 @@ TEST_CASE("split3d square duct at Re = 500 (the paper's model problem, gamma = 1
   CHECK(worst(b) > 1.5 * worst(a));
 }
 
-TEST_CASE("split3d obstacle filling half the duct equals the half duct's own run",
-          "[unit][split3d]") {
-  // An obstacle over y >= 0.5 of a 1 x 1 x 1 duct leaves the fluid of a 1 x 0.5 x 1
-  // duct: its nodes are identity rows, so every line is its fluid segment with a
-  // Dirichlet end where the half duct has its north wall.  Both runs: uniform
-  // inflow 0.5 on the west, outflow east, gamma = 1.4, 10 steps.
+TEST_CASE("split3d body filling half the duct equals the half duct's own run", "[unit][split3d]") {
+  // A box over y >= 0.5 of a closed 1 x 1 x 1 duct leaves the fluid of a
+  // 1 x 0.5 x 1 one: its nodes are identity rows, so every line is its fluid
+  // segment with a Dirichlet end where the half duct has its north wall.
+  // Both runs: walls at rest but the south one, which moves along x at 0.5
+  // (bodies keep off inflows), gamma = 1.4, 10 steps.
   const auto text = case_text("split3d/duct.toml");
   const std::vector<std::string> common = {
-      "boundary.west={type=\"inflow\", velocity=0.5, temperature=1.0}", "time.end=0.2",
+      "boundary.west=\"no_slip\"", "boundary.east=\"no_slip\"",
+      "boundary.south={type=\"moving_wall\", velocity=[0.5, 0.0, 0.0]}", "time.end=0.2",
       "output.lines=[]"};
   auto half_duct = common, block = common;
   half_duct.insert(half_duct.end(), {"grid.cells=[15,7,15]", "grid.length=[1.0,0.5,1.0]"});
-  block.insert(block.end(),
-               {"grid.cells=[15,15,15]", "grid.length=[1.0,1.0,1.0]",
-                "obstacle=[{min=[-1.0, 0.5, -1.0], max=[2.0, 2.0, 2.0], temperature=1.0}]"});
+  block.insert(block.end(), {"grid.cells=[15,15,15]", "grid.length=[1.0,1.0,1.0]",
+                             "body=[{shape=\"box\", min=[-1.0, 0.5, -1.0], max=[2.0, 2.0, 2.0], "
+                             "temperature=1.0}]"});
   const auto a = run_text(text, "", half_duct, "", true), b = run_text(text, "", block, "", true);
   for (const char* name : {"u", "v", "w", "temperature"}) {
     const auto fa = field(a, name), fb = field(b, name);
@@ -160,7 +161,7 @@ TEST_CASE("split3d obstacle filling half the duct equals the half duct's own run
             inside = std::max(inside, std::fabs(vb - (name[0] == 't' ? 1.0 : 0.0)));
           }
         }
-    INFO(name << ": largest difference " << diff << " of " << scale << ", inside the obstacle "
+    INFO(name << ": largest difference " << diff << " of " << scale << ", inside the body "
               << inside);
     CHECK(scale > 0);
     CHECK(diff <= 1e-13 * scale);
@@ -323,7 +324,8 @@ void check_projection_methods(const std::vector<std::vector<std::string>>& metho
         "time.end=0.1", "time.dt=0.01"}},
       {"split3d/periodic-channel.toml",
        {"grid.cells=[12,6,7]", "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0]}",
-        "obstacle=[{min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5]}]", "time.end=0.1", "time.dt=0.01"}}};
+        "body=[{shape=\"box\", min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5]}]", "time.end=0.1",
+        "time.dt=0.01"}}};
   for (const auto& r : runs) {
     auto base = r.sets;
     base.insert(base.end(),
@@ -568,8 +570,7 @@ TEST_CASE("split3d periodic channel: start-up against the series, then the exact
   }
 }
 
-TEST_CASE("split3d obstacle across a periodic line equals the walled box's run",
-          "[unit][split3d]") {
+TEST_CASE("split3d body across a periodic line equals the walled box's run", "[unit][split3d]") {
   // Periodic in x (16 nodes, h = 1/16) with a solid slab over nodes 5 .. 8
   // across all of y and z: every x line is the segment 9 .. 16, 1 .. 4 round
   // the seam, as in a box of 12 nodes between walls at rest.  The slab at a
@@ -593,9 +594,9 @@ TEST_CASE("split3d obstacle across a periodic line equals the walled box's run",
         "numerics.update=\"picard\"",
         "output.lines=[]"};
     auto ring = common, box = common;
-    ring.insert(ring.end(),
-                {"grid.cells=[16,7,7]", "grid.length=[1.0,1.0,1.0]",
-                 "obstacle=[{min=[0.27,-1.0,-1.0], max=[0.47,2.0,2.0], " + thermal + "}]"});
+    ring.insert(ring.end(), {"grid.cells=[16,7,7]", "grid.length=[1.0,1.0,1.0]",
+                             "body=[{shape=\"box\", min=[0.27,-1.0,-1.0], max=[0.47,2.0,2.0], " +
+                                 thermal + "}]"});
     box.insert(box.end(), {"grid.cells=[12,7,7]", "grid.length=[0.8125,1.0,1.0]",
                            "boundary.west={type=\"no_slip\", " + thermal + "}",
                            "boundary.east={type=\"no_slip\", " + thermal + "}"});

@@ -122,7 +122,7 @@ TEST_CASE("split3d checkpoint and restart continue bit-for-bit", "[regression][s
         "output.every=0.05",
         "output.lines=[]",
         "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0], temperature=1.2}",
-        "obstacle=[{min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]",
+        "body=[{shape=\"box\", min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]",
         std::string("time.end=") + end,
         "time.dt=0.01"};
   };
@@ -152,8 +152,8 @@ TEST_CASE("split3d in float agrees with double to single precision", "[unit][spl
       {"grid.cells=[15,7,7]", "grid.length=[1.0,1.0,1.0]", "time.end=0.2", "output.lines=[]"},
       {"grid.cells=[12,6,7]", "physics.gamma=1.4",
        "boundary.top={type=\"moving_wall\", velocity=[0.0, 1.0, 0.0], temperature=1.2}",
-       "obstacle=[{min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]", "time.end=0.2",
-       "time.dt=0.01", "output.lines=[]"}};
+       "body=[{shape=\"box\", min=[0.5,-1.0,-1.0], max=[0.9,2.0,0.5], adiabatic=true}]",
+       "time.end=0.2", "time.dt=0.01", "output.lines=[]"}};
   for (int c = 0; c < 2; ++c) {
     const auto text = case_text(files[c]);
     const auto& sets = cases[c];

@@ -214,8 +214,8 @@ TEST_CASE("split3d obstacle force: a slab under a periodic channel carries half 
   const int nz = 15;  // h_z = 1/16: nodes k = 1 .. 4 solid, 5 .. 15 fluid
   const auto r = run_text(case_text("split3d/periodic-channel.toml"), "",
                           {"grid.cells=[4,3," + std::to_string(nz) + "]",
-                           "obstacle=[{min=[-1.0,-1.0,-1.0], max=[3.0,2.0,0.25]}]", "time.end=30.0",
-                           "time.dt=0.1", "output.lines=[]"});
+                           "body=[{shape=\"box\", min=[-1.0,-1.0,-1.0], max=[3.0,2.0,0.25]}]",
+                           "time.end=30.0", "time.dt=0.1", "output.lines=[]"});
   const double g = 0.8, hz = 1.0 / (nz + 1), area = 2.0 * 1.0;  // Lx Ly
   const double expect = 0.5 * g * hz * 11 * area;
   INFO("force_x " << diag(r, "force_x") << " against " << expect << ", force_z "
@@ -236,7 +236,7 @@ TEST_CASE("split3d parabolic inflow and a cylinder obstacle", "[unit][split3d]")
                            "physics.body_force=[0.0,0.0,0.0]",
                            "boundary.west={type=\"inflow\", profile=\"parabolic\", "
                            "centre_velocity=0.6}",
-                           "obstacle=[{shape=\"cylinder\", axis=\"z\", centre=[0.6,0.45,0.0], "
+                           "body=[{shape=\"cylinder\", axis=[0,0,1], center=[0.6,0.45,0.5], "
                            "radius=0.25}]",
                            "time.steps=2", "time.dt=0.01", "output.lines=[]"},
                           "", true);

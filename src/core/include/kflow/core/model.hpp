@@ -55,6 +55,9 @@ struct ModelSetup {
   // one Error naming them all.
   virtual bool places_cells() const { return false; }
   virtual void place_cells(const std::vector<unsigned char>& solid) { (void)solid; }
+  // The grid whose cell centres place_cells() receives: `grid`, or the
+  // model's own nodes where they are not the domain's cell centres (split3d).
+  virtual linalg::Grid cells_grid() const { return grid; }
   bool cells_placed = false;  // (place_bodies has run)
   // The value of output field `field` (its first component) at point x on
   // the domain side (axis, side: 0 low, 1 high) when that side's boundary
