@@ -21,8 +21,9 @@ def main(script, kflow, workdir):
     print("check: " + " ".join(cmd), flush=True)
     rc = subprocess.run(cmd).returncode
     if rc == 4:
-        print("check: skipped: OpenFOAM is not installed where the tests run "
-              "(tools/peers/openfoam --install, run there, installs it)", flush=True)
+        print("check: skipped: OpenFOAM is not installed where the tests run (under tools/test:"
+              " the toolchain root; 'tools/in-root.sh -- tools/peers/openfoam --install'"
+              " installs it there)", flush=True)
         return 4
     if rc != 0:
         print(f"check: the peer script failed (exit {rc})")
