@@ -1,13 +1,17 @@
 #pragma once
 // The solid flag of every node of a grid: 0 for fluid, id + 1 for a node of
 // body id (the first body of the scene that holds it).  Shapes by their
-// analytic inside test (closed: a node on the surface is solid); meshes by
+// analytic inside test (closed: a node on the surface is solid, and so is
+// one within 1e-9 of the smallest node spacing of it, so that the rounding
+// of a node's coordinates does not decide: DFG 3D-1Z's circle passes
+// through 12 nodes a plane at h = 0.01); meshes by
 // exact ray parity (detail/mesh_columns.hpp: a node exactly on the surface
 // is solid where the body begins along +x, +y, +z and fluid where it ends).
 // Each body visits only the nodes of its bounding box.
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kflow/geometry/detail/mesh_columns.hpp"
@@ -47,6 +51,7 @@ SolidFlags<typename ExecSpace::memory_space> solid_flags(
     }
     const Shape shape = b.shape;
     const NodeGrid g = grid;
+    const double tol = 1e-9 * std::min({grid.h[0], grid.h[1], grid.h[2]});
     using Policy =
         Kokkos::MDRangePolicy<ExecSpace,
                               Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
@@ -54,7 +59,7 @@ SolidFlags<typename ExecSpace::memory_space> solid_flags(
         "kflow::geometry::shape_flags",
         Policy(space, {r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0] + 1, r.hi[1] + 1, r.hi[2] + 1}),
         KOKKOS_LAMBDA(int i, int j, int k) {
-          if (flags(i, j, k) == 0 && inside(shape, g.node(i, j, k))) flags(i, j, k) = value;
+          if (flags(i, j, k) == 0 && inside(shape, g.node(i, j, k), tol)) flags(i, j, k) = value;
         });
   }
   if (stats) *stats = st;

@@ -82,21 +82,24 @@ inline Shape transformed(Shape s, const Transform& t) {
 
 // ---- queries (host and device) -----------------------------------------------
 
-KOKKOS_INLINE_FUNCTION bool inside(const Shape& s, const Vec3& x) {
+// Whether x lies in the shape, its surface included, or within `tol` of it
+// (in the body's frame).
+KOKKOS_INLINE_FUNCTION bool inside(const Shape& s, const Vec3& x, double tol = 0) {
   const Vec3 p = s.xf.body_point(x);
   switch (s.kind) {
     case ShapeKind::box:
-      return p.x >= s.lo.x && p.x <= s.hi.x && p.y >= s.lo.y && p.y <= s.hi.y && p.z >= s.lo.z &&
-             p.z <= s.hi.z;
+      return p.x >= s.lo.x - tol && p.x <= s.hi.x + tol && p.y >= s.lo.y - tol &&
+             p.y <= s.hi.y + tol && p.z >= s.lo.z - tol && p.z <= s.hi.z + tol;
     case ShapeKind::sphere: {
       const Vec3 r = p - s.center;
-      return dot(r, r) <= s.radius * s.radius;
+      return dot(r, r) <= (s.radius + tol) * (s.radius + tol);
     }
     case ShapeKind::cylinder: {
       const Vec3 r = p - s.center;
       const double a = dot(r, s.axis);
       const Vec3 w = r - a * s.axis;
-      return dot(w, w) <= s.radius * s.radius && Kokkos::fabs(a) <= s.half_length;
+      return dot(w, w) <= (s.radius + tol) * (s.radius + tol) &&
+             Kokkos::fabs(a) <= s.half_length + tol;
     }
   }
   return false;
