@@ -11,7 +11,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "kflow/geometry/detail/mesh_columns.hpp"
@@ -51,7 +50,7 @@ SolidFlags<typename ExecSpace::memory_space> solid_flags(
     }
     const Shape shape = b.shape;
     const NodeGrid g = grid;
-    const double tol = 1e-9 * std::min({grid.h[0], grid.h[1], grid.h[2]});
+    const double tol = surface_margin(grid);
     using Policy =
         Kokkos::MDRangePolicy<ExecSpace,
                               Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;

@@ -12,7 +12,9 @@
 // surface (a mesh's face where the body ends) has q = min_q.  A link whose
 // segment finds no surface (rounding at a graze that the flags decided the
 // other way) gets q = 1/2, the wall of simple bounce-back, and is counted in
-// `unresolved`; the tests expect none.
+// `unresolved`; the tests expect none.  A solid node that lies on a shape's
+// surface within the flags' margin (node_grid.hpp, surface_margin) and that
+// a segment grazes has its wall at the node: q = 1.
 
 #include <Kokkos_Core.hpp>
 
@@ -198,6 +200,7 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
     const std::uint8_t id = std::uint8_t(b.id);
     if (!b.is_mesh) {
       const Shape shape = b.shape;
+      const double margin = surface_margin(g);
       Kokkos::parallel_for(
           "kflow::geometry::links::shape", Kokkos::RangePolicy<ExecSpace>(space, 0, int(total)),
           KOKKOS_LAMBDA(int l) {
@@ -208,7 +211,14 @@ BoundaryLinks<typename ExecSpace::memory_space> boundary_links(
             if (!sb.overlaps(bb)) return;
             double t;
             Vec3 n;
-            if (!first_hit(shape, a, e, 1e-9, t, n) || !(t < q(l))) return;
+            if (!first_hit(shape, a, e, 1e-9, t, n)) {
+              // A solid node on the surface (within the flags' margin) that
+              // the segment grazes: the wall at the node, q = 1.
+              if (!inside(shape, e, margin) || !(1.0 < q(l))) return;
+              t = 1.0, n = normalized(a - e);
+            } else if (!(t < q(l))) {
+              return;
+            }
             q(l) = t, body(l) = id;
             if (with_normals)
               for (int d = 0; d < 3; ++d) normal(l, d) = n[d];

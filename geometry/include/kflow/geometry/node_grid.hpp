@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -54,5 +55,13 @@ struct NodeGrid {
                                   " nodes: more than kernels index with an int");
   }
 };
+
+// How far outside a shape's surface a node still counts as on it (solid):
+// 1e-9 of the smallest spacing, so that the last bits of a node's
+// coordinates do not decide (flags.hpp); links.hpp gives such a node's links
+// q = 1 where the segment grazes the surface.
+inline double surface_margin(const NodeGrid& g) {
+  return 1e-9 * std::min({g.h[0], g.h[1], g.h[2]});
+}
 
 }  // namespace kflow::geometry
