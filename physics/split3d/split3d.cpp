@@ -138,7 +138,6 @@ void Setup::place_cells(const std::vector<unsigned char>& solid_nodes) {
   };
   solid.assign(n, not_solid);
   solid_body.assign(n, 0);
-  std::vector<long> covered(body_heat.size(), 0);
   for (int k = 1; k < e[2] - 1; ++k)
     for (int j = 1; j < e[1] - 1; ++j)
       for (int i = 1; i < e[0] - 1; ++i) {
@@ -150,7 +149,6 @@ void Setup::place_cells(const std::vector<unsigned char>& solid_nodes) {
         const std::size_t m = idx(i, j, k);
         solid[m] = body_heat[id - 1u].adiabatic ? solid_adiabatic : solid_fixed;
         solid_body[m] = id;
-        ++covered[id - 1u];
       }
   // Periodic axes: the ghost nodes 0 and n + 1 copy nodes n and 1.
   for (int d = 0; d < 3; ++d) {
