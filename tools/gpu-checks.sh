@@ -33,8 +33,12 @@
 #   compare   CUDA = OpenMP with bodies and open sides: kflow compare on the
 #             lbm DFG cases in float and float16s (bits: difference 0), and
 #             on mac2d's cylinder-re20 ([[body]]) in double and float, staircase
-#             and interpolated walls, to t = 0.1 (rounding: the largest
-#             relative difference is printed)
+#             and interpolated walls, and split3d's dfg-3d-1z and duct-block
+#             in double and float, to t = 0.1 (rounding: the largest relative
+#             difference is printed)
+#   split3d   split3d's bench at 192^3 and 384^3, double and float; with
+#             KFLOW_SPLIT3D_BEFORE=BINARY (an older kflow-bench) alternated
+#             with it, twice each (before/after a change)
 #   fp16c     lbm 512^3 float16c in place and two-grid
 #   lbm-dfg   DFG 3D-1Z at 20 and 40 cells per diameter (float); 2D-1 at 80
 #             and 160 (u_lat 0.05); 2D-2 at 80 and 160; 2D-1 under diffusive
@@ -62,7 +66,7 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    build | build-tests | build-host | tests | bodies | compare | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
+    build | build-tests | build-host | tests | bodies | compare | split3d | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
     *) echo "gpu-checks: unknown item or option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -166,8 +170,35 @@ do_compare() {
       rel+=("$w $p $r")
     done
   done
-  echo "compare: lbm $same of 6 bit-identical; mac2d cylinder-re20 largest relative difference:" \
-    "$(printf '%s; ' "${rel[@]}")see $out/compare.log"
+  # split3d around a [[body]] (the DFG cylinder, the duct's block): rounding.
+  for c in dfg-3d-1z duct-block; do
+    for p in double float; do
+      if step compare "$kflow" compare "$top/cases/split3d/$c.toml" --backends openmp,cuda \
+        --set run.precision=$p --set time.end=0.1; then
+        r=$(grep 'largest relative difference:' "$out/compare.log" | tail -1 | sed 's/.*: //')
+      else
+        r=failed
+      fi
+      rel+=("split3d $c $p $r")
+    done
+  done
+  echo "compare: lbm $same of 6 bit-identical; mac2d cylinder-re20 and split3d largest relative" \
+    "difference: $(printf '%s; ' "${rel[@]}")see $out/compare.log"
+}
+
+do_split3d() { # the split3d bench on CUDA, alternated with KFLOW_SPLIT3D_BEFORE's binary
+  need_build
+  local n p b bins=("$kflow")
+  [[ -n ${KFLOW_SPLIT3D_BEFORE:-} ]] && bins=("$KFLOW_SPLIT3D_BEFORE" "$kflow" "$KFLOW_SPLIT3D_BEFORE" "$kflow")
+  for n in 192 384; do
+    for p in double float; do
+      for b in "${bins[@]}"; do
+        step split3d "$b" bench split3d --backend cuda --set "grid.cells=[$n,$n,$n]" \
+          --set time.steps=3 --set run.precision=$p || return 1
+      done
+    done
+  done
+  grep -hE '^== .*bench split3d|step|sweep' "$out/split3d.log" | head -80 || true
 }
 
 dfg() { # dfg NAME CASE SUMMARY_ARGS -- SETS...
