@@ -30,6 +30,17 @@ namespace {
 // memory check names what fits).
 constexpr long most_repeats = 1000000;
 constexpr long most_stream_elements = 1L << 40;
+// --ceiling-size: the elements per STREAM array of the ceiling a model or
+// kernel benchmark reports against (0: default_stream_elements).  Arrays a
+// cache holds measure the cache, not memory: for quick checks only.
+std::size_t ceiling_size(const Args& a) {
+  return static_cast<std::size_t>(parse_count(a, "--ceiling-size", 0, most_stream_elements));
+}
+std::string small_ceiling(const Args& a) {
+  return a.opts.count("--ceiling-size")
+             ? " on arrays of " + opt(a, "--ceiling-size") + " elements (--ceiling-size)"
+             : "";
+}
 }  // namespace
 
 void exec_bench_program(int argc, char** argv) {
@@ -61,6 +72,8 @@ int cmd_bench(const Args& a) {
   const auto what = a.positional[0];
   const auto backend = opt(a, "--backend", default_backend());
   if (what == "stream") {
+    if (a.opts.count("--ceiling-size"))
+      usage_error("bench stream takes --size, not --ceiling-size", "bench");
     const auto precision = opt(a, "--precision", "double");
     if (precision != "double" && precision != "float")
       usage_error("--precision expects double or float, got '" + precision + "'", "bench");
@@ -101,6 +114,7 @@ int cmd_bench(const Args& a) {
           "bench");
     o.params = BenchParams(a.sets);
     o.repeat = static_cast<int>(parse_count(a, "--repeat", 5, most_repeats));
+    o.ceiling_elements = ceiling_size(a);
     // On several ranks (bench_kernel's benchmark splits its grid), rank 0 reports.
     const bool root = parallel::root();
     std::ostream quiet(nullptr);
@@ -128,20 +142,23 @@ int cmd_bench(const Args& a) {
       std::cout << "\n";
     }
     std::cout << "  " << describe_ceiling(r.stream) << (ranks > 1 ? " per rank" : "")
-              << ", measured in this run\n";
+              << ", measured in this run" << small_ceiling(a) << "\n";
     return 0;
   }
   if (a.opts.count("--precision"))
     usage_error("use --set run.precision=float for a model", "bench");
-  const auto r = bench_model(what, backend, a.sets, std::cerr);
+  const auto r =
+      bench_model(what, backend, a.sets, std::cerr,
+                  static_cast<int>(parse_count(a, "--repeat", 1, most_repeats)), ceiling_size(a));
   std::cout << "bench " << r.model << ": backend " << r.backend << " ("
             << backend_description(r.backend) << "), " << r.precision << ", grid " << r.grid << ", "
-            << r.steps << " steps in " << r.seconds << " s\n"
+            << r.steps << " steps in " << r.seconds << " s"
+            << (r.repeat > 1 ? " (best of " + std::to_string(r.repeat) + " runs)" : "") << "\n"
             << "  " << r.cell_updates_per_second / 1e6 << " M cell updates/s, effective "
             << gbs(r.bytes_per_second) << " = "
             << 100 * r.bytes_per_second / r.stream.ceiling.bytes_per_second
             << "% of the bandwidth ceiling measured in this run (" << describe_ceiling(r.stream)
-            << ")\n"
+            << small_ceiling(a) << ")\n"
             << "  " << r.seconds / double(r.steps) * 1e3 << " ms per step\n";
   for (const auto& [key, value] : r.per_step)
     std::cout << "  " << key

@@ -180,9 +180,9 @@ void choose_device(Kokkos::InitializationSettings& s) {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  const std::vector<std::string> valued = {"--backend", "--backends", "--output",
-                                           "--restart", "--threads",  "--precision",
-                                           "--size",    "--repeat",   "--subnormals"};
+  const std::vector<std::string> valued = {"--backend",    "--backends",    "--output", "--restart",
+                                           "--threads",    "--precision",   "--size",   "--repeat",
+                                           "--subnormals", "--ceiling-size"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "--help" || s == "-h") {

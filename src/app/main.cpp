@@ -86,8 +86,8 @@ keys, inconsistent combinations) and prints a one-line summary.  Does no work.
      "and the devices.\n"},
     {"bench",
      R"(usage: kflow bench stream [--backend B] [--precision double|float] [--size N] [--repeat R]
-       kflow bench MODEL  [--backend B] [--set KEY=VALUE]...
-       kflow bench NAME   [--backend B] [--precision double|float|float16s|float16c] [--repeat R] [--set KEY=VALUE]...
+       kflow bench MODEL  [--backend B] [--repeat R] [--ceiling-size N] [--set KEY=VALUE]...
+       kflow bench NAME   [--backend B] [--precision double|float|float16s|float16c] [--repeat R] [--ceiling-size N] [--set KEY=VALUE]...
 
 stream: BabelStream's kernels (copy, mul, add, triad, dot) and the runtime's
         copy on the backend, best of R runs over N elements per array (default
@@ -96,10 +96,14 @@ stream: BabelStream's kernels (copy, mul, add, triad, dot) and the runtime's
 MODEL:  times the model's benchmark case (e.g. 'diffusion', 512^3 cells, 100 steps;
         change it with --set grid.cells=[256,256,256] --set time.steps=50
         --set run.precision=float) and reports cell updates per second and the
-        effective bandwidth as a fraction of the ceiling measured in the same run.
+        effective bandwidth as a fraction of the ceiling measured in the same run;
+        --repeat R times the steps R times in a row and keeps the best (default 1).
 NAME:   a kernel benchmark ('kflow list' names them and their --set keys), e.g.
         kflow bench rbsor --backend cuda --set n=4096; --precision and --repeat
         apply, and each row is reported against the ceiling measured in this run.
+--ceiling-size N: the ceiling's STREAM arrays hold N elements (default as
+        stream's --size); arrays a cache holds measure the cache, not memory,
+        so use it only for quick checks of a benchmark's rows.
 )"},
     {"compare", R"(usage: kflow compare CASE.toml [--backends openmp,cuda] [--set KEY=VALUE]...
 

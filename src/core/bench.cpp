@@ -144,7 +144,8 @@ StreamResult bench_stream(const std::string& backend, const std::string& precisi
 }
 
 ModelBenchResult bench_model(const std::string& model, const std::string& backend,
-                             const std::vector<std::string>& overrides, std::ostream& log) {
+                             const std::vector<std::string>& overrides, std::ostream& log,
+                             int repeat, std::size_t ceiling_elements) {
   const ModelInfo* info = Registry::instance().find(model);
   if (!info) {
     const auto guess = closest(model, Registry::instance().names());
@@ -173,10 +174,15 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   for (int k = 0; k < 5; ++k, t += dt) m->step(t, dt);  // warm-up
   m->fence();
   const auto before = m->diagnostics(t);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long k = 0; k < r.steps; ++k, t += dt) m->step(t, dt);
-  m->fence();
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.repeat = std::max(1, repeat);
+  r.seconds = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < r.repeat; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long k = 0; k < r.steps; ++k, t += dt) m->step(t, dt);
+    m->fence();
+    r.seconds = std::min(
+        r.seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   const double cells = double(g.interior_cells());
   r.cell_updates_per_second = cells * r.steps / r.seconds;
   r.bytes_per_second = r.cell_updates_per_second * m->bytes_per_cell_step();
@@ -190,7 +196,7 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
       double v0 = 0;
       for (const auto& [k0, x] : before)
         if (k0 == k) v0 = x;
-      r.per_step.emplace_back(k, total ? (v - v0) / double(r.steps) : v);
+      r.per_step.emplace_back(k, total ? (v - v0) / double(r.steps * r.repeat) : v);
     }
   }
   if (PhaseTimes* pt = m->phase_times()) {
@@ -206,8 +212,9 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
   }
   m.reset();
   log << "kflow bench: measuring the " << pc.backend << " bandwidth ceiling (STREAM kernels)\n";
-  r.stream =
-      bench_stream(pc.backend, pc.precision, default_stream_elements(pc.backend, pc.precision), 5);
+  r.stream = bench_stream(
+      pc.backend, pc.precision,
+      ceiling_elements ? ceiling_elements : default_stream_elements(pc.backend, pc.precision), 5);
   return r;
 }
 
@@ -375,8 +382,11 @@ KernelBenchResult bench_kernel(const std::string& name, const KernelBenchOptions
   r.precision = opt.precision;
   r.rows = fn(opt, log);
   log << "kflow bench: measuring the " << opt.backend << " bandwidth ceiling (STREAM kernels)\n";
-  r.stream = bench_stream(opt.backend, opt.precision,
-                          default_stream_elements(opt.backend, opt.precision), 5);
+  r.stream =
+      bench_stream(opt.backend, opt.precision,
+                   opt.ceiling_elements ? opt.ceiling_elements
+                                        : default_stream_elements(opt.backend, opt.precision),
+                   5);
   return r;
 }
 

@@ -49,6 +49,7 @@ std::size_t default_stream_elements(const std::string& backend, const std::strin
 struct ModelBenchResult {
   std::string model, backend, precision, grid;
   long steps = 0;
+  int repeat = 1;  // timed runs of `steps` steps; seconds is the best
   double seconds = 0, cell_updates_per_second = 0, bytes_per_second = 0;
   // Per timed step: the mean of each running total the model reports
   // (diagnostics "*_total", e.g. solver iterations), and the last step's
@@ -60,9 +61,12 @@ struct ModelBenchResult {
   StreamResult stream;
 };
 
-// Times `steps` steps (after warm-up) of `model`'s bench case with overrides.
+// Times `steps` steps (after warm-up) of `model`'s bench case with overrides,
+// `repeat` times in a row, the best kept.  The ceiling is measured on STREAM
+// arrays of `ceiling_elements` elements (0: default_stream_elements).
 ModelBenchResult bench_model(const std::string& model, const std::string& backend,
-                             const std::vector<std::string>& overrides, std::ostream& log);
+                             const std::vector<std::string>& overrides, std::ostream& log,
+                             int repeat = 1, std::size_t ceiling_elements = 0);
 
 // Kernel benchmarks (`kflow bench NAME`): timed linear-algebra kernels that are
 // not a whole model (red-black SOR sweeps, tridiagonal solvers, SIP).  A
@@ -96,6 +100,7 @@ struct KernelBenchOptions {
   std::string backend, precision;
   BenchParams params;
   int repeat = 5;
+  std::size_t ceiling_elements = 0;  // the ceiling's STREAM arrays (0: the default)
 };
 
 // Seconds: the best of `repeat` timed calls of fn() on `space`, each fenced
