@@ -227,12 +227,50 @@ void Setup::place_cells(const std::vector<unsigned char>& solid_nodes) {
             " disconnected regions; every region needs its own inflow and outflow, which "
             "split3d does not check: join them");
   if (!problems.empty()) throw Error("the case's bodies on split3d's nodes:" + problems);
+  if (cut_walls) place_cut_walls();
   long n_solid = 0, adiabatic = 0;
   for (auto v : solid) n_solid += v != not_solid, adiabatic += v == solid_adiabatic;
   notes.push_back(std::to_string(bodies.size()) + " bod" + (bodies.size() == 1 ? "y" : "ies") +
                   ": " + std::to_string(n_solid) + " solid nodes (walls at rest; " +
                   std::to_string(adiabatic) +
                   " of them adiabatic, the others at a fixed temperature)");
+}
+
+// The interpolated walls' link fractions: the geometry layer's links along
+// +-x, +-y, +-z from every interior fluid node into an interior body node.
+void Setup::place_cut_walls() {
+  const int e[3] = {nodes.cells[0] + 2, nodes.cells[1] + 2, nodes.cells[2] + 2};
+  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
+  const long off[3] = {1, e[0], long(e[0]) * e[1]};
+  const Kokkos::DefaultHostExecutionSpace host;
+  const geometry::Directions dirs(
+      {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}});
+  geometry::LinkOptions own;
+  for (int d = 0; d < 3; ++d) own.from[d] = 1, own.to[d] = e[d] - 1;
+  const auto geo = body_geometry(host, bodies, cell_centres(nodes, true), dirs, own);
+  const auto node = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.node);
+  const auto dir = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.dir);
+  const auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.q);
+  for (int d = 0; d < 3; ++d) cut_lo[d].assign(n, 1.0f), cut_hi[d].assign(n, 1.0f);
+  long cut = 0;
+  double q_min = 1;
+  for (std::int64_t l = 0; l < geo.links.count; ++l) {
+    const long m = node(l);
+    const int* c = dirs.c[dir(l)];
+    const int ax = c[0] ? 0 : c[1] ? 1 : 2, sg = c[ax];
+    const int at = int(m / (ax == 0 ? 1 : ax == 1 ? e[0] : long(e[0]) * e[1]) % e[ax]) + sg;
+    const long nb = m + sg * off[ax];
+    // into an interior node that split3d made a body's (not a side's node,
+    // not a periodic ghost)
+    if (at < 1 || at > e[ax] - 2 || solid[std::size_t(nb)] == not_solid ||
+        solid[std::size_t(m)] != not_solid)
+      continue;
+    (sg > 0 ? cut_hi : cut_lo)[ax][std::size_t(m)] = float(q(l));
+    ++cut, q_min = std::min(q_min, double(q(l)));
+  }
+  notes.push_back("interpolated walls (numerics.body_walls): " + std::to_string(cut) +
+                  " links from fluid nodes cut by the bodies' surface, the smallest at " +
+                  num(q_min) + " of a node spacing");
 }
 
 namespace {
@@ -374,6 +412,10 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
                "was removed: split3d has one assembly (the rows built in the Thomas solve, X "
                "solved with x and y exchanged); delete the key");
   const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
+  // The bodies' walls: on their nodes (the staircase), or at their true
+  // surface in the rows of the nodes beside them (Setup::place_cut_walls).
+  s->cut_walls =
+      ns.get_choice("body_walls", {"staircase", "interpolated"}, "staircase") == "interpolated";
   s->divergence_limit = c.section("run").get("divergence_limit", 0.01, Range::positive());
   if (!c.section("time").has("dt"))
     c.section("time").fail("dt",
@@ -444,7 +486,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const bool mg =
       s->projection_method == Method::mg || s->projection_preconditioner == Preconditioner::mg;
   const bool cyclic = s->periodic[0] || s->periodic[1] || s->periodic[2];
-  s->values_per_cell = 21 + (cyclic ? 4 : 0) + 12 +
+  // (interpolated walls: 6 floats and 2 bytes a node, about 4 values)
+  s->values_per_cell = 21 + (cyclic ? 4 : 0) + 12 + (s->cut_walls ? 4 : 0) +
                        (s->projection ? wide * (17 + s->incremental + (mg ? 2 : 0)) : 0);
   s->saved_values_per_cell = 4 + (s->projection ? wide : 0);
   return s;

@@ -105,6 +105,13 @@ struct Setup : ModelSetup {
   // node (its id + 1; the first body listed wins); empty without bodies.
   // Periodic ghosts copy their partners.
   std::vector<unsigned char> solid, solid_body;
+  // numerics.body_walls = "interpolated": per axis and node (i fastest),
+  // the distance in node spacings from a fluid node to the body's wall below
+  // (cut_lo) and above (cut_hi) it along the axis, where the link to the
+  // body's node crosses the surface; 1 elsewhere (split3d_kernels.hpp, Cut).
+  // Empty with the staircase walls.
+  bool cut_walls = false;
+  std::vector<float> cut_lo[3], cut_hi[3];
   // Axes whose two sides are periodic.  Along such an axis the n nodes are
   // cell-centred, h = L / n, and the nodes 0 and n + 1 are ghost copies of
   // nodes n and 1 (docs/models/split3d.md, "Periodic pairs").
@@ -115,6 +122,7 @@ struct Setup : ModelSetup {
   bool places_cells() const override { return !bodies.empty(); }
   linalg::Grid cells_grid() const override { return nodes; }
   void place_cells(const std::vector<unsigned char>& solid_nodes) override;
+  void place_cut_walls();
 };
 
 // Host values of every node (i fastest, (n+2)^3): the initial state with the

@@ -14,15 +14,18 @@ namespace kflow::split3d {
 
 // From the discrete momentum balance over the links between fluid nodes and
 // solid nodes (density 1): the pressure (grad_t T, plus phi with the
-// projection) on each link's face, and the viscous term nu (u_P - 0) / h_d
-// times the face (the rows' own second difference; the convective term,
-// non-conservative, is left out: the no-slip nodes beside the body carry
-// little momentum).  Links to the sides' nodes are the walls'.  solid:
-// Setup::solid (the host's mask, not copied back); phi: null without the
-// projection.
+// projection) on each link's face, and the viscous term nu (u_P - 0) / (q h_d)
+// times the face, q the wall's distance in node spacings (1 on the
+// staircase; cut_lo, cut_hi: Setup's, empty there) — the rows' own second
+// difference; the convective term, non-conservative, is left out: the
+// no-slip nodes beside the body carry little momentum.  Links to the sides'
+// nodes are the walls'.  solid: Setup::solid (the host's mask, not copied
+// back); phi: null without the projection.
 template <class Real, class Mem>
 std::array<double, 3> obstacle_force(const Params<Real>& p, const Vars<Real, Mem>& state,
                                      const std::vector<unsigned char>& solid_nodes,
+                                     const std::vector<float> (&cut_lo)[3],
+                                     const std::vector<float> (&cut_hi)[3],
                                      const linalg::Field3<double, Mem>* phi_field) {
   auto host = [](const auto& v) {
     return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
@@ -48,8 +51,11 @@ std::array<double, 3> obstacle_force(const Params<Real>& p, const Vars<Real, Mem
             const int at = dir == 0 ? a : dir == 1 ? b : c;
             if (!p.periodic[dir] && (at == 0 || at == e[dir] - 1)) continue;  // a side's node
             if (!solid(a, b, c)) continue;  // ghosts of periodic axes copy the mask
+            const std::size_t m = std::size_t(i) + std::size_t(e[0]) * (j + std::size_t(e[1]) * k);
+            const auto& cut = sg > 0 ? cut_hi[dir] : cut_lo[dir];
+            const double qh = (cut.empty() ? 1.0 : double(cut[m])) * double(p.h[dir]);
             f[dir] += sg * pr * area;
-            for (int q = 0; q < 3; ++q) f[q] += double(p.nu) * vel[q] * area / double(p.h[dir]);
+            for (int q = 0; q < 3; ++q) f[q] += double(p.nu) * vel[q] * area / qh;
           }
         }
       }

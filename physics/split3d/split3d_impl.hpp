@@ -46,6 +46,7 @@
 #include "split3d_kernels.hpp"
 #include "split3d_params.hpp"
 #include "split3d_pressure.hpp"
+#include "split3d_walls.hpp"
 
 namespace kflow::split3d {
 
@@ -107,6 +108,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       solid_t_ = Mask<Mem>(Kokkos::view_alloc(space_, "kflow::split3d::solid_xy"), p_.e[1], p_.e[0],
                            p_.e[2]);
       linalg::transpose_xy(space_, solid_, solid_t_);
+      if (!s_.cut_lo[0].empty()) walls_ = cut_walls(space_, s_, p_.e);
     }
     if (s_.projection) make_projection();
     std::vector<double> init[4];
@@ -167,7 +169,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         const V& inf = xy ? in_t_ : *in;
         const V& of = xy ? out_t_ : o;
         const V& nlf = xy ? nl_t_ : nl_;
-        const Mask<Mem>& sf = xy ? solid_t_ : solid_;
+        const Mask<Mem>& sf = walls_.sweep_mask[dir].data() ? walls_.sweep_mask[dir]
+                              : xy                          ? solid_t_
+                                                            : solid_;
         if (xy) {
           phase_begin(kTranspose);
           // X's input is U^n in every global iteration, and so is ũ in the first
@@ -192,8 +196,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           // after what space_ queued; the next work waits for both.
           // Periodic lines alike, in the cyclic solve.
           const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
-          const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf);
-          const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf);
+          const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf,
+                                                             walls_.sweep[dir]);
+          const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf, walls_.sweep[dir]);
           space_.fence("kflow::split3d::sweep");
           if (pf.periodic[df]) {
             tri_side_.start_rows_cyclic(vars_of(sh4, 3, 1), tr, of.all);
@@ -246,7 +251,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     phase_end(kCopies, 8 * R);
     if (s_.projection) {
       phase_begin(kProjection);
-      projection_rhs(space_, p_, state_, solid_, dt, rhs_);
+      projection_rhs(space_, p_, state_, solid_, dt, rhs_, walls_.model);
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
       control.max_iterations = s_.projection_max_iterations;
@@ -441,6 +446,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   linalg::TridiagShape shape4_[3];
   V in_t_, nl_t_, out_t_;  // X's fields, x and y exchanged (swap_xy)
   Mask<Mem> solid_t_;
+  CutWalls<Mem> walls_;  // interpolated walls (split3d_walls.hpp); empty otherwise
   linalg::TridiagShape shape_t_;
   long steps_ = 0;
   double div_ = 0;
@@ -549,7 +555,8 @@ Diagnostics Model<ExecSpace, Real>::diagnostics(double) {
     d.emplace_back("projection_iterations_total", double(proj_iterations_));
   }
   if (solid_.data()) {
-    const auto f = obstacle_force(p_, state_, s_.solid, s_.projection ? &phi_ : nullptr);
+    const auto f =
+        obstacle_force(p_, state_, s_.solid, s_.cut_lo, s_.cut_hi, s_.projection ? &phi_ : nullptr);
     d.emplace_back("force_x", f[0]);
     d.emplace_back("force_y", f[1]);
     d.emplace_back("force_z", f[2]);

@@ -230,22 +230,38 @@ KOKKOS_INLINE_FUNCTION Real phi(const Params<Real>& p, const Vars<Real, Mem>& nl
 // differences) need more registers than the velocity rows.
 enum class RowPart { all, velocity, temperature };
 
+// Walls at the bodies' true surface (numerics.body_walls = "interpolated"):
+// a sweep's mask marks with cut_node the fluid nodes that have a body's
+// node beside them along the sweep's direction, and Cut holds, per node of
+// the sweep's frame, the wall's distance below and above along that
+// direction in node spacings (the geometry layer's link fraction q; 1
+// where no wall cuts the link).  Such a node's row is the three-point
+// difference on the unequal spacings q_lo h, q_hi h (Shortley & Weller
+// 1938), the wall's value at the body's node: second order in the wall's
+// position where the staircase is first.
+constexpr unsigned char cut_node = 4;
+template <class Mem>
+struct Cut {
+  Kokkos::View<float*, Mem> lo, hi;  // empty: no cut rows
+};
+
 template <class Real, class Mem, RowPart Part = RowPart::all>
 struct LineRows {
   using Row = linalg::TridiagRow<Real>;
   Params<Real> p;
   int dir;
   Vars<Real, Mem> nl, in;
-  Mask<Mem> solid;  // empty without obstacles
-  int span;         // nodes per variable (line(): variable q's lines start at q span)
-  int off[3];       // flat distance of neighbours along each axis
+  Mask<Mem> solid;  // empty without obstacles; cut_node marks cut rows
+  Cut<Mem> cut;
+  int span;    // nodes per variable (line(): variable q's lines start at q span)
+  int off[3];  // flat distance of neighbours along each axis
   int lo_row[4], hi_row[4], last;
   Real cd[2], cu, bb[2], rt, src[4];  // [0] velocity, [1] temperature
   bool masked, wraps;
 
   LineRows(const Params<Real>& p_, int dir_, const Vars<Real, Mem>& nl_, const Vars<Real, Mem>& in_,
-           const Mask<Mem>& solid_)
-      : p(p_), dir(dir_), nl(nl_), in(in_), solid(solid_) {
+           const Mask<Mem>& solid_, const Cut<Mem>& cut_ = {})
+      : p(p_), dir(dir_), nl(nl_), in(in_), solid(solid_), cut(cut_) {
     span = p.e[0] * p.e[1] * p.e[2];
     off[0] = 1, off[1] = p.e[0], off[2] = p.e[0] * p.e[1];
     for (int q = 0; q < 4; ++q) {
@@ -268,15 +284,16 @@ struct LineRows {
   }
 
   KOKKOS_INLINE_FUNCTION Row at(int var, int i, int j, int k) const {
-    if (masked && solid(i, j, k)) {
+    const unsigned char here = masked ? solid(i, j, k) : 0;
+    if (here & 3) {
       Row r{0, 1, 0, in.q[var](i, j, k)};
-      if (temp_of(var) && solid(i, j, k) == 2) {  // adiabatic (docs/models/split3d.md)
+      if (temp_of(var) && (here & 3) == 2) {  // adiabatic (docs/models/split3d.md)
         const int di = dir == 0, dj = dir == 1, dk = dir == 2;
         const int at = dir == 0 ? i : dir == 1 ? j : k;
         // a neighbour is fluid when not solid and not a boundary node
         // (a periodic axis has none: its ghosts stand for nodes n and 1)
-        const bool lo = (wraps || at - 1 > 0) && !solid(i - di, j - dj, k - dk);
-        const bool hi = (wraps || at + 1 < last) && !solid(i + di, j + dj, k + dk);
+        const bool lo = (wraps || at - 1 > 0) && !(solid(i - di, j - dj, k - dk) & 3);
+        const bool hi = (wraps || at + 1 < last) && !(solid(i + di, j + dj, k + dk) & 3);
         if (lo)
           r.a = -1, r.d = 0;
         else if (hi)
@@ -291,7 +308,25 @@ struct LineRows {
                  at == 0 && row == zero_gradient ? Real(-1) : Real(0),
                  row == dirichlet ? in.q[var](i, j, k) : Real(0)};
     }
+    if (here & cut_node) return cut_row(var, i + off[1] * j + off[2] * k);
     return fluid(var, i + off[1] * j + off[2] * k);
+  }
+
+  // A fluid node's row with a wall at q_lo h below or q_hi h above it (Cut):
+  // the convecting and diffusing differences on the three points -q_lo h,
+  // 0, q_hi h, the wall's value held by the body's node.  An adiabatic
+  // body's side stays uncut in T's row (its node's row is T's zero gradient).
+  KOKKOS_INLINE_FUNCTION Row cut_row(int var, long m) const {
+    Row r = fluid(var, m);
+    const bool temp = temp_of(var);
+    Real a = Real(cut.lo(m)), b = Real(cut.hi(m));
+    if (temp && (solid.data()[m - off[dir]] & 3) == 2) a = 1;
+    if (temp && (solid.data()[m + off[dir]] & 3) == 2) b = 1;
+    const Real u = nl.q[dir].data()[m], c = cd[temp], s = a + b;
+    r.a = -u * cu * (2 * b / (a * s)) - c * (2 / (a * s));
+    r.b = rt + u * cu * (2 * (b - a) / (a * b)) + c * (2 / (a * b));
+    r.c = u * cu * (2 * a / (b * s)) - c * (2 / (b * s));
+    return r;
   }
 
   // The row of a fluid node off the line's ends, flat index m (every row

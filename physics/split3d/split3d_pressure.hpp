@@ -137,17 +137,34 @@ std::vector<double> pressure_field(const Params<Real>& p, const std::vector<unsi
 
 // The projection option (not the paper's): b = div_h u* / dt on the interior
 // fluid nodes (central differences, boundary nodes included), 0 elsewhere;
-// b in double (the divergence in the run's precision).
+// b in double (the divergence in the run's precision).  With interpolated
+// walls (cut: the link fractions in the model's frame, empty otherwise) a
+// node beside a body differentiates on the three points -q_lo h, 0, q_hi h,
+// the wall's velocity 0 at the body's node, as its momentum rows do.
 template <class ExecSpace, class Real, class Mem>
 void projection_rhs(const ExecSpace& space, const Params<Real>& p, const Vars<Real, Mem>& s,
-                    const Mask<Mem>& solid, double dt, const linalg::Field3<double, Mem>& b) {
-  const bool masked = solid.data() != nullptr;
+                    const Mask<Mem>& solid, double dt, const linalg::Field3<double, Mem>& b,
+                    const Cut<Mem> (&cut)[3]) {
+  const bool masked = solid.data() != nullptr, cuts = cut[0].lo.data() != nullptr;
   int lo[3], hi[3];
   interior_box(p, lo, hi);
   linalg::box_for(
       space, "kflow::split3d::projection_rhs", lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         Real div = 0;
-        for (int d = 0; d < 3; ++d) div += ddx(s.q[d], d, p.rh[d], i, j, k);
+        const long m = i + long(p.e[0]) * (j + long(p.e[1]) * k);
+        for (int d = 0; d < 3; ++d) {
+          const Real qa = cuts ? Real(cut[d].lo(m)) : Real(1),
+                     qb = cuts ? Real(cut[d].hi(m)) : Real(1);
+          if (qa == Real(1) && qb == Real(1)) {
+            div += ddx(s.q[d], d, p.rh[d], i, j, k);
+          } else {  // the wall at qa h below or qb h above: three points on unequal spacings
+            const int di = d == 0, dj = d == 1, dk = d == 2;
+            const Real ul = s.q[d](i - di, j - dj, k - dk), uc = s.q[d](i, j, k),
+                       uh = s.q[d](i + di, j + dj, k + dk), sab = qa + qb;
+            div += 2 * p.rh[d] *
+                   (-qb / (qa * sab) * ul + (qb - qa) / (qa * qb) * uc + qa / (qb * sab) * uh);
+          }
+        }
         b(i, j, k) = masked && solid(i, j, k) ? 0.0 : double(div) / dt;
       });
 }
