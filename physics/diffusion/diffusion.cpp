@@ -18,7 +18,6 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   auto& g = s->grid;
   g = parse_grid(c.section("grid"), 2, 3, "[nx, ny] or [nx, ny, nz]");
-  s->fields = {"u"};
 
   s->kappa = c.section("physics").get("diffusivity", 1.0, Range::positive());
 
@@ -74,8 +73,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
               "\"sine_mode\" needs homogeneous boundary values (value = 0 on every "
               "Dirichlet and Neumann side); use type = \"constant\" otherwise");
     s->has_exact = true;
-    s->fields = {"u", "u_exact", "error"};
   }
+  s->fields = field_names(field_table, s->has_exact);
   s->values_per_cell = 2;  // u, u_next
   s->saved_values_per_cell = 1;
   double inv = 0;  // the explicit scheme's limit, as Model::stable_dt

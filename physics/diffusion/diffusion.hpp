@@ -9,10 +9,12 @@
 // satisfies homogeneous boundary conditions; it decays as exp(-kappa |k|^2 t),
 // which is the exact solution the tests measure the error against.
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "kflow/core/field_table.hpp"
 #include "kflow/core/model.hpp"
 
 namespace kflow::diffusion {
@@ -24,6 +26,15 @@ struct ModeAxis {
   int kind = 2;  // 0 sin, 1 cos, 2 constant
   double k = 0;
 };
+
+// The output fields, in output order; conditional: u_exact and error (u -
+// u_exact), where an exact solution exists (Setup::has_exact).
+enum class Field { u, u_exact, error };
+inline constexpr std::array<FieldEntry<Field>, 3> field_table = {{
+    {Field::u, "u"},
+    {Field::u_exact, "u_exact", 1, true},
+    {Field::error, "error", 1, true},
+}};
 
 struct Setup : ModelSetup {
   double kappa = 1;

@@ -313,8 +313,11 @@ class Model final : public kflow::Model {
 
   // This rank's block of the field (the driver gathers the blocks).
   HostField field(const std::string& name, double t) override {
+    const auto* e = find_field(field_table, name);
+    if (!e) throw Error("diffusion has no output field '" + name + "'");
     HostField f;
     f.name = name;
+    f.components = e->components;
     const auto& g = s_.grid;
     const auto& L = lg_.local;
     const int fx = lg_.offset[0], fy = lg_.offset[1], fz = lg_.offset[2];
@@ -334,7 +337,17 @@ class Model final : public kflow::Model {
             else
               u = h(i + gh, j + gh, k + gh);
             const double x[3] = {g.centre(0, i + fx), g.centre(1, j + fy), g.centre(2, k + fz)};
-            f.values[c] = name == "u" ? u : name == "u_exact" ? ex(x, t) : u - ex(x, t);
+            switch (e->id) {
+              case Field::u:
+                f.values[c] = u;
+                break;
+              case Field::u_exact:
+                f.values[c] = ex(x, t);
+                break;
+              case Field::error:
+                f.values[c] = u - ex(x, t);
+                break;
+            }
           }
     });
     return f;

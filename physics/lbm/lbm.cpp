@@ -340,8 +340,7 @@ std::unique_ptr<ModelSetup> parse_case(Config& c) {
     s->notes.push_back("grid Reynolds number " + num(grid_re) + " above " + num(grid_re_warning) +
                        " (under-resolved): " + numbers);
 
-  s->fields = {"density", "velocity", "u", "v", "vorticity_magnitude", "flags"};
-  if (g.dim == 3) s->fields.insert(s->fields.begin() + 4, "w");
+  s->fields = field_names(field_table, g.dim == 3);
   // populations (one set in place, two for two-grid; no ghost layer), a flag
   // byte; ghost layers of the grid description make this an upper bound
   const int q = s->stencil == Stencil::d2q9 ? 9 : s->stencil == Stencil::d3q19 ? 19 : 27;

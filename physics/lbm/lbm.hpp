@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "kflow/core/config.hpp"
+#include "kflow/core/field_table.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/geometry/body.hpp"
 
@@ -80,6 +81,18 @@ enum class Profile { uniform, parabolic, table };
 // Walls on bodies (lbm_bodies.hpp): halfway bounce-back (staircase) or
 // Bouzidi, Firdaouss & Lallemand's (2001) linear interpolation.
 enum class Walls { bounce_back, interpolated };
+
+// The output fields, in output order; conditional: w, on 3-D grids only.
+enum class Field { density, velocity, u, v, w, vorticity_magnitude, flags };
+inline constexpr std::array<FieldEntry<Field>, 7> field_table = {{
+    {Field::density, "density"},
+    {Field::velocity, "velocity", 3},
+    {Field::u, "u"},
+    {Field::v, "v"},
+    {Field::w, "w", 1, true},
+    {Field::vorticity_magnitude, "vorticity_magnitude"},
+    {Field::flags, "flags"},
+}};
 
 struct Setup : ModelSetup {
   Stencil stencil = Stencil::d3q19;

@@ -1,12 +1,16 @@
 #pragma once
 // The derived fields of physics/lbm's output that need a cell's neighbours
-// (on the host, from the moments the model copies there).
+// (on the host, from the moments the model copies there), and the sides'
+// part of the "flags" field.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
 #include "kflow/linalg/grid.hpp"
+#include "lbm.hpp"
 #include "lbm_geometry.hpp"
 
 namespace kflow::lbm {
@@ -55,6 +59,24 @@ std::vector<double> vorticity_magnitude(const H& h, double c, const Geometry<Rea
         out[x + std::size_t(nx) * (y + std::size_t(ny) * z)] = std::sqrt(sq);
       }
   return out;
+}
+
+// The "flags" field at the block's cell x (offset: the block's first cell in
+// the grid) from the domain's sides: 0 fluid; next to a side: 1 no-slip, 2
+// moving wall, 3 inflow, 4 outflow (the largest where sides meet).
+template <class Real>
+double side_flag(const Setup& s, const Geometry<Real>& geo, const std::array<int, 3>& offset,
+                 const int x[3]) {
+  const auto& G = s.grid;
+  double v = 0;
+  for (int d = 0; d < G.dim; ++d)
+    for (int side = 0; side < 2; ++side)
+      if (s.bc[d][0] != Bc::periodic && x[d] + offset[d] == (side ? G.cells[d] - 1 : 0))
+        v = std::max(v, s.bc[d][side] == Bc::inflow    ? 3.0
+                        : s.bc[d][side] == Bc::outflow ? 4.0
+                        : geo.moving[d][side]          ? 2.0
+                                                       : 1.0);
+  return v;
 }
 
 }  // namespace kflow::lbm

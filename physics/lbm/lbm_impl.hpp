@@ -291,58 +291,56 @@ class Model final : public kflow::Model {
 
   // This rank's block of the field (the driver gathers the blocks).
   HostField field(const std::string& name, double) override {
-    const auto& G = s_.grid;
+    const auto* e = find_field(field_table, name);
+    if (!e) throw Error("lbm: no field '" + name + "'");
     Kokkos::View<double**, Kokkos::LayoutRight, Mem> m(
         Kokkos::view_alloc(space_, "kflow::lbm::moments"), nstored_, 4);
     kernels::macroscopic<L>(space_, a_, geo_, off_, layout_, m);
     // The velocities of the neighbouring blocks' cells, for the differences.
-    if (moments_halo_ && name == "vorticity_magnitude")
+    if (moments_halo_ && e->id == Field::vorticity_magnitude)
       moments_halo_->exchange(linalg::dist::components_on(lg_, m));
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
     const double c = s_.dx / s_.dt;
     HostField f;
     f.name = name;
+    f.components = e->components;
     const std::size_t n = ncells_;
     // The block's cells in output order (x fastest): k -> stored index.
     std::vector<std::size_t> at(n);
     for_cells([&](std::size_t k, const int x[3]) { at[k] = std::size_t(geo_.index(x)); });
-    if (name == "density") {
-      f.values.resize(n);
-      for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 0);
-    } else if (name == "velocity") {
-      f.components = 3;
-      f.values.resize(3 * n);
-      for (std::size_t k = 0; k < n; ++k)
-        for (int d = 0; d < 3; ++d) f.values[3 * k + d] = h(at[k], 1 + d) * c;
-    } else if (name == "u" || name == "v" || name == "w") {
-      const int d = name == "u" ? 0 : name == "v" ? 1 : 2;
-      f.values.resize(n);
-      for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 1 + d) * c;
-    } else if (name == "vorticity_magnitude") {
-      f.values = vorticity_magnitude(h, c, geo_, s_.grid, s_.dx);
-    } else if (name == "flags") {
-      // 0 fluid; next to a side: 1 no-slip, 2 moving wall, 3 inflow, 4
-      // outflow (the largest where sides meet); 5 next to a body; -(id + 1)
-      // a cell of body id.
-      f.values.assign(n, 0.0);
-      std::vector<unsigned char> solid;
-      std::vector<char> near;
-      body_cells(solid, near);
-      for_cells([&](std::size_t k, const int x[3]) {
-        double v = 0;
-        for (int d = 0; d < G.dim; ++d)
-          for (int side = 0; side < 2; ++side)
-            if (s_.bc[d][0] != Bc::periodic && x[d] + lg_.offset[d] == (side ? G.cells[d] - 1 : 0))
-              v = std::max(v, s_.bc[d][side] == Bc::inflow    ? 3.0
-                              : s_.bc[d][side] == Bc::outflow ? 4.0
-                              : geo_.moving[d][side]          ? 2.0
-                                                              : 1.0);
-        if (!near.empty() && near[k]) v = 5;
-        if (!solid.empty() && solid[k]) v = -double(solid[k]);
-        f.values[k] = v;
-      });
-    } else {
-      throw Error("lbm: no field '" + name + "'");
+    f.values.assign(std::size_t(f.components) * n, 0.0);
+    switch (e->id) {
+      case Field::density:
+        for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 0);
+        break;
+      case Field::velocity:
+        for (std::size_t k = 0; k < n; ++k)
+          for (int d = 0; d < 3; ++d) f.values[3 * k + d] = h(at[k], 1 + d) * c;
+        break;
+      case Field::u:
+      case Field::v:
+      case Field::w: {
+        const int d = e->id == Field::u ? 0 : e->id == Field::v ? 1 : 2;
+        for (std::size_t k = 0; k < n; ++k) f.values[k] = h(at[k], 1 + d) * c;
+        break;
+      }
+      case Field::vorticity_magnitude:
+        f.values = vorticity_magnitude(h, c, geo_, s_.grid, s_.dx);
+        break;
+      case Field::flags: {
+        // 0 fluid; next to a side: 1 to 4 (side_flag); 5 next to a body;
+        // -(id + 1) a cell of body id.
+        std::vector<unsigned char> solid;
+        std::vector<char> near;
+        body_cells(solid, near);
+        for_cells([&](std::size_t k, const int x[3]) {
+          double v = side_flag(s_, geo_, lg_.offset, x);
+          if (!near.empty() && near[k]) v = 5;
+          if (!solid.empty() && solid[k]) v = -double(solid[k]);
+          f.values[k] = v;
+        });
+        break;
+      }
     }
     return f;
   }

@@ -255,8 +255,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   auto& g = s->grid;
   const auto gs = c.section("grid");
   g = parse_grid(gs, 2, 2, "[imax, jmax]");
-  s->fields = {"velocity",   "pressure", "vorticity", "stream_function",
-               "divergence", "flags",    "u",         "v"};
+  s->fields = field_names(field_table);
 
   const auto ps = c.section("physics");
   s->re = ps.require("reynolds", Range::positive());

@@ -19,12 +19,14 @@
 // on the east face of cell (i,j), v(i,j) on its north face; every array has
 // (imax+2) x (jmax+2) entries.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kflow/core/case_solver.hpp"
+#include "kflow/core/field_table.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
@@ -36,6 +38,20 @@ enum class Side { west = 0, east = 1, south = 2, north = 3 };
 enum class Bc { no_slip, free_slip, moving_wall, inflow, outflow, periodic };
 
 enum class Profile { uniform, parabolic, table };
+
+// The output fields, in output order (Model::field computes them; u and v
+// are cell-centred components, for line samples).
+enum class Field { velocity, pressure, vorticity, stream_function, divergence, flags, u, v };
+inline constexpr std::array<FieldEntry<Field>, 8> field_table = {{
+    {Field::velocity, "velocity", 3},
+    {Field::pressure, "pressure"},
+    {Field::vorticity, "vorticity"},
+    {Field::stream_function, "stream_function"},
+    {Field::divergence, "divergence"},
+    {Field::flags, "flags"},
+    {Field::u, "u"},
+    {Field::v, "v"},
+}};
 
 // Convection in F and G: the book's donor-cell/central blend (gamma), or
 // flux-limited (van Leer) upwind-biased face values, whose explicit Euler

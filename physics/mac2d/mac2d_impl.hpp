@@ -492,11 +492,14 @@ void Model<ExecSpace, Real>::psi_extrema(Diagnostics& d) {
 // averaged to the centre.
 template <class ExecSpace, class Real>
 HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
+  const auto* e = find_field(field_table, name);
+  if (!e) throw Error("mac2d has no output field '" + name + "'");
   const auto& g = s_.grid;
   const int nx = g.cells[0], ny = g.cells[1];
   const double dx = g.spacing(0), dy = g.spacing(1);
   HostField f;
   f.name = name;
+  f.components = e->components;
   auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_);
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v_);
   auto fl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
@@ -507,62 +510,65 @@ HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
   auto fluid = [&](int i, int j) {
     return (fl(i, j) & linalg::mask_bits::self) != 0;
   };
-  if (name == "u" || name == "v") {  // cell-centred components (for line samples)
-    f.values.assign(n, 0.0);
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i)
-        if (fluid(i, j))
-          f.values[idx(i, j)] = name == "u" ? 0.5 * (double(u(i, j)) + double(u(i - 1, j)))
-                                            : 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
-    return f;
-  }
-  if (name == "velocity") {
-    f.components = 3;
-    f.values.assign(3 * n, 0.0);
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i) {
-        if (!fluid(i, j)) continue;
-        f.values[3 * idx(i, j)] = 0.5 * (double(u(i, j)) + double(u(i - 1, j)));
-        f.values[3 * idx(i, j) + 1] = 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
-      }
-    return f;
-  }
-  f.values.assign(n, 0.0);
-  if (name == "pressure") {
-    auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p_);
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i)
-        if (fluid(i, j)) f.values[idx(i, j)] = double(p(i, j));
-  } else if (name == "flags") {
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i) f.values[idx(i, j)] = fluid(i, j) ? 1.0 : 0.0;
-  } else if (name == "divergence") {
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i)
-        if (fluid(i, j))
-          f.values[idx(i, j)] = (double(u(i, j)) - double(u(i - 1, j))) / dx +
-                                (double(v(i, j)) - double(v(i, j - 1))) / dy;
-  } else if (name == "vorticity") {
-    // Corner (i, j) is the north-east corner of cell (i, j), i, j = 0..n.
-    auto zeta = [&](int i, int j) {
-      return (double(v(i + 1, j)) - double(v(i, j))) / dx -
-             (double(u(i, j + 1)) - double(u(i, j))) / dy;
-    };
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i)
-        if (fluid(i, j))
-          f.values[idx(i, j)] =
-              0.25 * (zeta(i, j) + zeta(i - 1, j) + zeta(i, j - 1) + zeta(i - 1, j - 1));
-  } else if (name == "stream_function") {
-    const auto psi = corner_psi();
-    auto P = [&](int i, int j) {
-      return psi[i + std::size_t(nx + 1) * j];
-    };
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i)
-        f.values[idx(i, j)] = 0.25 * (P(i, j) + P(i - 1, j) + P(i, j - 1) + P(i - 1, j - 1));
-  } else {
-    throw Error("mac2d has no output field '" + name + "'");
+  f.values.assign(std::size_t(f.components) * n, 0.0);
+  switch (e->id) {
+    case Field::u:  // cell-centred components (for line samples)
+    case Field::v:
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i)
+          if (fluid(i, j))
+            f.values[idx(i, j)] = e->id == Field::u ? 0.5 * (double(u(i, j)) + double(u(i - 1, j)))
+                                                    : 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
+      break;
+    case Field::velocity:
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i) {
+          if (!fluid(i, j)) continue;
+          f.values[3 * idx(i, j)] = 0.5 * (double(u(i, j)) + double(u(i - 1, j)));
+          f.values[3 * idx(i, j) + 1] = 0.5 * (double(v(i, j)) + double(v(i, j - 1)));
+        }
+      break;
+    case Field::pressure: {
+      auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p_);
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i)
+          if (fluid(i, j)) f.values[idx(i, j)] = double(p(i, j));
+      break;
+    }
+    case Field::flags:
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i) f.values[idx(i, j)] = fluid(i, j) ? 1.0 : 0.0;
+      break;
+    case Field::divergence:
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i)
+          if (fluid(i, j))
+            f.values[idx(i, j)] = (double(u(i, j)) - double(u(i - 1, j))) / dx +
+                                  (double(v(i, j)) - double(v(i, j - 1))) / dy;
+      break;
+    case Field::vorticity: {
+      // Corner (i, j) is the north-east corner of cell (i, j), i, j = 0..n.
+      auto zeta = [&](int i, int j) {
+        return (double(v(i + 1, j)) - double(v(i, j))) / dx -
+               (double(u(i, j + 1)) - double(u(i, j))) / dy;
+      };
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i)
+          if (fluid(i, j))
+            f.values[idx(i, j)] =
+                0.25 * (zeta(i, j) + zeta(i - 1, j) + zeta(i, j - 1) + zeta(i - 1, j - 1));
+      break;
+    }
+    case Field::stream_function: {
+      const auto psi = corner_psi();
+      auto P = [&](int i, int j) {
+        return psi[i + std::size_t(nx + 1) * j];
+      };
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i)
+          f.values[idx(i, j)] = 0.25 * (P(i, j) + P(i - 1, j) + P(i, j - 1) + P(i - 1, j - 1));
+      break;
+    }
   }
   return f;
 }

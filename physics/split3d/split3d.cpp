@@ -342,7 +342,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     og.origin[d] = domain.origin[d] - (per ? 1.0 : 0.5) * h[d];
     og.length[d] = (n + 2) * h[d];
   }
-  s->fields = {"velocity", "u", "v", "w", "temperature", "pressure", "divergence", "vorticity"};
+  s->fields = field_names(field_table);
   std::string per_axes;
   for (int d = 0; d < 3; ++d)
     if (s->periodic[d]) per_axes += std::string(per_axes.empty() ? "" : ", ") + "xyz"[d];

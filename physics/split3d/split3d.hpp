@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kflow/core/case_solver.hpp"
+#include "kflow/core/field_table.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 
@@ -38,6 +39,19 @@ enum class Profile { uniform, duct, parabolic };
 // The nonlinear layer's update after each local iteration: the authors'
 // relaxation u~ <- (u~ + new) / 2, or plain Picard u~ <- new.
 enum class Update { relaxed, picard };
+
+// The output fields, in output order.
+enum class Field { velocity, u, v, w, temperature, pressure, divergence, vorticity };
+inline constexpr std::array<FieldEntry<Field>, 8> field_table = {{
+    {Field::velocity, "velocity", 3},
+    {Field::u, "u"},
+    {Field::v, "v"},
+    {Field::w, "w"},
+    {Field::temperature, "temperature"},
+    {Field::pressure, "pressure"},
+    {Field::divergence, "divergence"},
+    {Field::vorticity, "vorticity"},
+}};
 
 struct Side {
   Kind kind = Kind::wall;

@@ -461,44 +461,56 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
 // Host copies on every node, as (n+2)^3 output cells centred on the nodes.
 template <class ExecSpace, class Real>
 HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
+  const auto* e = find_field(field_table, name);
+  if (!e) throw Error("split3d has no output field '" + name + "'");
   HostField f;
   f.name = name;
+  f.components = e->components;
   const int e0 = p_.e[0], e1 = p_.e[1], e2 = p_.e[2];
   auto idx = [&](int i, int j, int k) {
     return std::size_t(i) + std::size_t(e0) * (std::size_t(j) + std::size_t(e1) * k);
   };
-  if (name == "u" || name == "v" || name == "w") {
-    f.values = host(state_.q[name[0] - 'u']);
-  } else if (name == "temperature") {
-    f.values = host(state_.q[3]);
-  } else if (name == "divergence") {
-    f.values = host(flux_);
-  } else if (name == "pressure") {
-    f.values = pressure_field(p_, s_.solid, host(state_.q[3]),
-                              s_.projection ? host(phi_) : std::vector<double>());
-  } else if (name == "velocity") {
-    const auto u = host(state_.q[0]), v = host(state_.q[1]), w = host(state_.q[2]);
-    f.components = 3;
-    f.values.resize(3 * u.size());
-    for (std::size_t m = 0; m < u.size(); ++m)
-      f.values[3 * m] = u[m], f.values[3 * m + 1] = v[m], f.values[3 * m + 2] = w[m];
-  } else if (name == "vorticity") {  // |curl u|, central differences, 0 on boundary nodes
-    const std::vector<double> q[3] = {host(state_.q[0]), host(state_.q[1]), host(state_.q[2])};
-    f.values.assign(q[0].size(), 0.0);
-    const double h[3] = {s_.nodes.spacing(0), s_.nodes.spacing(1), s_.nodes.spacing(2)};
-    for (int k = 1; k < e2 - 1; ++k)
-      for (int j = 1; j < e1 - 1; ++j)
-        for (int i = 1; i < e0 - 1; ++i) {
-          auto dd = [&](int c, int ax) {  // d q_c / d x_ax
-            const int di = ax == 0, dj = ax == 1, dk = ax == 2;
-            return (q[c][idx(i + di, j + dj, k + dk)] - q[c][idx(i - di, j - dj, k - dk)]) /
-                   (2 * h[ax]);
-          };
-          const double wx = dd(2, 1) - dd(1, 2), wy = dd(0, 2) - dd(2, 0), wz = dd(1, 0) - dd(0, 1);
-          f.values[idx(i, j, k)] = std::sqrt(wx * wx + wy * wy + wz * wz);
-        }
-  } else {
-    throw Error("split3d has no output field '" + name + "'");
+  switch (e->id) {
+    case Field::u:
+    case Field::v:
+    case Field::w:
+      f.values = host(state_.q[e->id == Field::u ? 0 : e->id == Field::v ? 1 : 2]);
+      break;
+    case Field::temperature:
+      f.values = host(state_.q[3]);
+      break;
+    case Field::divergence:
+      f.values = host(flux_);
+      break;
+    case Field::pressure:
+      f.values = pressure_field(p_, s_.solid, host(state_.q[3]),
+                                s_.projection ? host(phi_) : std::vector<double>());
+      break;
+    case Field::velocity: {
+      const auto u = host(state_.q[0]), v = host(state_.q[1]), w = host(state_.q[2]);
+      f.values.resize(3 * u.size());
+      for (std::size_t m = 0; m < u.size(); ++m)
+        f.values[3 * m] = u[m], f.values[3 * m + 1] = v[m], f.values[3 * m + 2] = w[m];
+      break;
+    }
+    case Field::vorticity: {  // |curl u|, central differences, 0 on boundary nodes
+      const std::vector<double> q[3] = {host(state_.q[0]), host(state_.q[1]), host(state_.q[2])};
+      f.values.assign(q[0].size(), 0.0);
+      const double h[3] = {s_.nodes.spacing(0), s_.nodes.spacing(1), s_.nodes.spacing(2)};
+      for (int k = 1; k < e2 - 1; ++k)
+        for (int j = 1; j < e1 - 1; ++j)
+          for (int i = 1; i < e0 - 1; ++i) {
+            auto dd = [&](int c, int ax) {  // d q_c / d x_ax
+              const int di = ax == 0, dj = ax == 1, dk = ax == 2;
+              return (q[c][idx(i + di, j + dj, k + dk)] - q[c][idx(i - di, j - dj, k - dk)]) /
+                     (2 * h[ax]);
+            };
+            const double wx = dd(2, 1) - dd(1, 2), wy = dd(0, 2) - dd(2, 0),
+                         wz = dd(1, 0) - dd(0, 1);
+            f.values[idx(i, j, k)] = std::sqrt(wx * wx + wy * wy + wz * wz);
+          }
+      break;
+    }
   }
   return f;
 }

@@ -115,7 +115,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   og.cells = {nx + 2, ny + 2, 1};
   og.origin = {domain.origin[0] - 0.5 * hx, domain.origin[1] - 0.5 * hy, 0};
   og.length = {(nx + 2) * hx, (ny + 2) * hy, 1};
-  s->fields = {"stream_function", "vorticity", "temperature", "velocity", "u", "v"};
+  s->fields = field_names(field_table);
   s->notes.push_back(std::to_string(nx) + " x " + std::to_string(ny) +
                      " interior nodes and the boundary ring (h = " + num(hx) +
                      (hx == hy ? "" : ", " + num(hy)) +

@@ -15,11 +15,13 @@
 // interface.  Decisions on the thesis's typos and gaps: docs/models/vorticity2d.md.
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kflow/core/case_solver.hpp"
+#include "kflow/core/field_table.hpp"
 #include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
@@ -44,6 +46,17 @@ inline double wall_vorticity_limit(WallVorticity w) {
   return w == WallVorticity::woods ? 0.75 : w == WallVorticity::thom ? 1.5 : 4.0;
 }
 enum class Convection { upwind, tvd };
+
+// The output fields, in output order.
+enum class Field { stream_function, vorticity, temperature, velocity, u, v };
+inline constexpr std::array<FieldEntry<Field>, 6> field_table = {{
+    {Field::stream_function, "stream_function"},
+    {Field::vorticity, "vorticity"},
+    {Field::temperature, "temperature"},
+    {Field::velocity, "velocity", 3},
+    {Field::u, "u"},
+    {Field::v, "v"},
+}};
 
 // The smallest solver tolerance a float run uses.  A float field's own
 // rounding puts a floor under the true residual max|b - A x| / max|b|: about

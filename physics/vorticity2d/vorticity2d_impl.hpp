@@ -311,11 +311,14 @@ class Model final : public kflow::Model {
 // Host copies of the fields on the nodes and the ring, as (nx+2) x (ny+2) cells.
 template <class ExecSpace, class Real>
 HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
+  const auto* e = find_field(field_table, name);
+  if (!e) throw Error("vorticity2d has no output field '" + name + "'");
   const auto& g = s_.nodes;
   const int nx = g.cells[0], ny = g.cells[1], ex = nx + 2, ey = ny + 2;
   const double hx = g.spacing(0), hy = g.spacing(1);
   HostField f;
   f.name = name;
+  f.components = e->components;
   const std::size_t n = std::size_t(ex) * ey;
   auto idx = [&](int i, int j) {
     return std::size_t(i) + std::size_t(ex) * j;
@@ -333,57 +336,62 @@ HostField Model<ExecSpace, Real>::field(const std::string& name, double) {
       for (int i = 0; i < ex; ++i) v[idx(i, j)] = double(h(i, j));
     return v;
   };
-  if (name == "stream_function") {
-    f.values = copy(psi_);
-  } else if (name == "vorticity") {
-    f.values = copy(omega_);
-    corners(f.values);
-  } else if (name == "temperature") {
-    f.values = copy(temp_);
-    if (!s_.heat) std::fill(f.values.begin(), f.values.end(), 0.0);
-  } else if (name == "u" || name == "v" || name == "velocity") {
-    const auto p = copy(psi_);
-    std::vector<double> u(n, 0.0), v(n, 0.0);
-    for (int j = 1; j <= ny; ++j)
-      for (int i = 1; i <= nx; ++i) {
-        u[idx(i, j)] = (p[idx(i, j + 1)] - p[idx(i, j - 1)]) / (2 * hy);
-        v[idx(i, j)] = -(p[idx(i + 1, j)] - p[idx(i - 1, j)]) / (2 * hx);
-      }
-    // ring: the normal component from psi along the side, the tangential one
-    // from the side's condition (walls, inflows) or one-sided (outflow)
-    for (int sd = 0; sd < 4; ++sd) {
-      const int len = sd < 2 ? ny : nx;
-      for (int k = 1; k <= len; ++k) {
-        const int i = sd == 0 ? 0 : sd == 1 ? nx + 1 : k, j = sd == 2 ? 0 : sd == 3 ? ny + 1 : k;
-        const bool open = s_.side[sd].kind == Kind::outflow;
-        if (sd < 2) {  // west/east: u normal, v tangential
+  switch (e->id) {
+    case Field::stream_function:
+      f.values = copy(psi_);
+      break;
+    case Field::vorticity:
+      f.values = copy(omega_);
+      corners(f.values);
+      break;
+    case Field::temperature:
+      f.values = copy(temp_);
+      if (!s_.heat) std::fill(f.values.begin(), f.values.end(), 0.0);
+      break;
+    case Field::velocity:
+    case Field::u:
+    case Field::v: {
+      const auto p = copy(psi_);
+      std::vector<double> u(n, 0.0), v(n, 0.0);
+      for (int j = 1; j <= ny; ++j)
+        for (int i = 1; i <= nx; ++i) {
           u[idx(i, j)] = (p[idx(i, j + 1)] - p[idx(i, j - 1)]) / (2 * hy);
-          const int d = sd == 0 ? 1 : -1;
-          v[idx(i, j)] =
-              open ? -d * (-3 * p[idx(i, j)] + 4 * p[idx(i + d, j)] - p[idx(i + 2 * d, j)]) /
-                         (2 * hx)
-                   : (sd == 0 ? -1.0 : 1.0) * s_.psi_normal[sd][k];
-        } else {
           v[idx(i, j)] = -(p[idx(i + 1, j)] - p[idx(i - 1, j)]) / (2 * hx);
-          const int d = sd == 2 ? 1 : -1;
-          u[idx(i, j)] =
-              open
-                  ? d * (-3 * p[idx(i, j)] + 4 * p[idx(i, j + d)] - p[idx(i, j + 2 * d)]) / (2 * hy)
-                  : (sd == 2 ? 1.0 : -1.0) * s_.psi_normal[sd][k];
+        }
+      // ring: the normal component from psi along the side, the tangential one
+      // from the side's condition (walls, inflows) or one-sided (outflow)
+      for (int sd = 0; sd < 4; ++sd) {
+        const int len = sd < 2 ? ny : nx;
+        for (int k = 1; k <= len; ++k) {
+          const int i = sd == 0 ? 0 : sd == 1 ? nx + 1 : k, j = sd == 2 ? 0 : sd == 3 ? ny + 1 : k;
+          const bool open = s_.side[sd].kind == Kind::outflow;
+          if (sd < 2) {  // west/east: u normal, v tangential
+            u[idx(i, j)] = (p[idx(i, j + 1)] - p[idx(i, j - 1)]) / (2 * hy);
+            const int d = sd == 0 ? 1 : -1;
+            v[idx(i, j)] =
+                open ? -d * (-3 * p[idx(i, j)] + 4 * p[idx(i + d, j)] - p[idx(i + 2 * d, j)]) /
+                           (2 * hx)
+                     : (sd == 0 ? -1.0 : 1.0) * s_.psi_normal[sd][k];
+          } else {
+            v[idx(i, j)] = -(p[idx(i + 1, j)] - p[idx(i - 1, j)]) / (2 * hx);
+            const int d = sd == 2 ? 1 : -1;
+            u[idx(i, j)] =
+                open ? d * (-3 * p[idx(i, j)] + 4 * p[idx(i, j + d)] - p[idx(i, j + 2 * d)]) /
+                           (2 * hy)
+                     : (sd == 2 ? 1.0 : -1.0) * s_.psi_normal[sd][k];
+          }
         }
       }
+      corners(u);
+      corners(v);
+      if (e->id == Field::velocity) {
+        f.values.assign(3 * n, 0.0);
+        for (std::size_t c = 0; c < n; ++c) f.values[3 * c] = u[c], f.values[3 * c + 1] = v[c];
+      } else {
+        f.values = e->id == Field::u ? u : v;
+      }
+      break;
     }
-    corners(u);
-    corners(v);
-    if (name == "velocity") {
-      f.components = 3;
-      f.values.assign(3 * n, 0.0);
-      for (std::size_t c = 0; c < n; ++c) f.values[3 * c] = u[c], f.values[3 * c + 1] = v[c];
-    } else {
-      f.values = name == "u" ? u : v;
-    }
-  } else {
-    throw Error("vorticity2d has no output field '" + name + "'");
   }
   return f;
 }
