@@ -268,6 +268,7 @@ void Setup::place_cut_walls() {
     (sg > 0 ? cut_hi : cut_lo)[ax][std::size_t(m)] = float(q(l));
     ++cut, q_min = std::min(q_min, double(q(l)));
   }
+  cut_smallest = q_min;
   notes.push_back("interpolated walls (numerics.body_walls): " + std::to_string(cut) +
                   " links from fluid nodes cut by the bodies' surface, the smallest at " +
                   num(q_min) + " of a node spacing");

@@ -75,6 +75,11 @@ struct BodyHeat {
 // Values of Setup::solid (and of the kernels' mask).
 enum Solid : unsigned char { not_solid = 0, solid_fixed = 1, solid_adiabatic = 2 };
 
+// Interpolated walls: a link fraction below this has driven runs past their
+// divergence limit (a surface 0.027 of a spacing from a node: within 10
+// steps; docs/models/split3d.md, "Interpolated walls"); that error names it.
+inline constexpr double near_wall_fraction = 0.1;
+
 struct Setup : ModelSetup {
   // The solver's nodes: n interior nodes per axis and one boundary node on
   // each side, at spacing h = L / (n + 1) (the boundary nodes lie on the
@@ -126,6 +131,7 @@ struct Setup : ModelSetup {
   // Empty with the staircase walls.
   bool cut_walls = false;
   std::vector<float> cut_lo[3], cut_hi[3];
+  double cut_smallest = 1;  // the smallest of those distances (see near_wall_fraction)
   // Axes whose two sides are periodic.  Along such an axis the n nodes are
   // cell-centred, h = L / n, and the nodes 0 and n + 1 are ghost copies of
   // nodes n and 1 (docs/models/split3d.md, "Periodic pairs").

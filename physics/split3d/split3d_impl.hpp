@@ -295,7 +295,14 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                   std::to_string(steps_) +
                   " exceeds run.divergence_limit = " + num(s_.divergence_limit) +
                   " (the scheme does not enforce continuity; a smaller time.dt, more "
-                  "numerics.global_iterations or a finer grid lower it)");
+                  "numerics.global_iterations or a finer grid lower it)" +
+                  (s_.cut_walls && s_.cut_smallest < near_wall_fraction
+                       ? "; with numerics.body_walls = \"interpolated\" a body's surface "
+                         "this near a node (the smallest link fraction is " +
+                             num(s_.cut_smallest) +
+                             " of a node spacing) can drive it: the staircase walls "
+                             "(numerics.body_walls = \"staircase\") do not"
+                       : std::string()));
   }
 
   PhaseTimes* phase_times() override { return this; }

@@ -3,6 +3,7 @@
 // parabola, and a body across a periodic line against the walled box.
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -11,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/registry.hpp"
 #include "unit/helpers.hpp"
 
 using kflow::test::case_text;
+using kflow::test::diag;
 using kflow::test::field;
 using kflow::test::run_text;
 
@@ -341,4 +344,38 @@ TEST_CASE("split3d interpolated walls: a body's plane wall between nodes gives t
         CHECK(err > 1e-2);
     }
   }
+}
+
+TEST_CASE("split3d interpolated walls: a surface a fortieth of a spacing from a node is named",
+          "[unit][split3d]") {
+  // DFG 3D-1Z's channel on 62 x 21 x 9 nodes, a cylinder whose axis lies on
+  // the node (13, 11): radius 2 h_y - 0.0005, so the nodes two spacings off
+  // the axis along y are fluid with the wall 0.0005 = 0.027 h_y from them.
+  // The interpolated walls leave run.divergence_limit within 20 steps there
+  // (the projection's right-hand side weighs such a node by 1 / q;
+  // docs/models/split3d.md, "Interpolated walls"): the error says so and
+  // names the link fraction and the staircase walls, which run the case.
+  const double hx = 2.5 / 63, hy = 0.41 / 22, r = 2 * hy - 0.0005;
+  const std::vector<std::string> sets = {
+      "grid.cells=[62,21,9]", "time.end=0.6", "output.lines=[]",
+      "body=[{shape=\"cylinder\", center=[" + std::to_string(13 * hx) +
+          ",0.205,0.205], axis=[0,0,1], radius=" + std::to_string(r) + "}]"};
+  const auto text = case_text("split3d/dfg-3d-1z.toml");
+  auto cut = sets;
+  cut.push_back("numerics.body_walls=\"interpolated\"");
+  auto pc = kflow::test::prepare_text(text, cut);
+  kflow::place_bodies(*pc.setup, false);
+  std::string note;
+  for (const auto& n : pc.setup->notes)
+    if (n.find("interpolated walls") == 0) note = n;
+  INFO(note);
+  CHECK_THAT(note, Catch::Matchers::ContainsSubstring("the smallest at 0.0268"));
+  CHECK_THROWS_WITH(
+      run_text(text, "", cut),
+      Catch::Matchers::ContainsSubstring("exceeds run.divergence_limit") &&
+          Catch::Matchers::ContainsSubstring("the smallest link fraction is 0.0268") &&
+          Catch::Matchers::ContainsSubstring("numerics.body_walls = \"staircase\""));
+  const auto staircase = run_text(text, "", sets);
+  CHECK(staircase.steps == 30);
+  CHECK(diag(staircase, "divergence_error") < 1e-3);
 }
