@@ -1,14 +1,12 @@
 // physics/split3d: case parsing (nodes, sides, dimensionless numbers, scheme
 // choices, the Peclet check), the initial state with its boundary values, and
-// registration.  The Kokkos code is in split3d_impl.hpp, instantiated per
-// (backend, precision).
+// registration; the bodies' nodes and walls are placed in split3d_place.cpp.  The Kokkos code is in
+// split3d_impl.hpp, instantiated per (backend, precision).
 
 #include "split3d.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <sstream>
 
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/case_grid.hpp"
@@ -20,13 +18,6 @@
 namespace kflow::split3d {
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
-}
 
 Side parse_side(const Config::Section& bs, const std::string& key, int axis, int high, double t0) {
   Side b;
@@ -119,198 +110,233 @@ void parse_bodies(Config& c, Setup& s, const linalg::Grid& domain) {
 
 }  // namespace
 
-// The nodes the bodies cover (`solid_nodes`: the interior nodes, i fastest,
-// body id + 1 or 0) become walls at rest (the first body listed wins).
-// Refused, all together: an adiabatic body one node thick between fluid
-// nodes, no fluid left, fluid split into disconnected regions (periodic
-// axes join their ends).
-void Setup::place_cells(const std::vector<unsigned char>& solid_nodes) {
-  const int e[3] = {nodes.cells[0] + 2, nodes.cells[1] + 2, nodes.cells[2] + 2};
-  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
-  auto idx = [&](int i, int j, int k) {
-    return std::size_t(i) + std::size_t(e[0]) * (std::size_t(j) + std::size_t(e[1]) * k);
-  };
-  const double h[3] = {nodes.spacing(0), nodes.spacing(1), nodes.spacing(2)};
-  auto name = [&](int body) {
-    for (const auto& b : bodies)
-      if (b.id == body) return "[[body]] '" + b.name + "'";
-    return std::string("a body");
-  };
-  solid.assign(n, not_solid);
-  solid_body.assign(n, 0);
-  for (int k = 1; k < e[2] - 1; ++k)
-    for (int j = 1; j < e[1] - 1; ++j)
-      for (int i = 1; i < e[0] - 1; ++i) {
-        const unsigned char id =
-            solid_nodes[std::size_t(i - 1) +
-                        std::size_t(e[0] - 2) *
-                            (std::size_t(j - 1) + std::size_t(e[1] - 2) * (k - 1))];
-        if (id == 0 || std::size_t(id) > body_heat.size()) continue;
-        const std::size_t m = idx(i, j, k);
-        solid[m] = body_heat[id - 1u].adiabatic ? solid_adiabatic : solid_fixed;
-        solid_body[m] = id;
-      }
-  // Periodic axes: the ghost nodes 0 and n + 1 copy nodes n and 1.
-  for (int d = 0; d < 3; ++d) {
-    if (!periodic[d]) continue;
-    for (std::size_t m = 0; m < n; ++m) {
-      int x[3] = {int(m % e[0]), int(m / e[0] % e[1]), int(m / e[0] / e[1])};
-      if (x[d] != 0 && x[d] != e[d] - 1) continue;
-      x[d] = x[d] == 0 ? e[d] - 2 : 1;
-      solid[m] = solid[idx(x[0], x[1], x[2])];
-      solid_body[m] = solid_body[idx(x[0], x[1], x[2])];
-    }
-  }
-  std::string problems;
-  auto problem = [&](const std::string& p) {
-    problems += "\n  " + p;
-  };
-  std::vector<std::array<bool, 3>> thin(body_heat.size(), {false, false, false});
-  // The neighbour of interior node x along d (sgn -1, +1) if it is an
-  // interior node (periodic axes wrap), else false.
-  auto step = [&](int(&y)[3], int d, int sgn) {
-    y[d] += sgn;
-    if (periodic[d]) y[d] = y[d] < 1 ? e[d] - 2 : y[d] > e[d] - 2 ? 1 : y[d];
-    return y[d] >= 1 && y[d] <= e[d] - 2;
-  };
-  // An adiabatic node copies the T of its one fluid neighbour per line (the
-  // lines through nodes on the faces have at most one).
-  for (int k = 1; k < e[2] - 1; ++k)
-    for (int j = 1; j < e[1] - 1; ++j)
-      for (int i = 1; i < e[0] - 1; ++i) {
-        if (solid[idx(i, j, k)] != solid_adiabatic) continue;
-        for (int d = 0; d < 3; ++d) {
-          int lo[3] = {i, j, k}, hi[3] = {i, j, k};
-          if (!step(lo, d, -1) || !step(hi, d, 1)) continue;
-          if (solid[idx(lo[0], lo[1], lo[2])] || solid[idx(hi[0], hi[1], hi[2])]) continue;
-          const int body = solid_body[idx(i, j, k)] - 1;
-          if (thin[std::size_t(body)][std::size_t(d)]) continue;  // (once per body and axis)
-          thin[std::size_t(body)][std::size_t(d)] = true;
-          const double x = nodes.origin[d] + ((d == 0 ? i : d == 1 ? j : k) - 0.5) * h[d];
-          problem(name(body) + " (adiabatic) is one node thick along " + std::string(1, "xyz"[d]) +
-                  " (first at " + std::string(1, "xyz"[d]) + " = " + num(x) +
-                  ") between fluid nodes: an adiabatic node copies the temperature of one "
-                  "fluid neighbour per line; make the body at least 2 nodes (h = " +
-                  num(h[d]) + ") thick there");
-        }
-      }
-  // The fluid among the interior nodes must be one connected region.
-  std::vector<int> region(n, -1);
-  int regions = 0;
-  long fluid = 0;
-  std::vector<std::size_t> stack;
-  for (int k = 1; k < e[2] - 1; ++k)
-    for (int j = 1; j < e[1] - 1; ++j)
-      for (int i = 1; i < e[0] - 1; ++i) {
-        const std::size_t m = idx(i, j, k);
-        if (solid[m] || region[m] >= 0) continue;
-        stack.assign(1, m);
-        region[m] = regions;
-        while (!stack.empty()) {
-          const std::size_t q = stack.back();
-          stack.pop_back();
-          ++fluid;
-          const int x[3] = {int(q % e[0]), int(q / e[0] % e[1]), int(q / e[0] / e[1])};
-          for (int d = 0; d < 3; ++d)
-            for (int sgn = -1; sgn <= 1; sgn += 2) {
-              int y[3] = {x[0], x[1], x[2]};
-              if (!step(y, d, sgn)) continue;
-              const std::size_t r = idx(y[0], y[1], y[2]);
-              if (!solid[r] && region[r] < 0) region[r] = regions, stack.push_back(r);
-            }
-        }
-        ++regions;
-      }
-  if (fluid == 0) problem("the bodies cover every interior node: no fluid is left");
-  if (regions > 1)
-    problem("the bodies split the fluid into " + std::to_string(regions) +
-            " disconnected regions; every region needs its own inflow and outflow, which "
-            "split3d does not check: join them");
-  if (!problems.empty()) throw Error("the case's bodies on split3d's nodes:" + problems);
-  if (cut_walls) place_cut_walls();
-  long n_solid = 0, adiabatic = 0;
-  for (auto v : solid) n_solid += v != not_solid, adiabatic += v == solid_adiabatic;
-  notes.push_back(std::to_string(bodies.size()) + " bod" + (bodies.size() == 1 ? "y" : "ies") +
-                  ": " + std::to_string(n_solid) + " solid nodes (walls at rest; " +
-                  std::to_string(adiabatic) +
-                  " of them adiabatic, the others at a fixed temperature)");
-}
-
-// The interpolated walls' link fractions: the geometry layer's links along
-// +-x, +-y, +-z from every interior fluid node into an interior body node.
-void Setup::place_cut_walls() {
-  const int e[3] = {nodes.cells[0] + 2, nodes.cells[1] + 2, nodes.cells[2] + 2};
-  const std::size_t n = std::size_t(e[0]) * e[1] * e[2];
-  const long off[3] = {1, e[0], long(e[0]) * e[1]};
-  const Kokkos::DefaultHostExecutionSpace host;
-  const geometry::Directions dirs(
-      {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}});
-  geometry::LinkOptions own;
-  for (int d = 0; d < 3; ++d) own.from[d] = 1, own.to[d] = e[d] - 1;
-  const auto geo = body_geometry(host, bodies, cell_centres(nodes, true), dirs, own);
-  const auto node = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.node);
-  const auto dir = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.dir);
-  const auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.q);
-  for (int d = 0; d < 3; ++d) cut_lo[d].assign(n, 1.0f), cut_hi[d].assign(n, 1.0f);
-  long cut = 0;
-  double q_min = 1;
-  for (std::int64_t l = 0; l < geo.links.count; ++l) {
-    const long m = node(l);
-    const int* c = dirs.c[dir(l)];
-    const int ax = c[0] ? 0 : c[1] ? 1 : 2, sg = c[ax];
-    const int at = int(m / (ax == 0 ? 1 : ax == 1 ? e[0] : long(e[0]) * e[1]) % e[ax]) + sg;
-    const long nb = m + sg * off[ax];
-    // into an interior node that split3d made a body's (not a side's node,
-    // not a periodic ghost)
-    if (at < 1 || at > e[ax] - 2 || solid[std::size_t(nb)] == not_solid ||
-        solid[std::size_t(m)] != not_solid)
-      continue;
-    (sg > 0 ? cut_hi : cut_lo)[ax][std::size_t(m)] = float(q(l));
-    ++cut, q_min = std::min(q_min, double(q(l)));
-  }
-  cut_smallest = q_min;
-  notes.push_back("interpolated walls (numerics.body_walls): " + std::to_string(cut) +
-                  " links from fluid nodes cut by the bodies' surface, the smallest at " +
-                  num(q_min) + " of a node spacing");
-}
-
 namespace {
+
+// [physics] and the projection's [solver].
+void read_physics(Setup& s, const Config::Section& ps, const Config::Section& ss) {
+  s.reynolds = ps.require("reynolds", Range::positive());
+  s.prandtl = ps.get("prandtl", 0.72, Range::positive());
+  s.gamma = ps.get("gamma", 1.4, Range::at_least(1));
+  const auto f = ps.get_numbers("body_force", 3, 3, {0, 0, 0});
+  s.body_force = {f[0], f[1], f[2]};
+
+  s.projection = ps.get_bool("projection", false);
+  if (ps.has("projection_scheme") && !s.projection)
+    ps.fail("projection_scheme", "applies with physics.projection = true only");
+  s.incremental = s.projection && ps.get_choice("projection_scheme", {"plain", "incremental"},
+                                                "incremental") == "incremental";
+  s.projection_tolerance = ss.get("tolerance", 1e-8, Range::positive().at_most(1));
+  s.projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
+  s.projection_method = read_option(ss, "method", Method::cg,
+                                    {Method::cg, Method::mg, Method::kk_cg, Method::kk_gmres});
+  // Default: CG + multigrid (3.5x Jacobi-CG's speed at 64^3 on 2 cores, 10x at
+  // 192^3 on the H200: docs/models/split3d.md, "The projection's default").
+  s.projection_preconditioner =
+      read_option(ss, "preconditioner",
+                  s.projection_method == Method::cg ? Preconditioner::mg : Preconditioner::jacobi,
+                  {Preconditioner::jacobi, Preconditioner::mg});
+  if (s.projection_method != Method::cg && s.projection_preconditioner == Preconditioner::mg)
+    ss.fail("preconditioner", "\"mg\" preconditions method = \"cg\" only (method is \"" +
+                                  std::string(name(s.projection_method)) + "\")");
+  s.projection_restart = int(ss.get_int("restart", 50, 1, 10000));
+  s.mg = parse_mg_options(ss, s.projection_preconditioner == Preconditioner::mg, false);
+  require_kokkos_kernels(ss, "method", s.projection_method);
+}
+
+// The nodes and the output grid from [grid] and the periodic axes; h: the
+// spacings.
+void place_nodes(Setup& s, const linalg::Grid& domain, double (&h)[3]) {
+  // [grid] cells = interior nodes; the boundary nodes lie on the box's faces:
+  // h = L / (n + 1).  A periodic axis: n cell-centred nodes, h = L / n, and
+  // the nodes 0 and n + 1 (at -h/2 and L + h/2) ghost copies of n and 1.
+  auto& nodes = s.nodes;
+  nodes = domain;
+  nodes.ghost = 1;
+  auto& og = s.grid;  // output: every node, one cell each
+  og = domain;
+  og.ghost = 0;
+  for (int d = 0; d < 3; ++d) {
+    const int n = domain.cells[d];
+    const bool per = s.periodic[d];
+    h[d] = domain.length[d] / (per ? n : n + 1);
+    nodes.origin[d] = domain.origin[d] + (per ? 0.0 : 0.5 * h[d]);
+    nodes.length[d] = n * h[d];
+    og.cells[d] = n + 2;
+    og.origin[d] = domain.origin[d] - (per ? 1.0 : 0.5) * h[d];
+    og.length[d] = (n + 2) * h[d];
+  }
+  s.fields = field_names(field_table);
+  std::string per_axes;
+  for (int d = 0; d < 3; ++d)
+    if (s.periodic[d]) per_axes += std::string(per_axes.empty() ? "" : ", ") + "xyz"[d];
+  s.notes.push_back(
+      domain.cells_text() +
+      " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) + ", " + num(h[1]) +
+      ", " + num(h[2]) + "); output cells are centred on the nodes, boundary nodes included" +
+      (per_axes.empty()
+           ? std::string()
+           : "; periodic in " + per_axes + " (cyclic lines, h = L / n, ghost copies)"));
+}
+
+// Multigrid pairs the nodes of a periodic axis (linalg/multigrid.hpp): an
+// odd count there takes CG + Jacobi where multigrid is the default, and is
+// an error where the case asks for multigrid.
+void check_multigrid_pairs(Setup& s, const Config::Section& ss, const linalg::Grid& domain) {
+  std::string odd;
+  for (int d = 0; d < 3; ++d)
+    if (s.periodic[d] && domain.cells[d] % 2)
+      odd += std::string(odd.empty() ? "" : ", ") + "xyz"[d] + " (" +
+             std::to_string(domain.cells[d]) + ")";
+  if (s.projection && !odd.empty() &&
+      (s.projection_method == Method::mg || s.projection_preconditioner == Preconditioner::mg)) {
+    const std::string why =
+        "multigrid needs an even number of nodes along a periodic axis: " + odd +
+        " in grid.cells = " + domain.cells_text();
+    if (s.projection_method == Method::mg) ss.fail("method", "\"mg\": " + why);
+    if (ss.has("preconditioner")) ss.fail("preconditioner", "\"mg\": " + why);
+    s.projection_preconditioner = Preconditioner::jacobi;
+    s.notes.push_back("solver.preconditioner = \"jacobi\", not the default \"mg\": " + why);
+  }
+}
+
+// An inflow needs an outflow; a duct or parabolic profile needs walls round
+// its side.
+void check_sides(const Setup& s, const Config::Section& bs) {
+  int inflow = -1, outflows = 0;
+  for (int sd = 0; sd < 6; ++sd) {
+    if (s.side[sd].kind == Kind::inflow && inflow < 0) inflow = sd;
+    if (s.side[sd].kind == Kind::outflow) ++outflows;
+    // the duct profile spans the side's rectangle between its edges
+    const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
+    if (s.side[sd].profile != Profile::uniform && (s.periodic[t1] || s.periodic[t2]))
+      bs.fail(
+          side_names[ax][sd % 2],
+          std::string("a duct or parabolic inflow needs walls on the side's four edges, but the ") +
+              side_names[s.periodic[t1] ? t1 : t2][0] + " and " +
+              side_names[s.periodic[t1] ? t1 : t2][1] +
+              " sides are periodic; use a uniform inflow (velocity = U)");
+  }
+  if (inflow >= 0 && outflows == 0)
+    bs.fail(side_names[inflow / 2][inflow % 2],
+            "an inflow needs an outflow side for the fluid to leave by; make one side "
+            "{ type = \"outflow\" }");
+}
+
+// [numerics], run.divergence_limit and time.dt.  Returns numerics.peclet =
+// "warn".
+bool read_numerics(Setup& s, Config& c, const Config::Section& ns) {
+  s.third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
+  // Default Picard, 4 local x 1 global (decision 6, docs/models/split3d.md):
+  // as accurate as the authors' relaxed 4 x 2 on every validation case, or
+  // more, for half the sweeps; the authors' configuration stays one line away.
+  s.update = ns.get_enum<Update>(
+      "update", {{"picard", Update::picard}, {"relaxed", Update::relaxed}}, Update::picard);
+  s.local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
+  s.global_iterations = int(ns.get_int("global_iterations", 1, 1, 1000));
+  s.change_tolerance = ns.get("change_tolerance", 0.0, Range::at_least(0));
+  // One assembly: rows built in the Thomas solve, X in the frame with x and y
+  // exchanged (docs/models/split3d.md, "Assembly"); the key that chose among
+  // the measured forms is gone.
+  if (ns.has("assembly"))
+    ns.problem("assembly",
+               "was removed: split3d has one assembly (the rows built in the Thomas solve, X "
+               "solved with x and y exchanged); delete the key");
+  const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
+  // The bodies' walls: on their nodes (the staircase), or at their true
+  // surface in the rows of the nodes beside them (Setup::place_cut_walls).
+  s.cut_walls =
+      ns.get_choice("body_walls", {"staircase", "interpolated"}, "staircase") == "interpolated";
+  s.divergence_limit = c.section("run").get("divergence_limit", 0.01, Range::positive());
+  if (!c.section("time").has("dt"))
+    c.section("time").fail("dt",
+                           "missing; split3d is implicit and steps by a fixed time.dt "
+                           "(no adaptive step)");
+  return warn_peclet;
+}
+
+// Decision 2: central differences keep the rows diagonally dominant for a
+// cell Peclet number |u| h / nu <= 2; checked with the largest boundary or
+// initial speed and the largest spacing (the worst row).
+void check_peclet(Setup& s, const Config::Section& ps, const double (&h)[3], bool warn_peclet) {
+  const auto& u0 = s.initial_velocity;
+  double umax = std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]);
+  for (const auto& b : s.side) {
+    const auto& v = b.velocity;
+    umax = std::max({umax, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), b.centre_velocity});
+  }
+  const double hmax = std::max({h[0], h[1], h[2]});
+  const double nu = std::min(1 / s.reynolds, 1 / (s.reynolds * s.prandtl));
+  s.peclet = umax * hmax / nu;
+  const std::string pe = "cell Peclet number U h / nu = " + num(s.peclet) + " (U = " + num(umax) +
+                         ", the largest boundary or initial speed; h = " + num(hmax) +
+                         ", the largest node spacing; nu = " + num(nu) +
+                         ", the smaller of 1/Re and 1/(Re Pr))";
+  if (s.peclet > 2 && !warn_peclet)
+    ps.fail("reynolds", pe +
+                            " exceeds 2: the central scheme's rows are not diagonally dominant; "
+                            "refine grid.cells to h <= " +
+                            num(2 * nu / std::max(umax, 1e-300)) +
+                            ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
+  if (s.peclet > 2)
+    s.notes.push_back("warning: " + pe +
+                      " exceeds 2 (numerics.peclet = \"warn\"): rows may "
+                      "lose diagonal dominance");
+  else
+    s.notes.push_back(pe);
+}
+
+// The notes on the projection and the iterations, and the memory a node.
+void describe(Setup& s, Config& c) {
+  // Float: the projection is solved in double (its residual in float stalls
+  // near eps (n + 1)^2: docs/models/split3d.md, "Float and the projection").
+  const bool single =
+      c.section("run").get_choice("precision", {"double", "float", "float16s", "float16c"},
+                                  "double") != "double";
+  if (s.projection)
+    s.notes.push_back(
+        std::string(s.incremental ? "projection (incremental): -grad phi before each step, "
+                                    "after it lap dphi = div u / dt by "
+                                  : "projection: after each step, lap phi = div u / dt by ") +
+        std::string(s.projection_method == Method::kk_cg ? "CG over Kokkos Kernels + Jacobi"
+                    : s.projection_method == Method::kk_gmres
+                        ? "GMRES(" + std::to_string(s.projection_restart) +
+                              ") over Kokkos Kernels + Jacobi"
+                    : s.projection_method == Method::mg ? "multigrid " + linalg::describe(s.mg)
+                    : s.projection_preconditioner == Preconditioner::mg
+                        ? "CG + multigrid " + linalg::describe(s.mg)
+                        : "CG + Jacobi") +
+        " to " + num(s.projection_tolerance) + (single ? " in double" : "") +
+        (s.incremental ? ", u -= dt grad dphi, phi += dphi (approximate: "
+                       : ", u -= dt grad phi (approximate: ") +
+        "central differences on the nodes)");
+  s.notes.push_back(std::string("tau = ") + (s.third ? "dt / 3" : "dt") + " per direction, " +
+                    std::to_string(s.local_iterations) + " local x " +
+                    std::to_string(s.global_iterations) + " global iterations, update " +
+                    (s.update == Update::picard ? "picard" : "relaxed"));
+  // Values a node: the state, the nonlinear layer and two outputs (4 each) and
+  // the divergence field; Thomas' c' (4, GPUs: a line's c' per thread); z' of
+  // the cyclic lines where an axis is periodic (4); X in the exchanged frame:
+  // its input, layer and output (4 each).  The projection (in double: twice a
+  // float's bytes): phi, its right-hand side, 7 coefficients and CG's 8
+  // fields; multigrid's levels about 2 more (an eighth, a 64th ... of x, b, r
+  // and 7 coefficients, and its work fields).
+  const double wide = single ? 2 : 1;
+  const bool mg =
+      s.projection_method == Method::mg || s.projection_preconditioner == Preconditioner::mg;
+  const bool cyclic = s.periodic[0] || s.periodic[1] || s.periodic[2];
+  // (interpolated walls: 6 floats and 2 bytes a node, about 4 values)
+  s.values_per_cell = 21 + (cyclic ? 4 : 0) + 12 + (s.cut_walls ? 4 : 0) +
+                      (s.projection ? wide * (17 + s.incremental + (mg ? 2 : 0)) : 0);
+  s.saved_values_per_cell = 4 + (s.projection ? wide : 0);
+}
 
 std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   const auto gs = c.section("grid");
   const linalg::Grid domain = parse_grid(gs, 3, 3, "[nx, ny, nz] (interior nodes)");
-
   const auto ps = c.section("physics");
-  s->reynolds = ps.require("reynolds", Range::positive());
-  s->prandtl = ps.get("prandtl", 0.72, Range::positive());
-  s->gamma = ps.get("gamma", 1.4, Range::at_least(1));
-  const auto f = ps.get_numbers("body_force", 3, 3, {0, 0, 0});
-  s->body_force = {f[0], f[1], f[2]};
-
-  s->projection = ps.get_bool("projection", false);
-  if (ps.has("projection_scheme") && !s->projection)
-    ps.fail("projection_scheme", "applies with physics.projection = true only");
-  s->incremental = s->projection && ps.get_choice("projection_scheme", {"plain", "incremental"},
-                                                  "incremental") == "incremental";
   const auto ss = c.section("solver");
-  s->projection_tolerance = ss.get("tolerance", 1e-8, Range::positive().at_most(1));
-  s->projection_max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
-  s->projection_method = read_option(ss, "method", Method::cg,
-                                     {Method::cg, Method::mg, Method::kk_cg, Method::kk_gmres});
-  // Default: CG + multigrid (3.5x Jacobi-CG's speed at 64^3 on 2 cores, 10x at
-  // 192^3 on the H200: docs/models/split3d.md, "The projection's default").
-  s->projection_preconditioner =
-      read_option(ss, "preconditioner",
-                  s->projection_method == Method::cg ? Preconditioner::mg : Preconditioner::jacobi,
-                  {Preconditioner::jacobi, Preconditioner::mg});
-  if (s->projection_method != Method::cg && s->projection_preconditioner == Preconditioner::mg)
-    ss.fail("preconditioner", "\"mg\" preconditions method = \"cg\" only (method is \"" +
-                                  std::string(name(s->projection_method)) + "\")");
-  s->projection_restart = int(ss.get_int("restart", 50, 1, 10000));
-  s->mg = parse_mg_options(ss, s->projection_preconditioner == Preconditioner::mg, false);
-  require_kokkos_kernels(ss, "method", s->projection_method);
-
+  read_physics(*s, ps, ss);
   const auto is = c.section("initial");
   const auto u0 = is.get_numbers("velocity", 3, 3, {0, 0, 0});
   s->initial_velocity = {u0[0], u0[1], u0[2]};
@@ -323,174 +349,14 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
     return s->side[2 * a + side].kind == Kind::periodic;
   });
 
-  // [grid] cells = interior nodes; the boundary nodes lie on the box's faces:
-  // h = L / (n + 1).  A periodic axis: n cell-centred nodes, h = L / n, and
-  // the nodes 0 and n + 1 (at -h/2 and L + h/2) ghost copies of n and 1.
-  auto& nodes = s->nodes;
-  nodes = domain;
-  nodes.ghost = 1;
-  auto& og = s->grid;  // output: every node, one cell each
-  og = domain;
-  og.ghost = 0;
   double h[3];
-  for (int d = 0; d < 3; ++d) {
-    const int n = domain.cells[d];
-    const bool per = s->periodic[d];
-    h[d] = domain.length[d] / (per ? n : n + 1);
-    nodes.origin[d] = domain.origin[d] + (per ? 0.0 : 0.5 * h[d]);
-    nodes.length[d] = n * h[d];
-    og.cells[d] = n + 2;
-    og.origin[d] = domain.origin[d] - (per ? 1.0 : 0.5) * h[d];
-    og.length[d] = (n + 2) * h[d];
-  }
-  s->fields = field_names(field_table);
-  std::string per_axes;
-  for (int d = 0; d < 3; ++d)
-    if (s->periodic[d]) per_axes += std::string(per_axes.empty() ? "" : ", ") + "xyz"[d];
-  s->notes.push_back(
-      domain.cells_text() +
-      " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) + ", " + num(h[1]) +
-      ", " + num(h[2]) + "); output cells are centred on the nodes, boundary nodes included" +
-      (per_axes.empty()
-           ? std::string()
-           : "; periodic in " + per_axes + " (cyclic lines, h = L / n, ghost copies)"));
-
-  // Multigrid pairs the nodes of a periodic axis (linalg/multigrid.hpp): an
-  // odd count there takes CG + Jacobi where multigrid is the default, and is
-  // an error where the case asks for multigrid.
-  std::string odd;
-  for (int d = 0; d < 3; ++d)
-    if (s->periodic[d] && domain.cells[d] % 2)
-      odd += std::string(odd.empty() ? "" : ", ") + "xyz"[d] + " (" +
-             std::to_string(domain.cells[d]) + ")";
-  if (s->projection && !odd.empty() &&
-      (s->projection_method == Method::mg || s->projection_preconditioner == Preconditioner::mg)) {
-    const std::string why =
-        "multigrid needs an even number of nodes along a periodic axis: " + odd +
-        " in grid.cells = " + domain.cells_text();
-    if (s->projection_method == Method::mg) ss.fail("method", "\"mg\": " + why);
-    if (ss.has("preconditioner")) ss.fail("preconditioner", "\"mg\": " + why);
-    s->projection_preconditioner = Preconditioner::jacobi;
-    s->notes.push_back("solver.preconditioner = \"jacobi\", not the default \"mg\": " + why);
-  }
-
-  int inflow = -1, outflows = 0;
-  for (int sd = 0; sd < 6; ++sd) {
-    if (s->side[sd].kind == Kind::inflow && inflow < 0) inflow = sd;
-    if (s->side[sd].kind == Kind::outflow) ++outflows;
-    // the duct profile spans the side's rectangle between its edges
-    const int ax = sd / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
-    if (s->side[sd].profile != Profile::uniform && (s->periodic[t1] || s->periodic[t2]))
-      bs.fail(
-          side_names[ax][sd % 2],
-          std::string("a duct or parabolic inflow needs walls on the side's four edges, but the ") +
-              side_names[s->periodic[t1] ? t1 : t2][0] + " and " +
-              side_names[s->periodic[t1] ? t1 : t2][1] +
-              " sides are periodic; use a uniform inflow (velocity = U)");
-  }
-  if (inflow >= 0 && outflows == 0)
-    bs.fail(side_names[inflow / 2][inflow % 2],
-            "an inflow needs an outflow side for the fluid to leave by; make one side "
-            "{ type = \"outflow\" }");
-
+  place_nodes(*s, domain, h);
+  check_multigrid_pairs(*s, ss, domain);
+  check_sides(*s, bs);
   parse_bodies(c, *s, domain);
-
-  const auto ns = c.section("numerics");
-  s->third = ns.get_choice("substep", {"full", "third"}, "full") == "third";
-  // Default Picard, 4 local x 1 global (decision 6, docs/models/split3d.md):
-  // as accurate as the authors' relaxed 4 x 2 on every validation case, or
-  // more, for half the sweeps; the authors' configuration stays one line away.
-  s->update = ns.get_enum<Update>(
-      "update", {{"picard", Update::picard}, {"relaxed", Update::relaxed}}, Update::picard);
-  s->local_iterations = int(ns.get_int("local_iterations", 4, 1, 1000));
-  s->global_iterations = int(ns.get_int("global_iterations", 1, 1, 1000));
-  s->change_tolerance = ns.get("change_tolerance", 0.0, Range::at_least(0));
-  // One assembly: rows built in the Thomas solve, X in the frame with x and y
-  // exchanged (docs/models/split3d.md, "Assembly"); the key that chose among
-  // the measured forms is gone.
-  if (ns.has("assembly"))
-    ns.problem("assembly",
-               "was removed: split3d has one assembly (the rows built in the Thomas solve, X "
-               "solved with x and y exchanged); delete the key");
-  const bool warn_peclet = ns.get_choice("peclet", {"error", "warn"}, "error") == "warn";
-  // The bodies' walls: on their nodes (the staircase), or at their true
-  // surface in the rows of the nodes beside them (Setup::place_cut_walls).
-  s->cut_walls =
-      ns.get_choice("body_walls", {"staircase", "interpolated"}, "staircase") == "interpolated";
-  s->divergence_limit = c.section("run").get("divergence_limit", 0.01, Range::positive());
-  if (!c.section("time").has("dt"))
-    c.section("time").fail("dt",
-                           "missing; split3d is implicit and steps by a fixed time.dt "
-                           "(no adaptive step)");
-
-  // Decision 2: central differences keep the rows diagonally dominant for a
-  // cell Peclet number |u| h / nu <= 2; checked with the largest boundary or
-  // initial speed and the largest spacing (the worst row).
-  double umax = std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]);
-  for (const auto& b : s->side) {
-    const auto& v = b.velocity;
-    umax = std::max({umax, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), b.centre_velocity});
-  }
-  const double hmax = std::max({h[0], h[1], h[2]});
-  const double nu = std::min(1 / s->reynolds, 1 / (s->reynolds * s->prandtl));
-  s->peclet = umax * hmax / nu;
-  const std::string pe = "cell Peclet number U h / nu = " + num(s->peclet) + " (U = " + num(umax) +
-                         ", the largest boundary or initial speed; h = " + num(hmax) +
-                         ", the largest node spacing; nu = " + num(nu) +
-                         ", the smaller of 1/Re and 1/(Re Pr))";
-  if (s->peclet > 2 && !warn_peclet)
-    ps.fail("reynolds", pe +
-                            " exceeds 2: the central scheme's rows are not diagonally dominant; "
-                            "refine grid.cells to h <= " +
-                            num(2 * nu / std::max(umax, 1e-300)) +
-                            ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
-  if (s->peclet > 2)
-    s->notes.push_back("warning: " + pe +
-                       " exceeds 2 (numerics.peclet = \"warn\"): rows may "
-                       "lose diagonal dominance");
-  else
-    s->notes.push_back(pe);
-  // Float: the projection is solved in double (its residual in float stalls
-  // near eps (n + 1)^2: docs/models/split3d.md, "Float and the projection").
-  const bool single =
-      c.section("run").get_choice("precision", {"double", "float", "float16s", "float16c"},
-                                  "double") != "double";
-  if (s->projection)
-    s->notes.push_back(
-        std::string(s->incremental ? "projection (incremental): -grad phi before each step, "
-                                     "after it lap dphi = div u / dt by "
-                                   : "projection: after each step, lap phi = div u / dt by ") +
-        std::string(s->projection_method == Method::kk_cg ? "CG over Kokkos Kernels + Jacobi"
-                    : s->projection_method == Method::kk_gmres
-                        ? "GMRES(" + std::to_string(s->projection_restart) +
-                              ") over Kokkos Kernels + Jacobi"
-                    : s->projection_method == Method::mg ? "multigrid " + linalg::describe(s->mg)
-                    : s->projection_preconditioner == Preconditioner::mg
-                        ? "CG + multigrid " + linalg::describe(s->mg)
-                        : "CG + Jacobi") +
-        " to " + num(s->projection_tolerance) + (single ? " in double" : "") +
-        (s->incremental ? ", u -= dt grad dphi, phi += dphi (approximate: "
-                        : ", u -= dt grad phi (approximate: ") +
-        "central differences on the nodes)");
-  s->notes.push_back(std::string("tau = ") + (s->third ? "dt / 3" : "dt") + " per direction, " +
-                     std::to_string(s->local_iterations) + " local x " +
-                     std::to_string(s->global_iterations) + " global iterations, update " +
-                     (s->update == Update::picard ? "picard" : "relaxed"));
-  // Values a node: the state, the nonlinear layer and two outputs (4 each) and
-  // the divergence field; Thomas' c' (4, GPUs: a line's c' per thread); z' of
-  // the cyclic lines where an axis is periodic (4); X in the exchanged frame:
-  // its input, layer and output (4 each).  The projection (in double: twice a
-  // float's bytes): phi, its right-hand side, 7 coefficients and CG's 8
-  // fields; multigrid's levels about 2 more (an eighth, a 64th ... of x, b, r
-  // and 7 coefficients, and its work fields).
-  const double wide = single ? 2 : 1;
-  const bool mg =
-      s->projection_method == Method::mg || s->projection_preconditioner == Preconditioner::mg;
-  const bool cyclic = s->periodic[0] || s->periodic[1] || s->periodic[2];
-  // (interpolated walls: 6 floats and 2 bytes a node, about 4 values)
-  s->values_per_cell = 21 + (cyclic ? 4 : 0) + 12 + (s->cut_walls ? 4 : 0) +
-                       (s->projection ? wide * (17 + s->incremental + (mg ? 2 : 0)) : 0);
-  s->saved_values_per_cell = 4 + (s->projection ? wide : 0);
+  const bool warn_peclet = read_numerics(*s, c, c.section("numerics"));
+  check_peclet(*s, ps, h, warn_peclet);
+  describe(*s, c);
   return s;
 }
 

@@ -16,6 +16,7 @@
 // Decisions on the paper's gaps: docs/models/split3d.md.
 
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,6 +28,13 @@
 #include "kflow/linalg/mg_options.hpp"
 
 namespace kflow::split3d {
+
+// A number as split3d's messages and notes print it (6 significant digits).
+inline std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
 
 // Sides in kflow's order: west, east, south, north, bottom, top (2 axis + high).
 // Periodic sides come in pairs (Setup::periodic per axis).

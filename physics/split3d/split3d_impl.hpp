@@ -418,12 +418,6 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     }
   }
 
-  static std::string num(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return b;
-  }
-
   template <class View>
   std::vector<double> host(const View& f) const {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
