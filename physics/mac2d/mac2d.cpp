@@ -250,32 +250,171 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
 
 namespace {
 
+// [physics] and the scheme's choices in [numerics].
+void read_physics(Setup& s, Config& c) {
+  const auto ps = c.section("physics");
+  s.re = ps.require("reynolds", Range::positive());
+  s.gamma = ps.get("gamma", 0.9, Range::between(0, 1));
+  s.convection = c.section("numerics")
+                     .get_enum<Convection>("convection",
+                                           {{"blend", Convection::blend}, {"tvd", Convection::tvd}},
+                                           Convection::blend);
+  s.walls =
+      c.section("numerics")
+          .get_enum<Walls>("body_walls",
+                           {{"staircase", Walls::staircase}, {"interpolated", Walls::interpolated}},
+                           Walls::staircase);
+  if (s.convection == Convection::tvd && ps.has("gamma"))
+    s.notes.push_back("physics.gamma = " + num(s.gamma) +
+                      " is the blend's donor-cell share; numerics.convection = \"tvd\" does "
+                      "not use it");
+  const auto gravity = ps.get_numbers("gravity", 2, 2, {0.0, 0.0});
+  s.gx = gravity[0], s.gy = gravity[1];
+}
+
+// [[body]] (kflow::geometry): none on an outflow side; placed (the flag
+// field and its checks) in place_cells.
+void read_bodies(Setup& s, Config& c) {
+  const auto& g = s.grid;
+  if (!c.section("").tables("obstacle").empty())
+    c.root().fail("obstacle",
+                  "mac2d's [[obstacle]] tables are replaced by [[body]] (docs/geometry.md): "
+                  "shape = \"circle\", center = [x, y], radius = r; or shape = \"box\", "
+                  "min = [x0, y0], max = [x1, y1]; rotate = { degrees = a } and "
+                  "shape = \"stl\" also work");
+  // (an inflow's open part is checked on the cells, in place_cells: a step
+  // may lie beside an inflow over part of its side)
+  BodyRules rules;
+  for (int sd = 0; sd < 4; ++sd)
+    rules.keep_off[std::size_t(sd / 2)][std::size_t(sd % 2)] = s.side[sd].type == Bc::outflow;
+  rules.why = "which is an outflow";
+  s.bodies = parse_bodies(c, g, rules, s.notes);
+}
+
+// [initial].
+void read_initial(Setup& s, const Config::Section& is) {
+  using Initial = Setup::Initial;
+  s.initial = is.get_enum<Initial>(
+      "type", {{"uniform", Initial::uniform}, {"taylor_green", Initial::taylor_green}},
+      Initial::uniform);
+  const auto vel = is.get_numbers("velocity", 2, 2, {0.0, 0.0});
+  s.u0 = vel[0], s.v0 = vel[1];
+  s.init_box = is.get_numbers("box", 4, 4, {});
+  if (s.initial == Initial::taylor_green && (!s.periodic_x || !s.periodic_y))
+    is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
+}
+
+// [solver.pressure].
+void read_pressure_solver(Setup& s, const Config::Section& ss) {
+  s.method = read_option(ss, "method", Method::rbsor);
+  const bool kk = over_kokkos_kernels(s.method);
+  s.omega = ss.get("omega", 1.7, Range::positive().at_most(2));
+  if (!(s.omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
+  s.alpha = ss.get("alpha", 0.92, Range::between(0, 1));
+  if (!(s.alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
+  s.preconditioner = read_option(ss, "preconditioner", Preconditioner::jacobi);
+  if (kk && s.preconditioner == Preconditioner::mg)
+    ss.fail("preconditioner", "\"" + std::string(name(s.method)) +
+                                  "\" takes \"jacobi\", \"none\" or (kk_gmres) \"ilu\" "
+                                  "(multigrid is matrix-free: method = \"cg\")");
+  if (s.preconditioner == Preconditioner::ilu && s.method != Method::kk_gmres)
+    ss.fail("preconditioner",
+            "\"ilu\" (Kokkos Kernels' incomplete LU) preconditions method = \"kk_gmres\" only "
+            "(not \"" +
+                std::string(name(s.method)) +
+                "\"); for the structured operator's own ILU use method = \"sip\"");
+  s.restart = int(ss.get_int("restart", 50, 1, 10000));
+  s.ilu_level = int(ss.get_int("ilu_level", 0, 0, 16));
+  if (s.method == Method::sip && (s.side[0].type == Bc::periodic || s.side[2].type == Bc::periodic))
+    ss.fail("method",
+            "\"sip\" cannot take periodic sides (the wrap-around breaks its "
+            "triangular factors); use \"rbsor\"");
+  s.control.tolerance = ss.get("tolerance", 1e-6, Range::at_least(0));
+  s.control.max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
+  s.control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));
+  const auto crit = ss.get_choice("criterion", {"residual", "change"}, "residual");
+  s.control.criterion = crit == "change" ? linalg::Criterion::change : linalg::Criterion::residual;
+  if (s.method == Method::kk_gmres && crit == "change")
+    ss.fail("criterion",
+            "\"kk_gmres\" stops on \"residual\" only (GMRES minimises the residual; the last "
+            "step's change says nothing for it)");
+  require_kokkos_kernels(ss, "method", s.method);
+  s.first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
+  s.first_iterations = int(ss.get_int("first_iterations", s.control.max_iterations, 1, 1 << 30));
+  s.fixed_iterations = s.control.tolerance == 0;
+  // Multigrid (method = "mg", or "cg" with preconditioner = "mg").
+  s.mg = parse_mg_options(ss, s.method == Method::cg && s.preconditioner == Preconditioner::mg,
+                          s.fixed_iterations);
+  // A solve stopped by max_iterations: counted (log column unconverged_solves)
+  // and warned about, or an error.
+  s.unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
+  if (s.first_steps > 0 && !s.fixed_iterations)
+    ss.fail("first_steps",
+            "first_steps/first_iterations (the paper's cavity protocol) need "
+            "tolerance = 0 (a fixed number of iterations per step)");
+}
+
+// time.velocity_max, [forces] and [analysis].
+void read_analysis(Setup& s, Config& c) {
+  const auto& g = s.grid;
+  const auto ts = c.section("time");
+  s.dt_includes_ghosts =
+      ts.get_choice("velocity_max", {"with_ghosts", "interior"}, "with_ghosts") == "with_ghosts";
+
+  const auto fs = c.section("forces");
+  s.force_velocity = fs.get("reference_velocity", 0.0, Range::at_least(0));
+  s.force_length = fs.get("reference_length", 0.0, Range::at_least(0));
+  if ((s.force_velocity > 0) != (s.force_length > 0))
+    fs.fail(s.force_velocity > 0 ? "reference_length" : "reference_velocity",
+            "give both reference_velocity and reference_length (drag and lift coefficients "
+            "c = 2 F / (U^2 L))");
+
+  s.wall_points = c.section("analysis").get_bool("wall_points", false);
+  {
+    const auto as = c.section("analysis");
+    s.probes = as.get_numbers("pressure_probes", 4, 4, {});
+    for (std::size_t k = 0; k < s.probes.size(); ++k) {
+      const std::size_t d = k % 2;
+      if (!(s.probes[k] >= g.origin[d] && s.probes[k] <= g.origin[d] + g.length[d]))
+        as.fail("pressure_probes", "point " + std::to_string(k / 2 + 1) +
+                                       " lies outside the domain along " + std::string(1, "xy"[d]) +
+                                       " (" + num(s.probes[k]) + ")");
+    }
+  }
+  s.psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
+}
+
+// The memory a cell and the diffusive limit of the step.
+void size_and_step(Setup& s) {
+  // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
+  // two r, s and w, p and the inverse diagonal (with multigrid: r, two p, q, z)
+  // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)
+  // (kk_cg: 8 vectors of the rows and the CRS matrix, about 8 values' worth;
+  // kk_gmres: 5 vectors, the matrix and the restart + 5 Krylov vectors, and
+  // ILU(k)'s factors, about 9 values' worth at k = 0)
+  s.values_per_cell =
+      6.25 +
+      (s.method == Method::sip     ? 6
+       : s.method == Method::cg    ? 8
+       : s.method == Method::mg    ? 3
+       : s.method == Method::kk_cg ? 16
+       : s.method == Method::kk_gmres
+           ? 18 + s.restart + (s.preconditioner == Preconditioner::ilu ? 9 * (1 + s.ilu_level) : 0)
+           : 0);
+  s.saved_values_per_cell = 3;  // u, v, p
+  // the diffusive limit (the convective one needs the velocity field)
+  const auto& gr = s.grid;
+  s.stable_dt_bound =
+      s.re / 2 / (1 / (gr.spacing(0) * gr.spacing(0)) + 1 / (gr.spacing(1) * gr.spacing(1)));
+}
+
 std::unique_ptr<ModelSetup> parse(Config& c) {
   auto s = std::make_unique<Setup>();
   auto& g = s->grid;
   const auto gs = c.section("grid");
   g = parse_grid(gs, 2, 2, "[imax, jmax]");
   s->fields = field_names(field_table);
-
-  const auto ps = c.section("physics");
-  s->re = ps.require("reynolds", Range::positive());
-  s->gamma = ps.get("gamma", 0.9, Range::between(0, 1));
-  s->convection = c.section("numerics")
-                      .get_enum<Convection>(
-                          "convection", {{"blend", Convection::blend}, {"tvd", Convection::tvd}},
-                          Convection::blend);
-  s->walls =
-      c.section("numerics")
-          .get_enum<Walls>("body_walls",
-                           {{"staircase", Walls::staircase}, {"interpolated", Walls::interpolated}},
-                           Walls::staircase);
-  if (s->convection == Convection::tvd && ps.has("gamma"))
-    s->notes.push_back("physics.gamma = " + num(s->gamma) +
-                       " is the blend's donor-cell share; numerics.convection = \"tvd\" does "
-                       "not use it");
-  const auto gravity = ps.get_numbers("gravity", 2, 2, {0.0, 0.0});
-  s->gx = gravity[0], s->gy = gravity[1];
-
+  read_physics(*s, c);
   const auto bs = c.section("boundary");
   const auto periodic = parse_sides(bs, 2, [&](const std::string&, int a, int side) {
     s->side[2 * a + side] = parse_side(bs, 2 * a + side, g);
@@ -291,127 +430,11 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   s->periodic_x = periodic[0];
   s->periodic_y = periodic[1];
 
-  // Bodies ([[body]], kflow::geometry): none on an outflow side; placed (the
-  // flag field and its checks) in place_cells.
-  if (!c.section("").tables("obstacle").empty())
-    c.root().fail("obstacle",
-                  "mac2d's [[obstacle]] tables are replaced by [[body]] (docs/geometry.md): "
-                  "shape = \"circle\", center = [x, y], radius = r; or shape = \"box\", "
-                  "min = [x0, y0], max = [x1, y1]; rotate = { degrees = a } and "
-                  "shape = \"stl\" also work");
-  // (an inflow's open part is checked on the cells, in place_cells: a step
-  // may lie beside an inflow over part of its side)
-  BodyRules rules;
-  for (int sd = 0; sd < 4; ++sd)
-    rules.keep_off[std::size_t(sd / 2)][std::size_t(sd % 2)] = s->side[sd].type == Bc::outflow;
-  rules.why = "which is an outflow";
-  s->bodies = parse_bodies(c, g, rules, s->notes);
-
-  const auto is = c.section("initial");
-  using Initial = Setup::Initial;
-  s->initial = is.get_enum<Initial>(
-      "type", {{"uniform", Initial::uniform}, {"taylor_green", Initial::taylor_green}},
-      Initial::uniform);
-  const auto vel = is.get_numbers("velocity", 2, 2, {0.0, 0.0});
-  s->u0 = vel[0], s->v0 = vel[1];
-  s->init_box = is.get_numbers("box", 4, 4, {});
-  if (s->initial == Initial::taylor_green && (!s->periodic_x || !s->periodic_y))
-    is.fail("type", "\"taylor_green\" needs periodic sides in x and y");
-
-  const auto ss = c.section("solver.pressure");
-  s->method = read_option(ss, "method", Method::rbsor);
-  const bool kk = over_kokkos_kernels(s->method);
-  s->omega = ss.get("omega", 1.7, Range::positive().at_most(2));
-  if (!(s->omega < 2.0)) ss.fail("omega", "SOR converges only for 0 < omega < 2");
-  s->alpha = ss.get("alpha", 0.92, Range::between(0, 1));
-  if (!(s->alpha < 1.0)) ss.fail("alpha", "Stone's SIP needs 0 <= alpha < 1");
-  s->preconditioner = read_option(ss, "preconditioner", Preconditioner::jacobi);
-  if (kk && s->preconditioner == Preconditioner::mg)
-    ss.fail("preconditioner", "\"" + std::string(name(s->method)) +
-                                  "\" takes \"jacobi\", \"none\" or (kk_gmres) \"ilu\" "
-                                  "(multigrid is matrix-free: method = \"cg\")");
-  if (s->preconditioner == Preconditioner::ilu && s->method != Method::kk_gmres)
-    ss.fail("preconditioner",
-            "\"ilu\" (Kokkos Kernels' incomplete LU) preconditions method = \"kk_gmres\" only "
-            "(not \"" +
-                std::string(name(s->method)) +
-                "\"); for the structured operator's own ILU use method = \"sip\"");
-  s->restart = int(ss.get_int("restart", 50, 1, 10000));
-  s->ilu_level = int(ss.get_int("ilu_level", 0, 0, 16));
-  if (s->method == Method::sip &&
-      (s->side[0].type == Bc::periodic || s->side[2].type == Bc::periodic))
-    ss.fail("method",
-            "\"sip\" cannot take periodic sides (the wrap-around breaks its "
-            "triangular factors); use \"rbsor\"");
-  s->control.tolerance = ss.get("tolerance", 1e-6, Range::at_least(0));
-  s->control.max_iterations = int(ss.get_int("max_iterations", 10000, 1, 1 << 30));
-  s->control.check_every = int(ss.get_int("check_every", 1, 1, 1 << 20));
-  const auto crit = ss.get_choice("criterion", {"residual", "change"}, "residual");
-  s->control.criterion = crit == "change" ? linalg::Criterion::change : linalg::Criterion::residual;
-  if (s->method == Method::kk_gmres && crit == "change")
-    ss.fail("criterion",
-            "\"kk_gmres\" stops on \"residual\" only (GMRES minimises the residual; the last "
-            "step's change says nothing for it)");
-  require_kokkos_kernels(ss, "method", s->method);
-  s->first_steps = ss.get_int("first_steps", 0, 0, 1L << 40);
-  s->first_iterations = int(ss.get_int("first_iterations", s->control.max_iterations, 1, 1 << 30));
-  s->fixed_iterations = s->control.tolerance == 0;
-  // Multigrid (method = "mg", or "cg" with preconditioner = "mg").
-  s->mg = parse_mg_options(ss, s->method == Method::cg && s->preconditioner == Preconditioner::mg,
-                           s->fixed_iterations);
-  // A solve stopped by max_iterations: counted (log column unconverged_solves)
-  // and warned about, or an error.
-  s->unconverged_is_error = ss.get_choice("on_unconverged", {"warn", "error"}, "warn") == "error";
-  if (s->first_steps > 0 && !s->fixed_iterations)
-    ss.fail("first_steps",
-            "first_steps/first_iterations (the paper's cavity protocol) need "
-            "tolerance = 0 (a fixed number of iterations per step)");
-
-  const auto ts = c.section("time");
-  s->dt_includes_ghosts =
-      ts.get_choice("velocity_max", {"with_ghosts", "interior"}, "with_ghosts") == "with_ghosts";
-
-  const auto fs = c.section("forces");
-  s->force_velocity = fs.get("reference_velocity", 0.0, Range::at_least(0));
-  s->force_length = fs.get("reference_length", 0.0, Range::at_least(0));
-  if ((s->force_velocity > 0) != (s->force_length > 0))
-    fs.fail(s->force_velocity > 0 ? "reference_length" : "reference_velocity",
-            "give both reference_velocity and reference_length (drag and lift coefficients "
-            "c = 2 F / (U^2 L))");
-
-  s->wall_points = c.section("analysis").get_bool("wall_points", false);
-  {
-    const auto as = c.section("analysis");
-    s->probes = as.get_numbers("pressure_probes", 4, 4, {});
-    for (std::size_t k = 0; k < s->probes.size(); ++k) {
-      const std::size_t d = k % 2;
-      if (!(s->probes[k] >= g.origin[d] && s->probes[k] <= g.origin[d] + g.length[d]))
-        as.fail("pressure_probes", "point " + std::to_string(k / 2 + 1) +
-                                       " lies outside the domain along " + std::string(1, "xy"[d]) +
-                                       " (" + num(s->probes[k]) + ")");
-    }
-  }
-  s->psi_extrema = c.section("analysis").get_bool("psi_extrema", false);
-  // u, v, p, F, G, rhs and the flags; SIP's five factors and residual, CG's
-  // two r, s and w, p and the inverse diagonal (with multigrid: r, two p, q, z)
-  // (multigrid: residual, and x, b, r and 5 coefficients on the levels, 1/4 + 1/16 + ...)
-  // (kk_cg: 8 vectors of the rows and the CRS matrix, about 8 values' worth;
-  // kk_gmres: 5 vectors, the matrix and the restart + 5 Krylov vectors, and
-  // ILU(k)'s factors, about 9 values' worth at k = 0)
-  s->values_per_cell =
-      6.25 + (s->method == Method::sip     ? 6
-              : s->method == Method::cg    ? 8
-              : s->method == Method::mg    ? 3
-              : s->method == Method::kk_cg ? 16
-              : s->method == Method::kk_gmres
-                  ? 18 + s->restart +
-                        (s->preconditioner == Preconditioner::ilu ? 9 * (1 + s->ilu_level) : 0)
-                  : 0);
-  s->saved_values_per_cell = 3;  // u, v, p
-  // the diffusive limit (the convective one needs the velocity field)
-  const auto& gr = s->grid;
-  s->stable_dt_bound =
-      s->re / 2 / (1 / (gr.spacing(0) * gr.spacing(0)) + 1 / (gr.spacing(1) * gr.spacing(1)));
+  read_bodies(*s, c);
+  read_initial(*s, c.section("initial"));
+  read_pressure_solver(*s, c.section("solver.pressure"));
+  read_analysis(*s, c);
+  size_and_step(*s);
   return s;
 }
 
