@@ -2,6 +2,7 @@
 """Summarises a DFG cylinder run from its log.csv (Schaefer & Turek 1996).
 
   tools/dfg-summary.py RUN_DIR [--periodic T0] [--length D] [--velocity U]
+                       [--drag COLUMN] [--lift COLUMN]
 
 Steady cases (2D-1, 3D-1Z): the last row's c_d, c_l and delta_p, and how
 much they moved over the last tenth of the run (a check that it is steady).
@@ -10,18 +11,21 @@ crossings of c_l after T0; the maxima of c_d and c_l over the last two
 periods (the periodic state the benchmark asks for), and the range of each
 period's maxima after T0 (how periodic the run is: a run still settling, or
 an outflow's reflections, spread them).
+--drag, --lift: the log's columns to read (default c_d and c_l, as lbm and
+split3d log them; mac2d logs drag_coefficient and lift_coefficient over the
+walls, drag_balance and lift_balance from its momentum balance).
 Plain Python, no packages: it runs on a GPU node as it is.
 """
 import csv
 import sys
 
 
-def read(run_dir):
+def read(run_dir, columns):
     with open(run_dir.rstrip("/") + "/log.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows:
         sys.exit(f"dfg-summary: {run_dir}/log.csv has no rows")
-    for name in ("time", "c_d", "c_l"):
+    for name in ("time",) + columns:
         if name not in rows[0]:
             sys.exit(f"dfg-summary: {run_dir}/log.csv has no column '{name}'")
     return rows
@@ -32,11 +36,14 @@ def main(argv):
         print(__doc__.strip())
         return 0 if argv else 2
     run_dir, opts = argv[0], argv[1:]
-    t0, length, velocity = None, 0.1, 1.0
+    t0, length, velocity, drag, lift = None, 0.1, 1.0, "c_d", "c_l"
     while opts:
         key = opts.pop(0)
         if not opts:
             sys.exit(f"dfg-summary: {key} needs a value")
+        if key in ("--drag", "--lift"):
+            drag, lift = (opts.pop(0), lift) if key == "--drag" else (drag, opts.pop(0))
+            continue
         value = float(opts.pop(0))
         if key == "--periodic":
             t0 = value
@@ -46,10 +53,10 @@ def main(argv):
             velocity = value
         else:
             sys.exit(f"dfg-summary: unknown option {key}")
-    rows = read(run_dir)
+    rows = read(run_dir, (drag, lift))
     t = [float(r["time"]) for r in rows]
-    cd = [float(r["c_d"]) for r in rows]
-    cl = [float(r["c_l"]) for r in rows]
+    cd = [float(r[drag]) for r in rows]
+    cl = [float(r[lift]) for r in rows]
     if t0 is None:
         last = rows[-1]
         tail = [k for k in range(len(t)) if t[k] >= 0.9 * t[-1]]

@@ -49,6 +49,10 @@
 #             a GPU run
 #   cpu       a host-only g++ build (OpenMP) in BUILD-host and lbm's CPU row
 #             on all cores (256^3, float and float16s, in place)
+#   mac2d-dfg mac2d's DFG 2D-1 (t = 15) and 2D-2 (t = 12) with interpolated
+#             walls, TVD and CG + multigrid at D = 20, 40 and 80 cells: c_D,
+#             c_L over the surface and from the momentum balance, delta_p;
+#             St, c_D,max, c_L,max.  KFLOW_MAC2D_DFG_RUNS="2d1-d80 ..." picks
 #   mac2d     the 512^2 Re 1000 cavity with TVD to t = 40 (psi_min against
 #             Botella & Peyret 1998) and Gartling's Re 800 step at 1920 x 128.
 #             KFLOW_MAC2D_RUNS="cavity step" picks runs; KFLOW_CAVITY_END=80
@@ -66,7 +70,7 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    build | build-tests | build-host | tests | bodies | compare | split3d | fp16c | lbm-dfg | cpu | mac2d) items+=("$1"); shift ;;
+    build | build-tests | build-host | tests | bodies | compare | split3d | fp16c | lbm-dfg | cpu | mac2d | mac2d-dfg) items+=("$1"); shift ;;
     *) echo "gpu-checks: unknown item or option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -276,6 +280,34 @@ do_mac2d() {
       --output "$dir/step-1920" --set "grid.cells=[1920, 128]" --set output.every=1000.0 || true
     last_row "$dir/step-1920/log.csv" time south_x1 north_x1 north_x2
   fi
+}
+
+do_mac2d_dfg() { # mac2d around the DFG cylinder, interpolated walls, three grids
+  need_build
+  local only=${KFLOW_MAC2D_DFG_RUNS:-all} d n m case dir sum
+  want() { [[ $only == all || " $only " == *" $1 "* ]]; }
+  for n in 20 40 80; do
+    for case in 2d1 2d2; do
+      want "$case-d$n" || continue
+      dir=$out/runs/mac2d-$case-d$n
+      if [[ $case == 2d1 ]]; then
+        d=cylinder-re20 sum=(--velocity 0.2)
+      else
+        d=cylinder-re100 sum=(--periodic 6 --velocity 1.0)
+      fi
+      m=$((n * 22))
+      step mac2d-dfg "$kflow" run "$top/cases/mac2d/$d.toml" --backend cuda --output "$dir" \
+        --set "grid.cells=[$m, $((n * 41 / 10))]" --set numerics.body_walls=interpolated \
+        --set numerics.convection=tvd --set solver.pressure.method=cg \
+        --set solver.pressure.preconditioner=mg --set output.every=1000.0 \
+        --set "analysis.pressure_probes=[0.15,0.2,0.25,0.2]" --set output.log_every=2 || continue
+      step mac2d-dfg python3 "$top/tools/dfg-summary.py" "$dir" "${sum[@]}" \
+        --drag drag_coefficient --lift lift_coefficient
+      step mac2d-dfg python3 "$top/tools/dfg-summary.py" "$dir" "${sum[@]}" \
+        --drag drag_balance --lift lift_balance
+    done
+  done
+  grep -hE 'c_d|St =' "$out/mac2d-dfg.log" | grep -v '^==' || true
 }
 
 # history CSV COLUMN: the column at every tenth of the run's time (is it steady?)

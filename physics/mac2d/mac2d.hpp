@@ -62,14 +62,16 @@ enum class Convection { blend, tvd };
 // (mac2d_walls.cpp, docs/models/mac2d.md).
 enum class Walls { staircase, interpolated };
 // Interpolated walls, per velocity component: the faces next to a body,
-// whose value is w times the value at `partner` (the next face away from the
-// wall along the grid line that crosses it; w = q / (1 + q), q the wall's
-// distance from the face in face spacings), set before each step and held
-// through it as the pressure equation's prescribed fluxes.  Faces and
-// partners are indices i + (imax + 2) j of the component's array.
+// whose value is w u(partner) + w2 u(partner2) (the next two faces away from
+// the wall along the grid line that crosses it; w = 2q / (1 + q),
+// w2 = -q / (2 + q), q the wall's distance from the face in face spacings;
+// w = q / (1 + q), w2 = 0 where the second face is not fluid), set before
+// each step and held through it as the pressure equation's prescribed
+// fluxes.  Faces and partners are indices i + (imax + 2) j of the
+// component's array.
 struct WallFaces {
-  std::vector<int> face, partner;
-  std::vector<double> weight;
+  std::vector<int> face, partner, partner2;
+  std::vector<double> weight, weight2;
 };
 // A piece of the bodies' surface in the plane (forces on the true surface):
 // its midpoint, unit normal out of the body, and length.

@@ -88,20 +88,21 @@ void obstacle_force(const ExecSpace& space, const Op& op, double inv_re, const F
       Kokkos::Sum<double>(fx), Kokkos::Sum<double>(fy));
 }
 
-// Interpolated walls (mac2d_walls.cpp): each face next to a body takes w
-// times its partner's value, every partner read before any face is written
-// (a partner may be such a face too).  q: one velocity component.
+// Interpolated walls (mac2d_walls.cpp): each face next to a body takes
+// w q(partner) + w2 q(partner2), every partner read before any face is
+// written (a partner may be such a face too).  q: one velocity component.
 template <class ExecSpace, class F2, class Index, class Weights>
 void wall_values(const ExecSpace& space, const F2& q, const Index& face, const Index& partner,
-                 const Weights& weight, const Weights& value) {
+                 const Weights& weight, const Index& partner2, const Weights& weight2,
+                 const Weights& value) {
   using Real = typename F2::value_type;
   const int n = int(face.extent(0)), ex = int(q.extent(0));
   if (n == 0) return;
   Kokkos::parallel_for(
       "kflow::mac2d::wall_values_read", linalg::RangePolicy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(int k) {
-        const int p = partner(k);
-        value(k) = Real(weight(k) * q(p % ex, p / ex));
+        const int p = partner(k), r = partner2(k);
+        value(k) = Real(weight(k) * q(p % ex, p / ex) + weight2(k) * q(r % ex, r / ex));
       });
   Kokkos::parallel_for(
       "kflow::mac2d::wall_values", linalg::RangePolicy<ExecSpace>(space, 0, n),

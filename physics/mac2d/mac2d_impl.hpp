@@ -72,15 +72,23 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       d.face = Kokkos::View<int*, Mem>("kflow::mac2d::wall_faces", n);
       d.partner = Kokkos::View<int*, Mem>("kflow::mac2d::wall_partners", n);
       d.weight = Kokkos::View<Real*, Mem>("kflow::mac2d::wall_weights", n);
+      d.partner2 = Kokkos::View<int*, Mem>("kflow::mac2d::wall_partners2", n);
+      d.weight2 = Kokkos::View<Real*, Mem>("kflow::mac2d::wall_weights2", n);
       d.value = Kokkos::View<Real*, Mem>("kflow::mac2d::wall_values", n);
       auto hf = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.face);
       auto hp = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.partner);
       auto hw = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.weight);
-      for (std::size_t k = 0; k < n; ++k)
+      auto hp2 = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.partner2);
+      auto hw2 = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.weight2);
+      for (std::size_t k = 0; k < n; ++k) {
         hf(k) = w.face[k], hp(k) = w.partner[k], hw(k) = Real(w.weight[k]);
+        hp2(k) = w.partner2[k], hw2(k) = Real(w.weight2[k]);
+      }
       Kokkos::deep_copy(space_, d.face, hf);
       Kokkos::deep_copy(space_, d.partner, hp);
       Kokkos::deep_copy(space_, d.weight, hw);
+      Kokkos::deep_copy(space_, d.partner2, hp2);
+      Kokkos::deep_copy(space_, d.weight2, hw2);
     }
     surface_ = Kokkos::View<double* [5], Mem>("kflow::mac2d::surface", s_.surface.size());
     {
@@ -347,10 +355,11 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   // Interpolated walls: the faces next to a body from the current field
   // (held through the step: the pressure equation's prescribed fluxes).
   void wall_values() {
-    kernels::wall_values(space_, u_, walls_[0].face, walls_[0].partner, walls_[0].weight,
-                         walls_[0].value);
-    kernels::wall_values(space_, v_, walls_[1].face, walls_[1].partner, walls_[1].weight,
-                         walls_[1].value);
+    for (int c = 0; c < 2; ++c) {
+      const auto& w = walls_[c];
+      kernels::wall_values(space_, c == 0 ? u_ : v_, w.face, w.partner, w.weight, w.partner2,
+                           w.weight2, w.value);
+    }
   }
 
   void apply_bc() {
@@ -382,8 +391,8 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
   // Interpolated walls (Setup::wall_faces per component; surface pieces
   // x, y, nx, ny, length).
   struct WallLists {
-    Kokkos::View<int*, Mem> face, partner;
-    Kokkos::View<Real*, Mem> weight, value;
+    Kokkos::View<int*, Mem> face, partner, partner2;
+    Kokkos::View<Real*, Mem> weight, weight2, value;
   } walls_[2];
   Kokkos::View<double* [5], Mem> surface_;
   // The force's control volume (Setup::force_box): its momentum after the

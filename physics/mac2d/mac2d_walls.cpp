@@ -10,12 +10,17 @@
 //  - regular: the node and its four neighbours of the same component lie in
 //    the fluid, and so do the two cells it separates: the momentum equation
 //    and the pressure correction as everywhere;
-//  - near the wall: the others in the fluid.  Their value is the linear
-//    interpolation between the wall (velocity 0, at q face spacings along
-//    the grid line that crosses it, the nearest such line) and the next face
-//    away from it on that line: q / (1 + q) u_partner (Fadlun et al. 2000's
-//    direct forcing, second order in the wall's position), set from the last
-//    step's field before each step and held through it.  For the pressure
+//  - near the wall: the others in the fluid.  Their value is the quadratic
+//    through the wall (velocity 0, at q face spacings along the grid line
+//    that crosses it, the nearest such line) and the next two faces away
+//    from it on that line, at 1 + q and 2 + q spacings:
+//      u = 2q/(1 + q) u_1 - q/(2 + q) u_2
+//    (direct forcing, Fadlun et al. 2000, with a quadratic reconstruction
+//    along the line where theirs is linear), set from the last step's field
+//    before each step and held through it.  Where the second face is not fluid, the linear
+//    q/(1 + q) u_1.  (The linear form everywhere put DFG 2D-1's drag from
+//    the momentum balance 3.2 / 0.57 % high at D = 10 / 20 cells, the
+//    quadratic 0.20 / 0.04 % low: docs/models/mac2d.md.)  For the pressure
 //    equation these faces are prescribed fluxes, as the staircase's walls
 //    are (their cells' mask bits cleared): the operator stays the masked
 //    5-point Laplacian of the fluid cells, which red-black SOR and the
@@ -104,7 +109,7 @@ void Setup::place_walls() {
   // The nearest wall of each node along a grid line whose face on the other
   // side (the interpolation's partner) is an interior fluid face.
   std::vector<double> best_q[2];
-  std::vector<int> best_partner[2];
+  std::vector<int> best_partner[2], best_dir[2];
   // The faces between two interior cells; the others are the sides'.
   auto interior = [&](int c, int i, int j) {
     return i >= 1 && i <= nx - (c == 0) && j >= 1 && j <= ny - (c == 1);
@@ -121,13 +126,15 @@ void Setup::place_walls() {
     const auto link_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geo.links.q);
     best_q[c].assign(std::size_t(ex) * ey, std::numeric_limits<double>::infinity());
     best_partner[c].assign(std::size_t(ex) * ey, -1);
+    best_dir[c].assign(std::size_t(ex) * ey, -1);
     for (std::int64_t l = 0; l < geo.links.count; ++l) {
       const int n = link_node(l), i = n % ex, j = n / ex;
       const int* d = dirs.c[link_dir(l)];
       const int pi = i - d[0], pj = j - d[1];
       if (!interior(c, pi, pj) || solid_flags[c](pi, pj, 0)) continue;
       if (link_q(l) < best_q[c][std::size_t(n)])
-        best_q[c][std::size_t(n)] = link_q(l), best_partner[c][std::size_t(n)] = pi + ex * pj;
+        best_q[c][std::size_t(n)] = link_q(l), best_partner[c][std::size_t(n)] = pi + ex * pj,
+        best_dir[c][std::size_t(n)] = link_dir(l);
     }
   }
   auto solid = [&](int c, int i, int j) {
@@ -156,11 +163,24 @@ void Setup::place_walls() {
         const std::size_t k = std::size_t(i) + std::size_t(ex) * j;
         w.face.push_back(int(k));
         if (best_partner[c][k] >= 0) {
+          const double q = best_q[c][k];
+          const int* d = dirs.c[best_dir[c][k]];
+          const int ri = i - 2 * d[0], rj = j - 2 * d[1];
           w.partner.push_back(best_partner[c][k]);
-          w.weight.push_back(best_q[c][k] / (1 + best_q[c][k]));
+          if (interior(c, ri, rj) && !solid(c, ri, rj)) {
+            w.weight.push_back(2 * q / (1 + q));
+            w.partner2.push_back(ri + ex * rj);
+            w.weight2.push_back(-q / (2 + q));
+          } else {
+            w.weight.push_back(q / (1 + q));
+            w.partner2.push_back(best_partner[c][k]);
+            w.weight2.push_back(0);
+          }
         } else {  // no fluid face beyond it: the staircase's value
           w.partner.push_back(int(k));
           w.weight.push_back(0);
+          w.partner2.push_back(int(k));
+          w.weight2.push_back(0);
           ++fallback;
         }
       }
