@@ -13,6 +13,7 @@
 #include "kflow/core/error.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/stencil.hpp"
+#include "sides.hpp"
 
 namespace kflow::mac2d {
 
@@ -31,54 +32,28 @@ std::string num(double v) {
   return o.str();
 }
 
-Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& g) {
-  const std::string key = side_name(sd);
+// A side (physics/common/sides.hpp): mac2d's kinds and inflow profiles, an
+// inflow with a tangential velocity.
+Boundary parse_side(const Config::Section& bs, int axis, int high, const linalg::Grid& g) {
+  using K = sides::Kind;
+  using P = sides::Profile;
+  sides::Rules rules;
+  rules.kinds = {K::no_slip, K::free_slip, K::moving_wall, K::inflow, K::outflow, K::periodic};
+  rules.profiles = {P::uniform, P::parabolic, P::table};
+  rules.inflow_tangential = true;
+  const auto r = sides::read(bs, axis, high, g, rules);
   Boundary b;
-  const auto kind = bs.get_kind(
-      key, {"no_slip", "free_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
-  const auto t = bs.section(key);
-  const int along = sd < 2 ? 1 : 0;  // the coordinate along the side
-  const double s0 = g.origin[along], s1 = g.origin[along] + g.length[along];
-  if (kind == "no_slip") b.type = Bc::no_slip;
-  if (kind == "free_slip") b.type = Bc::free_slip;
-  if (kind == "outflow") b.type = Bc::outflow;
-  if (kind == "periodic") b.type = Bc::periodic;
-  if (kind == "moving_wall") {
-    b.type = Bc::moving_wall;
-    if (!t.has("velocity"))
-      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = U } (the wall's " +
-                       std::string(along == 0 ? "x" : "y") + " velocity)");
-    b.tangential = t.get("velocity", 0.0);
-  }
-  if (kind == "inflow") {
-    b.type = Bc::inflow;
-    const auto prof = t.get_choice("profile", {"uniform", "parabolic", "table"}, "uniform");
-    b.profile = prof == "uniform"     ? Profile::uniform
-                : prof == "parabolic" ? Profile::parabolic
-                                      : Profile::table;
-    b.tangential = t.get("tangential_velocity", 0.0);
-    const auto range = t.get_numbers("range", 2, 2, {s0, s1});
-    b.lo = range[0], b.hi = range[1];
-    if (!(b.lo < b.hi) || b.lo < s0 - 1e-12 * std::fabs(s1) || b.hi > s1 + 1e-12 * std::fabs(s1))
-      t.fail("range", "expected [lo, hi] with " + num(s0) + " <= lo < hi <= " + num(s1) +
-                          " (the extent of the " + key + " side)");
-    if (b.profile == Profile::table) {
-      b.table_s = t.get_numbers("s", 2, 1u << 20, {});
-      b.table_u = t.get_numbers("u", 2, 1u << 20, {});
-      if (b.table_s.empty() || b.table_u.size() != b.table_s.size())
-        t.fail("u",
-               "profile = \"table\" needs arrays s (positions along the side) and u "
-               "(inflow velocity) of the same length, at least 2 points");
-      for (std::size_t k = 1; k < b.table_s.size(); ++k)
-        if (!(b.table_s[k] > b.table_s[k - 1])) t.fail("s", "expected increasing positions");
-    } else {
-      const std::string vkey = b.profile == Profile::uniform ? "velocity" : "max_velocity";
-      if (!t.has(vkey))
-        bs.fail(key, "an inflow with profile \"" + prof + "\" needs " + vkey +
-                         " (the velocity into the domain)");
-      b.normal = t.get(vkey, 0.0);
-    }
-  }
+  b.type = r.kind == K::free_slip     ? Bc::free_slip
+           : r.kind == K::moving_wall ? Bc::moving_wall
+           : r.kind == K::inflow      ? Bc::inflow
+           : r.kind == K::outflow     ? Bc::outflow
+           : r.kind == K::periodic    ? Bc::periodic
+                                      : Bc::no_slip;
+  b.profile = r.profile == P::parabolic ? Profile::parabolic
+              : r.profile == P::table   ? Profile::table
+                                        : Profile::uniform;
+  b.tangential = r.tangential, b.normal = r.normal, b.lo = r.lo, b.hi = r.hi;
+  b.table_s = r.table_s, b.table_u = r.table_u;
   return b;
 }
 
@@ -417,7 +392,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   read_physics(*s, c);
   const auto bs = c.section("boundary");
   const auto periodic = parse_sides(bs, 2, [&](const std::string&, int a, int side) {
-    s->side[2 * a + side] = parse_side(bs, 2 * a + side, g);
+    s->side[2 * a + side] = parse_side(bs, a, side, g);
     return s->side[2 * a + side].type == Bc::periodic;
   });
   for (int a = 0; a < 2; ++a) {

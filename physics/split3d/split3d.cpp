@@ -14,67 +14,42 @@
 #include "kflow/core/error.hpp"
 #include "kflow/core/exact.hpp"
 #include "kflow/core/registry.hpp"
+#include "sides.hpp"
 
 namespace kflow::split3d {
 
 namespace {
 
-Side parse_side(const Config::Section& bs, const std::string& key, int axis, int high, double t0) {
+// A side (physics/common/sides.hpp): walls, an inflow (a speed > 0 into the
+// domain, or a duct or parabolic profile by its centre velocity), an
+// outflow, periodic pairs; a wall's or inflow's temperature defaults to the
+// initial one, a wall may be adiabatic.
+Side parse_side(const Config::Section& bs, int axis, int high, const linalg::Grid& domain,
+                double t0) {
+  using K = sides::Kind;
+  using P = sides::Profile;
+  sides::Rules rules;
+  rules.kinds = {K::no_slip, K::moving_wall, K::inflow, K::outflow, K::periodic};
+  rules.profiles = {P::uniform, P::duct, P::parabolic};
+  rules.peak_key = "centre_velocity";
+  rules.inflow_positive = true;
+  rules.thermal = true;
+  rules.initial_temperature = t0;
+  const auto r = sides::read(bs, axis, high, domain, rules);
   Side b;
-  b.temperature = t0;
-  const auto kind =
-      bs.get_kind(key, {"no_slip", "moving_wall", "inflow", "outflow", "periodic"}, "no_slip");
-  const auto t = bs.section(key);
-  if (kind == "periodic") {
-    b.kind = Kind::periodic;
-    return b;
-  }
-  if (kind == "moving_wall") {
-    if (!t.has("velocity"))
-      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = [u, v, w] }");
-    const auto v = t.get_numbers("velocity", 3, 3, {0, 0, 0});
-    if (v[axis] != 0)
-      t.fail("velocity", "a wall moves along itself: its normal component (" +
-                             std::string(1, "uvw"[axis]) + " = " + num(v[axis]) + ") must be 0");
-    b.velocity = {v[0], v[1], v[2]};
-  }
-  if (kind == "inflow") {
-    b.kind = Kind::inflow;
-    const auto prof = t.get_choice("profile", {"uniform", "duct", "parabolic"}, "uniform");
-    if (prof == "uniform") {
-      if (!t.has("velocity"))
-        bs.fail(key, "an inflow needs velocity = U (the speed into the domain, > 0)");
-      const double u = t.get("velocity", 1.0, Range::positive());
-      b.velocity[axis] = high ? -u : u;
-    } else {
-      b.profile = prof == "duct" ? Profile::duct : Profile::parabolic;
-      if (!t.has("centre_velocity"))
-        bs.fail(key, "a " + prof +
-                         " inflow needs centre_velocity = U (the profile's value on the centre "
-                         "line, > 0)");
-      b.centre_velocity = t.get("centre_velocity", 1.0, Range::positive());
-    }
-  }
-  if (kind == "outflow") {
-    b.kind = Kind::outflow;
-    if (t.has("temperature") || t.has("adiabatic"))
-      t.fail(t.has("temperature") ? "temperature" : "adiabatic",
-             "an outflow side has zero normal gradients of u, v, w and T (f0 - f1 = 0); it "
-             "takes no thermal condition");
-    return b;
-  }
-  if (t.has("temperature") && t.has("adiabatic"))
-    t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
-  if (t.has("adiabatic")) {
-    if (b.kind == Kind::inflow)
-      t.fail("adiabatic",
-             "an inflow carries a fixed temperature (temperature = T; default: "
-             "initial.temperature)");
-    if (!t.get_bool("adiabatic", true))
-      t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
-    b.adiabatic = true;
-  }
-  b.temperature = t.get("temperature", t0);
+  b.kind = r.kind == K::inflow     ? Kind::inflow
+           : r.kind == K::outflow  ? Kind::outflow
+           : r.kind == K::periodic ? Kind::periodic
+                                   : Kind::wall;
+  b.velocity = r.velocity;
+  b.profile = r.profile == P::duct        ? Profile::duct
+              : r.profile == P::parabolic ? Profile::parabolic
+                                          : Profile::uniform;
+  if (r.kind == K::inflow && r.profile == P::uniform)
+    b.velocity[axis] = high ? -r.normal : r.normal;
+  if (r.kind == K::inflow && r.profile != P::uniform) b.centre_velocity = r.normal;
+  b.adiabatic = r.adiabatic;
+  b.temperature = r.temperature;
   return b;
 }
 
@@ -344,8 +319,8 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
 
   const auto bs = c.section("boundary");
   // parse_sides: periodic sides in pairs, else an error naming the side
-  s->periodic = parse_sides(bs, 3, [&](const std::string& key, int a, int side) {
-    s->side[2 * a + side] = parse_side(bs, key, a, side, s->initial_temperature);
+  s->periodic = parse_sides(bs, 3, [&](const std::string&, int a, int side) {
+    s->side[2 * a + side] = parse_side(bs, a, side, domain, s->initial_temperature);
     return s->side[2 * a + side].kind == Kind::periodic;
   });
 

@@ -12,6 +12,7 @@
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/case_solver.hpp"
 #include "kflow/core/registry.hpp"
+#include "sides.hpp"
 
 namespace kflow::vorticity2d {
 
@@ -39,53 +40,23 @@ double flux_to(const Boundary& b, double s) {
   return b.normal * w * (2 * x * x - 4.0 / 3.0 * x * x * x);  // integral of 4x(1-x)
 }
 
-Boundary parse_side(const Config::Section& bs, int sd, const linalg::Grid& domain) {
-  const std::string key = side_name(sd);
+// A side (physics/common/sides.hpp): walls, an inflow (uniform or
+// parabolic), an outflow; temperature = T or adiabatic = true on any side
+// (an outflow is adiabatic: it carries the temperature out).
+Boundary parse_side(const Config::Section& bs, int axis, int high, const linalg::Grid& domain) {
+  using K = sides::Kind;
+  sides::Rules rules;
+  rules.kinds = {K::no_slip, K::moving_wall, K::inflow, K::outflow};
+  rules.profiles = {sides::Profile::uniform, sides::Profile::parabolic};
+  rules.thermal = rules.outflow_adiabatic = rules.inflow_adiabatic = true;
+  const auto r = sides::read(bs, axis, high, domain, rules);
   Boundary b;
-  const auto kind = bs.get_kind(key, {"no_slip", "moving_wall", "inflow", "outflow"}, "no_slip");
-  const auto t = bs.section(key);
-  const int along = sd < 2 ? 1 : 0;
-  const double s0 = domain.origin[along], s1 = s0 + domain.length[along];
-  if (kind == "outflow") b.kind = Kind::outflow;
-  if (kind == "moving_wall") {
-    if (!t.has("velocity"))
-      bs.fail(key, "a moving_wall needs { type = \"moving_wall\", velocity = U } (the wall's " +
-                       std::string(along == 0 ? "x" : "y") + " velocity)");
-    b.tangential = t.get("velocity", 0.0);
-  }
-  if (kind == "inflow") {
-    b.kind = Kind::inflow;
-    const auto prof = t.get_choice("profile", {"uniform", "parabolic"}, "uniform");
-    b.profile = prof == "uniform" ? Profile::uniform : Profile::parabolic;
-    const auto range = t.get_numbers("range", 2, 2, {s0, s1});
-    b.lo = range[0], b.hi = range[1];
-    if (!(b.lo < b.hi) || b.lo < s0 - 1e-12 * std::fabs(s1) || b.hi > s1 + 1e-12 * std::fabs(s1))
-      t.fail("range", "expected [lo, hi] with " + num(s0) + " <= lo < hi <= " + num(s1) +
-                          " (the extent of the " + key + " side)");
-    const std::string vkey = b.profile == Profile::uniform ? "velocity" : "max_velocity";
-    if (!t.has(vkey))
-      bs.fail(key, "an inflow with profile \"" + prof + "\" needs " + vkey +
-                       " (the velocity into the domain; negative: a prescribed outflow)");
-    b.normal = t.get(vkey, 0.0);
-  }
-  if (t.has("temperature") && t.has("adiabatic"))
-    t.fail("adiabatic", "give either temperature (fixed) or adiabatic = true, not both");
-  if (t.has("temperature")) {
-    b.thermal = Thermal::fixed;
-    b.temperature = t.get("temperature", 0.0);
-    b.thermal_given = true;
-    if (b.kind == Kind::outflow)
-      t.fail("temperature",
-             "an outflow side carries the temperature out (zero normal gradient); it takes no "
-             "fixed temperature");
-  }
-  if (t.has("adiabatic")) {
-    if (!t.get_bool("adiabatic", true))
-      t.fail("adiabatic", "expected true (or give temperature = T for a fixed temperature)");
-    b.thermal = Thermal::adiabatic;
-    b.thermal_given = true;
-  }
-  if (b.kind == Kind::outflow) b.thermal = Thermal::adiabatic, b.thermal_given = true;
+  b.kind = r.kind == K::inflow ? Kind::inflow : r.kind == K::outflow ? Kind::outflow : Kind::wall;
+  b.profile = r.profile == sides::Profile::parabolic ? Profile::parabolic : Profile::uniform;
+  b.tangential = r.tangential, b.normal = r.normal, b.lo = r.lo, b.hi = r.hi;
+  b.thermal = r.fixed ? Thermal::fixed : Thermal::adiabatic;
+  b.temperature = r.temperature;
+  b.thermal_given = r.fixed || r.adiabatic || r.kind == K::outflow;
   return b;
 }
 
@@ -427,7 +398,7 @@ std::unique_ptr<ModelSetup> parse(Config& c) {
   const linalg::Grid domain = read_grid(*s, c.section("grid"));
   const auto bs = c.section("boundary");
   const auto periodic = parse_sides(bs, 2, [&](const std::string&, int a, int side) {
-    s->side[2 * a + side] = parse_side(bs, 2 * a + side, domain);
+    s->side[2 * a + side] = parse_side(bs, a, side, domain);
     return false;
   });
   (void)periodic;
