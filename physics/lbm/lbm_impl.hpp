@@ -11,14 +11,8 @@
 // (lbm_step.hpp, launched by lbm_launch.hpp; the velocity sets in lbm_lattice.hpp).
 //
 // Several ranks (docs/distributed.md): each holds a block with one ghost
-// layer; the populations that cross a block face are its halo
-// (linalg::dist::Halo, edges and corners included for the diagonal
-// directions).  Two-grid: before each step the ghosts receive the
-// neighbours' populations pointing into the block.  In place: before a
-// stream step the ghosts receive the neighbours' slots that the step reads
-// (the directions pointing out of the block), and after it the same slots,
-// which the step wrote for the neighbours' cells, go back to them.  Bodies,
-// inflows, outflows and probes on blocks: lbm_bodies.hpp, lbm_probes.hpp.
+// layer, filled by the halo exchanges of lbm_halo.hpp.  Bodies, inflows,
+// outflows and probes on blocks: lbm_bodies.hpp, lbm_probes.hpp.
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Profiling_ScopedRegion.hpp>
@@ -37,12 +31,10 @@
 #include "kflow/core/state_view.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/space.hpp"
-#ifdef KFLOW_HAVE_MPI
-#include "kflow/linalg/dist/halo.hpp"
-#endif
 #include "lbm.hpp"
 #include "lbm_bodies.hpp"
 #include "lbm_fields.hpp"
+#include "lbm_halo.hpp"
 #include "lbm_kernels.hpp"
 #include "lbm_outflow.hpp"
 #include "lbm_probes.hpp"
@@ -74,40 +66,6 @@ struct InitialState {
     rho = 1 + 3 * p;
   }
 };
-
-// The halo exchanges of a run of several ranks.  A build without MPI runs
-// one block, and has no exchange to make.
-#ifdef KFLOW_HAVE_MPI
-template <class ExecSpace, class T, int D>
-using Halo = linalg::dist::Halo<ExecSpace, T, D>;
-// The directions whose populations cross into the ghost layer beyond side
-// `side` of axis d: pointing into the block (two-grid), or out of it (in
-// place: the slots a stream step reads there and writes there).
-template <class L>
-std::vector<int> crossing(int d, int side, bool inward) {
-  std::vector<int> r;
-  const int dir = (side == 0) == inward ? 1 : -1;
-  for (int i = 0; i < L::Q; ++i)
-    if (L::c(i, d) == dir) r.push_back(i);
-  return r;
-}
-template <class ExecSpace, class T, int D>
-std::unique_ptr<Halo<ExecSpace, T, D>> make_halo(const ExecSpace& space,
-                                                 const linalg::dist::LocalGrid& g,
-                                                 const linalg::dist::HaloPattern& p) {
-  return std::make_unique<Halo<ExecSpace, T, D>>(
-      space, g, parallel::transport(linalg::dist::nccl_space<ExecSpace>), p);
-}
-#else
-template <class ExecSpace, class T, int D>
-struct Halo {
-  template <class A>
-  void exchange(const A&) {}
-  template <class A, class K>
-  void reverse(const A&, const K&) {}
-  double seconds() const { return 0; }
-};
-#endif
 
 template <class ExecSpace, class P, int Q>
 class Model final : public kflow::Model {
@@ -178,20 +136,8 @@ class Model final : public kflow::Model {
     if (!s_.in_place) b_.v = alloc("kflow::lbm::f_next");
 #ifdef KFLOW_HAVE_MPI
     if (dec.size() > 1) {
-      const bool inward = !s_.in_place;
-      linalg::dist::HaloPattern p;
-      p.components = Q;
-      p.across = [inward](int d, int side) {
-        return crossing<L>(d, side, inward);
-      };
-      p.edges_and_corners = true;  // the diagonal directions
-      halo_ = make_halo<ExecSpace, Stored, L::D>(space_, lg_, p);
-      linalg::dist::HaloPattern m;  // the velocities, for central differences
-      m.components = 4;
-      m.across = [](int, int) {
-        return std::vector<int>{1, 2, 3};
-      };
-      moments_halo_ = make_halo<ExecSpace, double, L::D>(space_, lg_, m);
+      halo_ = population_halo<ExecSpace, Stored, L>(space_, lg_, !s_.in_place);
+      moments_halo_ = moments_halo<ExecSpace, L::D>(space_, lg_);
     }
 #endif
     InitialState init;
@@ -391,14 +337,8 @@ class Model final : public kflow::Model {
     fluid_cells_ = double(ncells_) - solid;
     geo_.solid = solid_.data();
 #ifdef KFLOW_HAVE_MPI
-    if (halo_) {  // the ghosts beyond a periodic side: the wrapped cells' flags
-      linalg::dist::HaloPattern p;
-      p.edges_and_corners = true;
-      Kokkos::View<unsigned char**, Kokkos::LayoutLeft, Mem, Kokkos::MemoryUnmanaged> flags(
-          solid_.data(), nstored_, 1);
-      make_halo<ExecSpace, unsigned char, L::D>(space_, lg_, p)
-          ->exchange(linalg::dist::components_on(lg_, flags));
-    }
+    if (halo_)  // the ghosts beyond a periodic side: the wrapped cells' flags
+      exchange_flags<ExecSpace, L::D>(space_, lg_, solid_.data(), nstored_);
 #endif
     // (16-bit storage on GPUs: the two-cell launch's list of the cells it
     // leaves, lbm_pairs.hpp)
