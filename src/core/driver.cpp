@@ -27,6 +27,7 @@
 #include "progress.hpp"
 #include "restart.hpp"
 #include "signals.hpp"
+#include "steady.hpp"
 
 namespace fs = std::filesystem;
 
@@ -93,7 +94,8 @@ class Run {
         log_step_(opt.restart.empty() ? -1 : start.step),
         frame_step_(log_step_),
         log_(log),
-        blocks_(linalg::dist::make_local_grid(pc.setup->grid, pc.setup->decomposition)) {}
+        blocks_(linalg::dist::make_local_grid(pc.setup->grid, pc.setup->decomposition)),
+        steady_(pc.steady, start.t) {}
 
   // The time loop; returns "completed" or "interrupted".  On an exception the
   // output so far is kept in <dir>.failed.
@@ -105,6 +107,7 @@ class Run {
   void after_step(bool at_output);
   void write_log();
   void warn_unconverged();
+  void check_steady();
   void write_frame();
   void write_frame_now();
 
@@ -132,6 +135,7 @@ class Run {
   // This rank's block: output gathers the blocks to rank 0, the only rank
   // with an out_ (several ranks).
   linalg::dist::LocalGrid blocks_;
+  SteadyCheck steady_;  // time.steady
 };
 
 std::string Run::loop() {
@@ -148,7 +152,8 @@ std::string Run::loop() {
       write_log();
       write_frame();
     }
-    while (clock_.running()) {
+    if (steady_.on()) check_steady();  // (the first snapshot)
+    while (clock_.running() && !steady_.converged()) {
       if (interrupted()) {
         status = "interrupted";
         break;
@@ -168,7 +173,7 @@ std::string Run::loop() {
     }
     // The last step's frame and log row, unless they were written with the
     // step (a signal during its output) or the run starts here (a restart).
-    if (status == "interrupted" && clock_.step() != frame_step_) {
+    if ((status == "interrupted" || steady_.converged()) && clock_.step() != frame_step_) {
       diag_ = model_->diagnostics(clock_.time());
       stop_output_ = clock_.step() != log_step_ ? 2 : 1;  // (the checkpoint says so)
       if (stop_output_ == 2) write_log();
@@ -246,6 +251,7 @@ void Run::after_step(bool at_output) {
     write_frame();
     clock_.output_written();
   }
+  if (steady_.due(t)) check_steady();
   progress_.update(clock_.step(), t, clock_.dt(), pc_.end, pc_.max_steps, seconds_since(t_start_),
                    start_.t, start_.step);
 }
@@ -265,9 +271,30 @@ void Run::warn_unconverged() {
     }
 }
 
+// time.steady: the residual since the last check; a message when it is
+// reached, or when the run ends without it (finish()).
+void Run::check_steady() {
+  const auto& st = steady_.settings();
+  const double r = steady_.check(model_->field(st.field, clock_.time()), clock_.time());
+  if (steady_.converged()) {
+    progress_.done();
+    if (!opt_.quiet)
+      log_ << "kflow: steady: the change of " << st.field << " fell to " << fmt(r, 3)
+           << " per unit time (tolerance " << fmt(st.tolerance) << ") at t = " << fmt(clock_.time())
+           << ", step " << clock_.step() << "\n";
+  }
+}
+
 void Run::write_log() {
-  if (out_)
-    out_->log_row(clock_.step(), clock_.time(), clock_.dt(), seconds_since(t_start_), diag_);
+  if (out_) {
+    if (!steady_.on()) {
+      out_->log_row(clock_.step(), clock_.time(), clock_.dt(), seconds_since(t_start_), diag_);
+    } else {  // the last residual (nan before the first)
+      auto d = diag_;
+      d.emplace_back("steady_residual", steady_.residual() >= 0 ? steady_.residual() : NAN);
+      out_->log_row(clock_.step(), clock_.time(), clock_.dt(), seconds_since(t_start_), d);
+    }
+  }
   log_step_ = clock_.step();
 }
 
@@ -379,6 +406,14 @@ RunResult Run::finish(const std::string& status) {
   r.device_dt_steps = device_dt_steps_;
   r.time = clock_.time();
   r.diagnostics = diag_;
+  if (steady_.on() && !steady_.converged() && status == "completed" && !opt_.quiet) {
+    const auto& st = steady_.settings();
+    log_ << "kflow: warning: not steady by the end (t = " << fmt(r.time) << "): the change of "
+         << st.field << " is "
+         << (steady_.residual() >= 0 ? fmt(steady_.residual(), 3) : std::string("not measured yet"))
+         << " per unit time, time.steady.tolerance " << fmt(st.tolerance)
+         << "; raise time.end to run on\n";
+  }
   r.wall_seconds = seconds_since(t_start_);
   r.step_seconds = loop_seconds_ - output_seconds_;
   const long steps_run = clock_.step() - start_.step;
@@ -428,6 +463,12 @@ RunResult Run::finish(const std::string& status) {
     s.rank_wall_stepping = rank_stepping;
     s.rank_wall_exchange = rank_exchange;
     s.halo = parallel::transport_name();
+  }
+  if (steady_.on()) {
+    s.steady_field = pc_.steady.field;
+    s.steady_tolerance = pc_.steady.tolerance;
+    s.steady_residual = steady_.residual();
+    s.steady_time = clock_.time();
   }
   out_->write_summary(s);
   r.output_dir = status == "completed" ? out_->directory() : out_->directory() + ".interrupted";

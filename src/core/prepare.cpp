@@ -188,16 +188,36 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   // The model's own keys; then the keys that need the model's field list.
   pc.setup = pc.model->parse(pc.config);
   const auto& names = pc.setup->fields;
+  const auto has_field = [&](const std::string& f) {
+    return std::find(names.begin(), names.end(), f) != names.end();
+  };
+  const auto unknown_field = [&](const Config::Section& s, const std::string& key,
+                                 const std::string& f) {
+    const auto guess = closest(f, names);
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    s.problem(key, "unknown field \"" + f + "\"" +
+                       (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") + "; model " +
+                       model_name + " has: " + all);
+  };
   pc.fields = os.get_strings("fields", names);
   for (const auto& f : pc.fields)
-    if (std::find(names.begin(), names.end(), f) == names.end()) {
-      const auto guess = closest(f, names);
-      std::string all;
-      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-      os.problem("fields", "unknown field \"" + f + "\"" +
-                               (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
-                               "; model " + model_name + " has: " + all);
-    }
+    if (!has_field(f)) unknown_field(os, "fields", f);
+  if (ts.has("steady")) {  // time.steady = { tolerance = ..., every = ..., field = ... }
+    const auto ss = ts.section("steady");
+    auto& st = pc.steady;
+    st.tolerance = ss.require("tolerance", Range::positive());
+    st.field = ss.get_string("field", has_field("velocity") ? "velocity" : names.front());
+    if (!has_field(st.field)) unknown_field(ss, "field", st.field);
+    st.every = ss.get("every", pc.end / 100, Range::positive());
+    if (st.every == 0 && !ss.reported("every"))
+      ss.problem("every",
+                 "missing; a case with time.steps and no time.end needs the model time "
+                 "between checks");
+    else if (pc.end > 0 && st.every >= pc.end && !ss.reported("every"))
+      ss.problem("every", fmt(st.every) + " reaches time.end = " + fmt(pc.end) +
+                              "; expected less, so that a check runs before the end");
+  }
   const auto& grid = pc.setup->grid;
   for (const auto& ls : os.tables("lines")) {
     io::LineSpec l;

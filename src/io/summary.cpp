@@ -71,6 +71,13 @@ void RunOutput::write_summary(const RunSummary& r) {
     s << (k ? ", " : "") << "\"" << r.diagnostics[k].first
       << "\": " << json_number(r.diagnostics[k].second);
   s << "},\n";
+  if (r.steady_tolerance > 0)
+    s << "  \"steady\": {\"field\": \"" << json_escape(r.steady_field)
+      << "\", \"tolerance\": " << json_number(r.steady_tolerance) << ", \"converged\": "
+      << (r.steady_residual >= 0 && r.steady_residual <= r.steady_tolerance ? "true" : "false")
+      << ", \"residual\": "
+      << (r.steady_residual >= 0 ? json_number(r.steady_residual) : std::string("null"))
+      << ", \"time\": " << json_number(r.steady_time) << "},\n";
   if (!r.rank_wall_total.empty()) {
     // A distributed run: its blocks and each rank's times; the exchange
     // share is the halo exchanges' part of the stepping time.

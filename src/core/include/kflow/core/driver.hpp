@@ -26,6 +26,17 @@ struct RunOptions {
   bool quiet = false;                  // no progress lines
 };
 
+// time.steady: stop once the case's flow stops changing.  Every `every` of
+// model time the run compares `field` with its value one check earlier; the
+// residual is the largest change per unit of model time relative to the
+// field's largest magnitude (1 / time units), and the run ends at the first
+// check where it is at most `tolerance` (time.end stays the limit).
+struct SteadySettings {
+  double tolerance = 0;  // 0: off
+  double every = 0;
+  std::string field;
+};
+
 // Everything read from a case file, validated, before any work.
 struct PreparedCase {
   explicit PreparedCase(Config c) : config(std::move(c)) {}
@@ -54,6 +65,7 @@ struct PreparedCase {
   // and outputs in batches without a read-back per step (the same steps and
   // bits as reading dt back every step, which 'false' does).
   bool device_dt = true;
+  SteadySettings steady;
   // Memory estimate (bytes): the model's state on its device, and the host
   // copies of one frame's fields.
   double state_bytes = 0, frame_bytes = 0;

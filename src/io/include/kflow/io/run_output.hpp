@@ -49,6 +49,10 @@ struct RunSummary {
   std::array<int, 3> ranks{1, 1, 1};
   std::vector<double> rank_wall_total, rank_wall_stepping, rank_wall_exchange;
   std::string halo;  // how the halo's buffers travelled (parallel::transport_name)
+  // time.steady: the field checked, its tolerance (0: no steady check), the
+  // last residual (-1: none yet) and the model time it was measured at.
+  std::string steady_field;
+  double steady_tolerance = 0, steady_residual = -1, steady_time = 0;
   // What the program was built with (kflow::build_info): (item, version).
   std::vector<std::pair<std::string, std::string>> build;
 };
