@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "kflow/core/case_grid.hpp"
+#include "kflow/core/number_text.hpp"
 
 namespace kflow::sides {
 
@@ -31,13 +32,6 @@ const char* name_of(const std::pair<const char*, E> (&names)[N], E value) {
   return "";
 }
 
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
-}
-
 void read_moving_wall(Side& b, const Config::Section& bs, const std::string& key, int axis,
                       int dim) {
   const auto t = bs.section(key);
@@ -53,7 +47,7 @@ void read_moving_wall(Side& b, const Config::Section& bs, const std::string& key
   const auto v = t.get_numbers("velocity", 3, 3, {0, 0, 0});
   if (v[std::size_t(axis)] != 0)
     t.fail("velocity", "a wall moves along itself: its normal component (" +
-                           std::string(1, "uvw"[axis]) + " = " + num(v[std::size_t(axis)]) +
+                           std::string(1, "uvw"[axis]) + " = " + number_text(v[std::size_t(axis)]) +
                            ") must be 0");
   b.velocity = {v[0], v[1], v[2]};
 }
@@ -66,8 +60,8 @@ void read_range(Side& b, const Config::Section& t, const std::string& key, int a
   const auto range = t.get_numbers("range", 2, 2, {s0, s1});
   b.lo = range[0], b.hi = range[1];
   if (!(b.lo < b.hi) || b.lo < s0 - 1e-12 * std::fabs(s1) || b.hi > s1 + 1e-12 * std::fabs(s1))
-    t.fail("range", "expected [lo, hi] with " + num(s0) + " <= lo < hi <= " + num(s1) +
-                        " (the extent of the " + key + " side)");
+    t.fail("range", "expected [lo, hi] with " + number_text(s0) + " <= lo < hi <= " +
+                        number_text(s1) + " (the extent of the " + key + " side)");
 }
 
 void read_inflow(Side& b, const Config::Section& bs, const std::string& key, int axis,

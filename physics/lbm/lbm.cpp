@@ -10,6 +10,7 @@
 
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/case_grid.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/registry.hpp"
 #include "lbm_inflow_table.hpp"
 
@@ -33,12 +34,6 @@ constexpr double inflow_mach_note = 0.1;
 // Taylor-Green vortex decays slower at tau = 96 than at 20).
 constexpr double tau_high_error_2d = 4.0, tau_high_error_3d = 25.0;
 
-std::string num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 // [grid]: square cells, walls halfway outside the first and last cells.
 void read_grid(Setup& s, const Config::Section& gs) {
   auto& g = s.grid;
@@ -47,8 +42,8 @@ void read_grid(Setup& s, const Config::Section& gs) {
   s.dx = g.spacing(0);
   for (int d = 1; d < g.dim; ++d)
     if (std::abs(g.spacing(d) - s.dx) > 1e-9 * s.dx)
-      gs.fail("length", "the lattice needs square cells: length/cells is " + num(s.dx) +
-                            " along x but " + num(g.spacing(d)) + " along axis " +
+      gs.fail("length", "the lattice needs square cells: length/cells is " + number_text(s.dx) +
+                            " along x but " + number_text(g.spacing(d)) + " along axis " +
                             std::to_string(d));
 }
 
@@ -90,7 +85,7 @@ void to_lattice_units(Setup& s, const Config::Section& ls) {
   if (ls.has("tau")) {
     s.tau = ls.require("tau", Range::positive().at_most(1e6));
     if (!(s.tau > tau_error))
-      ls.fail("tau", "tau = " + num(s.tau) +
+      ls.fail("tau", "tau = " + number_text(s.tau) +
                          " gives a lattice viscosity (tau - 0.5) / 3 <= 0: BGK needs tau > 0.5");
     s.nu_lat = (s.tau - 0.5) / 3.0;
     s.u_lat = s.reynolds * s.nu_lat / n_l;
@@ -180,12 +175,12 @@ void read_inflow(Setup& s, Sides& sides, const Config& c, const Config::Section&
       bs.fail(key + ".velocity", "an inflow's velocity must point into the domain: component " +
                                      std::to_string(d) + " must be " +
                                      (side ? "negative" : "positive") + ", got " +
-                                     num(v[std::size_t(d)]));
+                                     number_text(v[std::size_t(d)]));
   }
   const double ramp = side_s.get("ramp_time", 0.0, Range::at_least(0));
   if (ramp > 0 && s.ramp_time > 0 && ramp != s.ramp_time)
-    bs.fail(key + ".ramp_time", "every inflow rises over the same ramp_time (" + num(s.ramp_time) +
-                                    " on another side)");
+    bs.fail(key + ".ramp_time", "every inflow rises over the same ramp_time (" +
+                                    number_text(s.ramp_time) + " on another side)");
   if (ramp > 0) s.ramp_time = ramp;
   sides.u_inflow = std::max(sides.u_inflow, set_wall(s, sides, d, side, v));
 }
@@ -251,7 +246,7 @@ bool read_side(Setup& s, Sides& sides, const Config& c, const Config::Section& b
       bs.fail(key + ".velocity",
               "the wall moves in its own plane: the component normal "
               "to the wall must be 0, got " +
-                  num(v[d]));
+                  number_text(v[d]));
     set_wall(s, sides, d, side, v);
   } else if (side_s.has("velocity")) {
     bs.fail(key + ".velocity", "only a moving_wall side takes a velocity");
@@ -335,7 +330,8 @@ void read_probes(Setup& s, const Config::Section& as) {
           s.probes[k] <= g.origin[d] + g.length[d] - 0.5 * s.dx))
       as.fail("pressure_probes", "point " + std::to_string(k / std::size_t(g.dim) + 1) +
                                      " lies outside the cell centres along " +
-                                     std::string(1, "xyz"[d]) + " (" + num(s.probes[k]) + ")");
+                                     std::string(1, "xyz"[d]) + " (" + number_text(s.probes[k]) +
+                                     ")");
   }
 }
 
@@ -364,44 +360,47 @@ void check_stability(Setup& s, const Config::Section& ls, const Config::Section&
   const double n_l = s.length / s.dx;  // the characteristic length in cells
   const double u_max = sides.u_max, u_inflow = sides.u_inflow;
   const double mach = u_max * std::sqrt(3.0), grid_re = u_max / s.nu_lat;
-  const std::string numbers =
-      "tau = " + num(s.tau) + ", lattice viscosity " + num(s.nu_lat) + ", largest lattice speed " +
-      num(u_max) + " (Ma = " + num(mach) + "), grid Reynolds number u/nu = " + num(grid_re) +
-      " (Re = " + num(s.reynolds) + ", " + num(n_l) + " cells per length " + num(s.length) + ")";
+  const std::string numbers = "tau = " + number_text(s.tau) + ", lattice viscosity " +
+                              number_text(s.nu_lat) + ", largest lattice speed " +
+                              number_text(u_max) + " (Ma = " + number_text(mach) +
+                              "), grid Reynolds number u/nu = " + number_text(grid_re) +
+                              " (Re = " + number_text(s.reynolds) + ", " + number_text(n_l) +
+                              " cells per length " + number_text(s.length) + ")";
   const auto key = ls.has("tau") ? "tau" : "velocity";
   if (!(s.tau > tau_error))
     ls.fail(key, "unstable set-up: tau <= 0.5 (" + numbers + "); use a finer grid or a smaller Re");
   if (const double high = s.grid.dim == 2 ? tau_high_error_2d : tau_high_error_3d; s.tau > high)
-    ls.fail(key, "unstable set-up: tau above " + num(high) + " in " + std::to_string(s.grid.dim) +
-                     "D" +
+    ls.fail(key, "unstable set-up: tau above " + number_text(high) + " in " +
+                     std::to_string(s.grid.dim) + "D" +
                      ", where the lattice Boltzmann scheme no longer holds the viscosity asked for "
                      "and bounce-back walls diverge (" +
                      numbers + "); a larger Re, a coarser grid or a smaller lattice.velocity");
   if (mach > mach_error)
-    ls.fail(key, "unstable set-up: lattice Mach number above " + num(mach_error) + " (" + numbers +
-                     "); lower lattice.velocity or the wall speed");
+    ls.fail(key, "unstable set-up: lattice Mach number above " + number_text(mach_error) + " (" +
+                     numbers + "); lower lattice.velocity or the wall speed");
   if (grid_re > grid_re_error)
-    ls.fail(key, "unstable set-up: grid Reynolds number above " + num(grid_re_error) + " (" +
-                     numbers + "); use a finer grid or a larger lattice.velocity");
+    ls.fail(key, "unstable set-up: grid Reynolds number above " + number_text(grid_re_error) +
+                     " (" + numbers + "); use a finer grid or a larger lattice.velocity");
   if (s.tau < tau_warning)
-    s.notes.push_back("tau = " + num(s.tau) + " is close to 0.5 (below " + num(tau_warning) +
-                      "): " + numbers);
+    s.notes.push_back("tau = " + number_text(s.tau) + " is close to 0.5 (below " +
+                      number_text(tau_warning) + "): " + numbers);
   if (mach > mach_warning)
-    s.notes.push_back("lattice Mach number " + num(mach) + " above " + num(mach_warning) +
-                      " (compressibility error ~ Ma^2): " + numbers);
+    s.notes.push_back("lattice Mach number " + number_text(mach) + " above " +
+                      number_text(mach_warning) + " (compressibility error ~ Ma^2): " + numbers);
   // An inflow's lattice Mach number (its peak): compressibility shows in the
   // forces long before the scheme's limits.
   if (u_inflow * std::sqrt(3.0) > inflow_mach_error)
-    bs.fail("", "an inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) + " (above " +
-                    num(inflow_mach_error) + ": " + numbers + "); lower lattice.velocity");
+    bs.fail("", "an inflow at lattice Mach number " + number_text(u_inflow * std::sqrt(3.0)) +
+                    " (above " + number_text(inflow_mach_error) + ": " + numbers +
+                    "); lower lattice.velocity");
   if (u_inflow * std::sqrt(3.0) > inflow_mach_note)
-    s.notes.push_back("inflow at lattice Mach number " + num(u_inflow * std::sqrt(3.0)) +
-                      " (above " + num(inflow_mach_note) +
+    s.notes.push_back("inflow at lattice Mach number " + number_text(u_inflow * std::sqrt(3.0)) +
+                      " (above " + number_text(inflow_mach_note) +
                       "): the density varies by ~Ma^2 along the flow; a smaller "
                       "lattice.velocity makes it more incompressible");
   if (grid_re > grid_re_warning)
-    s.notes.push_back("grid Reynolds number " + num(grid_re) + " above " + num(grid_re_warning) +
-                      " (under-resolved): " + numbers);
+    s.notes.push_back("grid Reynolds number " + number_text(grid_re) + " above " +
+                      number_text(grid_re_warning) + " (under-resolved): " + numbers);
 }
 
 // The output fields, the memory a cell and the step.

@@ -8,17 +8,12 @@
 #include <utility>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/table.hpp"
 
 namespace kflow::lbm {
 
 namespace {
-
-std::string num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
 
 // Where p lies between the sorted values v: the index i of the interval
 // [v[i], v[i+1]] and the weight of v[i+1].
@@ -106,9 +101,11 @@ std::vector<double> inflow_table(const Config::Section& side_s, const std::strin
     const double lo = g.origin[std::size_t(e)], hi = lo + g.length[std::size_t(e)];
     const double tol = 1e-9 * g.length[std::size_t(e)];
     if (values[k].size() < 2 || values[k].front() > lo + tol || values[k].back() < hi - tol) {
-      side_s.problem("file", path + ": column '" + axis[e] + "' spans [" + num(values[k].front()) +
-                                 ", " + num(values[k].back()) + "]; it must cover the side, [" +
-                                 num(lo) + ", " + num(hi) + "], with at least two values");
+      side_s.problem("file", path + ": column '" + axis[e] + "' spans [" +
+                                 number_text(values[k].front(), 9) + ", " +
+                                 number_text(values[k].back(), 9) + "]; it must cover the side, [" +
+                                 number_text(lo, 9) + ", " + number_text(hi, 9) +
+                                 "], with at least two values");
       return {};
     }
   }
@@ -166,9 +163,10 @@ std::vector<double> inflow_table(const Config::Section& side_s, const std::strin
       const double normal = out[3 * (k1 + m1 * k2) + std::size_t(d)] * inward;
       if (normal < 0) {
         side_s.problem("file", path + ": the velocity at " + axis[coord[0]] + " = " +
-                                   num(pos[coord[0]]) + " points out of the domain (" + vel[d] +
-                                   " = " + num(normal * inward) + "); an inflow's " + vel[d] +
-                                   " must be " + (side ? "<= 0" : ">= 0") + " everywhere");
+                                   number_text(pos[coord[0]], 9) + " points out of the domain (" +
+                                   vel[d] + " = " + number_text(normal * inward, 9) +
+                                   "); an inflow's " + vel[d] + " must be " +
+                                   (side ? "<= 0" : ">= 0") + " everywhere");
         return {};
       }
     }

@@ -11,6 +11,7 @@
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/case_solver.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/stencil.hpp"
 #include "sides.hpp"
@@ -23,13 +24,6 @@ namespace mb = linalg::mask_bits;
 // Side sd = 2 axis + (0 low, 1 high): west, east, south, north.
 const char* side_name(int sd) {
   return kflow::side_names[sd / 2][sd % 2];
-}
-
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
 }
 
 // A side (physics/common/sides.hpp): mac2d's kinds and inflow profiles, an
@@ -199,8 +193,8 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
       if (!at(i, j)) {
         if (u != 0 && !covered)
           problem(body_at(i, j) + " covers the inflow on boundary." + side_name(sd) + " at " +
-                  "xy"[along] + " = " + num(x) + " (the inflow spans " + num(b.lo) + " to " +
-                  num(b.hi) + "); keep bodies off an inflow's open part");
+                  "xy"[along] + " = " + number_text(x) + " (the inflow spans " + number_text(b.lo) +
+                  " to " + number_text(b.hi) + "); keep bodies off an inflow's open part");
         covered = covered || u != 0;
         continue;
       }
@@ -212,7 +206,7 @@ void Setup::place_cells(const std::vector<unsigned char>& solid) {
     int first = 0;
     while (side[first].type != Bc::inflow) ++first;
     problem(std::string("boundary.") + side_name(first) +
-            ": the inflow sides bring a net volume flux of " + num(net) +
+            ": the inflow sides bring a net volume flux of " + number_text(net) +
             " into a domain with no outflow side: the pressure equation has no solution "
             "(incompressible fluid); add an outflow side or balance the inflows");
   }
@@ -240,7 +234,7 @@ void read_physics(Setup& s, Config& c) {
                            {{"staircase", Walls::staircase}, {"interpolated", Walls::interpolated}},
                            Walls::staircase);
   if (s.convection == Convection::tvd && ps.has("gamma"))
-    s.notes.push_back("physics.gamma = " + num(s.gamma) +
+    s.notes.push_back("physics.gamma = " + number_text(s.gamma) +
                       " is the blend's donor-cell share; numerics.convection = \"tvd\" does "
                       "not use it");
   const auto gravity = ps.get_numbers("gravity", 2, 2, {0.0, 0.0});
@@ -353,7 +347,7 @@ void read_analysis(Setup& s, Config& c) {
       if (!(s.probes[k] >= g.origin[d] && s.probes[k] <= g.origin[d] + g.length[d]))
         as.fail("pressure_probes", "point " + std::to_string(k / 2 + 1) +
                                        " lies outside the domain along " + std::string(1, "xy"[d]) +
-                                       " (" + num(s.probes[k]) + ")");
+                                       " (" + number_text(s.probes[k]) + ")");
     }
   }
   s.psi_extrema = c.section("analysis").get_bool("psi_extrema", false);

@@ -145,9 +145,9 @@ void place_nodes(Setup& s, const linalg::Grid& domain, double (&h)[3]) {
   for (int d = 0; d < 3; ++d)
     if (s.periodic[d]) per_axes += std::string(per_axes.empty() ? "" : ", ") + "xyz"[d];
   s.notes.push_back(
-      domain.cells_text() +
-      " interior nodes and the boundary nodes on the faces (h = " + num(h[0]) + ", " + num(h[1]) +
-      ", " + num(h[2]) + "); output cells are centred on the nodes, boundary nodes included" +
+      domain.cells_text() + " interior nodes and the boundary nodes on the faces (h = " +
+      number_text(h[0]) + ", " + number_text(h[1]) + ", " + number_text(h[2]) +
+      "); output cells are centred on the nodes, boundary nodes included" +
       (per_axes.empty()
            ? std::string()
            : "; periodic in " + per_axes + " (cyclic lines, h = L / n, ghost copies)"));
@@ -242,15 +242,16 @@ void check_peclet(Setup& s, const Config::Section& ps, const double (&h)[3], boo
   const double hmax = std::max({h[0], h[1], h[2]});
   const double nu = std::min(1 / s.reynolds, 1 / (s.reynolds * s.prandtl));
   s.peclet = umax * hmax / nu;
-  const std::string pe = "cell Peclet number U h / nu = " + num(s.peclet) + " (U = " + num(umax) +
-                         ", the largest boundary or initial speed; h = " + num(hmax) +
-                         ", the largest node spacing; nu = " + num(nu) +
+  const std::string pe = "cell Peclet number U h / nu = " + number_text(s.peclet) +
+                         " (U = " + number_text(umax) +
+                         ", the largest boundary or initial speed; h = " + number_text(hmax) +
+                         ", the largest node spacing; nu = " + number_text(nu) +
                          ", the smaller of 1/Re and 1/(Re Pr))";
   if (s.peclet > 2 && !warn_peclet)
     ps.fail("reynolds", pe +
                             " exceeds 2: the central scheme's rows are not diagonally dominant; "
                             "refine grid.cells to h <= " +
-                            num(2 * nu / std::max(umax, 1e-300)) +
+                            number_text(2 * nu / std::max(umax, 1e-300)) +
                             ", lower physics.reynolds, or set numerics.peclet = \"warn\"");
   if (s.peclet > 2)
     s.notes.push_back("warning: " + pe +
@@ -280,7 +281,7 @@ void describe(Setup& s, Config& c) {
                     : s.projection_preconditioner == Preconditioner::mg
                         ? "CG + multigrid " + linalg::describe(s.mg)
                         : "CG + Jacobi") +
-        " to " + num(s.projection_tolerance) + (single ? " in double" : "") +
+        " to " + number_text(s.projection_tolerance) + (single ? " in double" : "") +
         (s.incremental ? ", u -= dt grad dphi, phi += dphi (approximate: "
                        : ", u -= dt grad phi (approximate: ") +
         "central differences on the nodes)");

@@ -25,16 +25,10 @@
 #include "kflow/core/case_solver.hpp"
 #include "kflow/core/field_table.hpp"
 #include "kflow/core/model.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/linalg/mg_options.hpp"
 
 namespace kflow::split3d {
-
-// A number as split3d's messages and notes print it (6 significant digits).
-inline std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
 
 // Sides in kflow's order: west, east, south, north, bottom, top (2 axis + high).
 // Periodic sides come in pairs (Setup::periodic per axis).

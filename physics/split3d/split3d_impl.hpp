@@ -271,7 +271,7 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
         throw Error(
             "split3d: the projection's Poisson solve did not converge to solver.tolerance "
             "= " +
-            num(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
+            number_text(s_.projection_tolerance) + " in " + std::to_string(proj_.iterations) +
             " iterations (raise solver.max_iterations)");
       project(space_, p_, state_, solid_, x, dt);
       wrap(space_, p_, state_);  // periodic ghosts of the projected velocity
@@ -291,15 +291,15 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     div_ = divergence(space_, p_, state_, flux_);
     phase_end(kDivergence, 4 * R);
     if (!(div_ <= s_.divergence_limit))
-      throw Error("split3d: the divergence error " + num(div_) + " after step " +
+      throw Error("split3d: the divergence error " + number_text(div_) + " after step " +
                   std::to_string(steps_) +
-                  " exceeds run.divergence_limit = " + num(s_.divergence_limit) +
+                  " exceeds run.divergence_limit = " + number_text(s_.divergence_limit) +
                   " (the scheme does not enforce continuity; a smaller time.dt, more "
                   "numerics.global_iterations or a finer grid lower it)" +
                   (s_.cut_walls && s_.cut_smallest < near_wall_fraction
                        ? "; with numerics.body_walls = \"interpolated\" a body's surface "
                          "this near a node (the smallest link fraction is " +
-                             num(s_.cut_smallest) +
+                             number_text(s_.cut_smallest) +
                              " of a node spacing) can drive it: the staircase walls "
                              "(numerics.body_walls = \"staircase\") do not"
                        : std::string()));

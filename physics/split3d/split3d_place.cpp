@@ -85,10 +85,10 @@ void Setup::place_cells(const std::vector<unsigned char>& solid_nodes) {
           thin[std::size_t(body)][std::size_t(d)] = true;
           const double x = nodes.origin[d] + ((d == 0 ? i : d == 1 ? j : k) - 0.5) * h[d];
           problem(name(body) + " (adiabatic) is one node thick along " + std::string(1, "xyz"[d]) +
-                  " (first at " + std::string(1, "xyz"[d]) + " = " + num(x) +
+                  " (first at " + std::string(1, "xyz"[d]) + " = " + number_text(x) +
                   ") between fluid nodes: an adiabatic node copies the temperature of one "
                   "fluid neighbour per line; make the body at least 2 nodes (h = " +
-                  num(h[d]) + ") thick there");
+                  number_text(h[d]) + ") thick there");
         }
       }
   // The fluid among the interior nodes must be one connected region.
@@ -168,7 +168,7 @@ void Setup::place_cut_walls() {
   cut_smallest = q_min;
   notes.push_back("interpolated walls (numerics.body_walls): " + std::to_string(cut) +
                   " links from fluid nodes cut by the bodies' surface, the smallest at " +
-                  num(q_min) + " of a node spacing");
+                  number_text(q_min) + " of a node spacing");
 }
 
 }  // namespace kflow::split3d

@@ -11,6 +11,7 @@
 
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/case_solver.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/registry.hpp"
 #include "sides.hpp"
 
@@ -20,13 +21,6 @@ namespace {
 
 const char* side_name(int sd) {
   return kflow::side_names[sd / 2][sd % 2];
-}
-
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
 }
 
 // Volume flux into the domain through side b from its start s0 to s (exact
@@ -87,12 +81,12 @@ linalg::Grid read_grid(Setup& s, const Config::Section& gs) {
   og.length = {(nx + 2) * hx, (ny + 2) * hy, 1};
   s.fields = field_names(field_table);
   s.notes.push_back(std::to_string(nx) + " x " + std::to_string(ny) +
-                    " interior nodes and the boundary ring (h = " + num(hx) +
-                    (hx == hy ? "" : ", " + num(hy)) +
+                    " interior nodes and the boundary ring (h = " + number_text(hx) +
+                    (hx == hy ? "" : ", " + number_text(hy)) +
                     "); output cells are centred on the nodes, the ring included");
   if (std::fabs(hx - hy) > 1e-9 * std::max(hx, hy))
-    s.notes.push_back("the node spacing differs in x and y (hx = " + num(hx) + ", hy = " + num(hy) +
-                      "); the thesis uses square cells, kflow allows both");
+    s.notes.push_back("the node spacing differs in x and y (hx = " + number_text(hx) + ", hy = " +
+                      number_text(hy) + "); the thesis uses square cells, kflow allows both");
   return domain;
 }
 
@@ -227,10 +221,10 @@ void read_solver(Setup& s, Config& c, int nx, int ny) {
   s.control.tolerance = ss.get("tolerance", 1e-6, Range::at_least(0));
   if (c.section("run").get_choice("precision", {"double", "float"}, "double") == "float" &&
       s.control.tolerance > 0 && s.control.tolerance < float_tolerance(nx, ny, true))
-    s.notes.push_back("solver.tolerance = " + num(s.control.tolerance) +
+    s.notes.push_back("solver.tolerance = " + number_text(s.control.tolerance) +
                       " is below what float reaches on this grid; the solves use at least " +
-                      num(float_tolerance(nx, ny, true)) + " (psi) and " +
-                      num(float_tolerance(nx, ny, false)) +
+                      number_text(float_tolerance(nx, ny, true)) + " (psi) and " +
+                      number_text(float_tolerance(nx, ny, false)) +
                       " (omega, T): docs/models/vorticity2d.md");
   s.control.max_iterations = int(ss.get_int("max_iterations", 20000, 1, 1 << 30));
   // Multigrid converges in a few cycles (iterations): checked every one.
@@ -287,7 +281,7 @@ void boundary_psi(Setup& s, const Config::Section& bs, const linalg::Grid& domai
     int first = 0;
     while (s.side[first].kind != Kind::inflow) ++first;
     bs.fail(side_name(first),
-            "the prescribed velocities bring a net volume flux of " + num(net) +
+            "the prescribed velocities bring a net volume flux of " + number_text(net) +
                 " into the domain (mass is not conserved: psi cannot close around the "
                 "boundary); balance the inflows or make one side an outflow");
   }
@@ -368,9 +362,9 @@ void reference_scales(Setup& s, const Config::Section& ps, const linalg::Grid& d
       nb.emplace_back("rayleigh", gr * s.nu / s.kappa);
     }
   }
-  std::string line = "dimensionless numbers run (L = " + num(L) + ", U = " + num(umax) +
-                     ", delta T = " + num(s.ref_dt) + "):";
-  for (const auto& [k, v] : nb) line += " " + k + " = " + num(v);
+  std::string line = "dimensionless numbers run (L = " + number_text(L) +
+                     ", U = " + number_text(umax) + ", delta T = " + number_text(s.ref_dt) + "):";
+  for (const auto& [k, v] : nb) line += " " + k + " = " + number_text(v);
   if (nb.empty()) line += " none (fluid at rest, no buoyancy)";
   s.notes.push_back(line);
 

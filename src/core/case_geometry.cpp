@@ -14,6 +14,7 @@
 
 #include "kflow/core/case_grid.hpp"
 #include "kflow/core/input_file.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/surface.hpp"
 
@@ -35,13 +36,6 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> shape_keys =
 const std::vector<std::string> common_keys = {"shape", "name",   "translate",
                                               "scale", "rotate", "pivot"};
 
-std::string num(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -56,7 +50,7 @@ std::string box_text(const geo::Box3& b, int dim) {
     if (std::isinf(b.lo[d]) && std::isinf(b.hi[d]))
       s += " unbounded";
     else
-      s += " in [" + num(b.lo[d]) + ", " + num(b.hi[d]) + "]";
+      s += " in [" + number_text(b.lo[d]) + ", " + number_text(b.hi[d]) + "]";
   }
   return s;
 }
@@ -293,7 +287,8 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
         b.problem("",
                   "the body lies outside the domain: its bounding box is " + box_text(box, dim) +
                       ", the domain's " + box_text(domain, dim) +
-                      (dim == 2 ? " (2D: the body must cross the plane z = " + num(z0) + ")" : ""));
+                      (dim == 2 ? " (2D: the body must cross the plane z = " + number_text(z0) + ")"
+                                : ""));
         return false;
       }
       std::string sides;  // (every side it reaches, in one problem of the body)
@@ -301,7 +296,7 @@ std::vector<geo::Body> parse_bodies(Config& c, const linalg::Grid& grid, const B
         for (int s = 0; s < 2; ++s)
           if (rules.keep_off[std::size_t(a)][std::size_t(s)] && where.touches[a][s])
             sides += std::string(sides.empty() ? "" : " and the ") + side_names[a][s] + " side (" +
-                     "xyz"[a] + " = " + num(s ? domain.hi[a] : domain.lo[a]) + ")";
+                     "xyz"[a] + " = " + number_text(s ? domain.hi[a] : domain.lo[a]) + ")";
       if (!sides.empty())
         b.problem("", "the body reaches the " + sides + ", " + rules.why +
                           ": its bounding box is " + box_text(box, dim));

@@ -17,6 +17,7 @@
 #include "kflow/core/case_geometry.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/gather.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/parallel.hpp"
 #include "kflow/core/printable.hpp"
 #include "kflow/core/time_control.hpp"
@@ -193,21 +194,20 @@ std::string Run::loop() {
     // starved solver rather than the physics.
     for (const auto& [k, v] : diag_)
       if (k == "unconverged_solves" && v > 0)
-        starved = " (" + fmt(v) + " solve" + (v == 1 ? "" : "s") +
+        starved = " (" + number_text(v) + " solve" + (v == 1 ? "" : "s") +
                   " had stopped at max_iterations before this: the solver may be starved; raise "
                   "its max_iterations)";
     if (out_) {
       const std::string target = out_->directory() + ".failed";
       try {
         out_->finish(target);
-        where =
-            "; the output so far is in " + target +
-            (last_frame_time_ < 0
-                 ? " (no complete frame)"
-                 : " (its last complete frame and checkpoint: t = " + fmt(last_frame_time_) + ")") +
-            (fs::exists(out_->directory())
-                 ? ", the previous output in " + out_->directory() + " is untouched"
-                 : "");
+        where = "; the output so far is in " + target +
+                (last_frame_time_ < 0 ? " (no complete frame)"
+                                      : " (its last complete frame and checkpoint: t = " +
+                                            number_text(last_frame_time_) + ")") +
+                (fs::exists(out_->directory())
+                     ? ", the previous output in " + out_->directory() + " is untouched"
+                     : "");
       } catch (const Error&) {
       }
     }
@@ -238,8 +238,9 @@ void Run::after_step(bool at_output) {
     diag_ = model_->diagnostics(t);
     for (const auto& [k, v] : diag_)
       if (!std::isfinite(v))
-        throw Error("blow-up at step " + std::to_string(clock_.step()) + ", t = " + fmt(t) + ": " +
-                    k + " is " + fmt(v) + " (dt = " + fmt(clock_.dt()) + "); " +
+        throw Error("blow-up at step " + std::to_string(clock_.step()) + ", t = " + number_text(t) +
+                    ": " + k + " is " + number_text(v) + " (dt = " + number_text(clock_.dt()) +
+                    "); " +
                     (model_->fixed_dt() > 0
                          ? "the model fixes its time step: try a finer grid or the model's own "
                            "stability parameters"
@@ -263,7 +264,7 @@ void Run::warn_unconverged() {
   for (const auto& [k, v] : diag_)
     if (k == "unconverged_solves" && v >= warned_unconverged_ + (warned_unconverged_ ? 100 : 1)) {
       progress_.done();
-      log_ << "kflow: warning: " << fmt(v) << " solve" << (v == 1 ? "" : "s")
+      log_ << "kflow: warning: " << number_text(v) << " solve" << (v == 1 ? "" : "s")
            << " stopped at max_iterations before reaching the tolerance (by step " << clock_.step()
            << "; log.csv: unconverged_solves); raise max_iterations, or set on_unconverged = "
               "\"error\" to stop the run there\n";
@@ -279,9 +280,9 @@ void Run::check_steady() {
   if (steady_.converged()) {
     progress_.done();
     if (!opt_.quiet)
-      log_ << "kflow: steady: the change of " << st.field << " fell to " << fmt(r, 3)
-           << " per unit time (tolerance " << fmt(st.tolerance) << ") at t = " << fmt(clock_.time())
-           << ", step " << clock_.step() << "\n";
+      log_ << "kflow: steady: the change of " << st.field << " fell to " << number_text(r, 3)
+           << " per unit time (tolerance " << number_text(st.tolerance)
+           << ") at t = " << number_text(clock_.time()) << ", step " << clock_.step() << "\n";
   }
 }
 
@@ -305,10 +306,10 @@ void Run::write_frame() {
   try {
     write_frame_now();
   } catch (const std::bad_alloc&) {  // its host copies: named with the estimate
-    throw Error("out of memory: frame " + std::to_string(frame_) + " at t = " + fmt(clock_.time()) +
-                " needs about " + fmt(pc_.frame_bytes / 1e9, 3) +
-                " GB of host memory (its fields and the checkpoint's state)" +
-                free_memory_text("openmp"));
+    throw Error(
+        "out of memory: frame " + std::to_string(frame_) + " at t = " + number_text(clock_.time()) +
+        " needs about " + number_text(pc_.frame_bytes / 1e9, 3) +
+        " GB of host memory (its fields and the checkpoint's state)" + free_memory_text("openmp"));
   }
 }
 
@@ -408,10 +409,11 @@ RunResult Run::finish(const std::string& status) {
   r.diagnostics = diag_;
   if (steady_.on() && !steady_.converged() && status == "completed" && !opt_.quiet) {
     const auto& st = steady_.settings();
-    log_ << "kflow: warning: not steady by the end (t = " << fmt(r.time) << "): the change of "
-         << st.field << " is "
-         << (steady_.residual() >= 0 ? fmt(steady_.residual(), 3) : std::string("not measured yet"))
-         << " per unit time, time.steady.tolerance " << fmt(st.tolerance)
+    log_ << "kflow: warning: not steady by the end (t = " << number_text(r.time)
+         << "): the change of " << st.field << " is "
+         << (steady_.residual() >= 0 ? number_text(steady_.residual(), 3)
+                                     : std::string("not measured yet"))
+         << " per unit time, time.steady.tolerance " << number_text(st.tolerance)
          << "; raise time.end to run on\n";
   }
   r.wall_seconds = seconds_since(t_start_);
@@ -536,7 +538,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     throw;
   } catch (const std::exception& e) {  // an allocation of the state: named with the estimate
     throw Error(failure_message(e) + " (allocating the model's state, about " +
-                fmt(pc.state_bytes / 1e9, 3) + " GB for grid " + grid.cells_text() + ", " +
+                number_text(pc.state_bytes / 1e9, 3) + " GB for grid " + grid.cells_text() + ", " +
                 pc.precision + ")");
   }
   if (!opt.quiet)
@@ -544,8 +546,8 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
   // A model whose discretisation fixes the step (lattice Boltzmann).
   const double model_dt = model->fixed_dt();
   if (model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
-    throw Error("time.dt = " + fmt(pc.fixed_dt) + ", but model " + pc.model->name +
-                " steps by exactly " + fmt(model_dt, 10) +
+    throw Error("time.dt = " + number_text(pc.fixed_dt) + ", but model " + pc.model->name +
+                " steps by exactly " + number_text(model_dt, 10) +
                 " (fixed by its discretisation); leave time.dt out");
   if (!opt.restart.empty()) {
     // A checkpoint holds the global grid's arrays: each rank takes its block.
@@ -559,7 +561,7 @@ RunResult run(PreparedCase& pc, const RunOptions& opt, std::ostream& log) {
     }
     if (!opt.quiet)
       log << "kflow: restarting from " << opt.restart << " at step " << start.step
-          << ", t = " << fmt(start.t) << "\n";
+          << ", t = " << number_text(start.t) << "\n";
   }
   Run r(pc, opt, log, std::move(model), start, t_start, std::move(out));
   return r.finish(r.loop());

@@ -11,6 +11,7 @@
 #include "kflow/core/backend.hpp"
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
+#include "kflow/core/number_text.hpp"
 #include "progress.hpp"
 
 namespace fs = std::filesystem;
@@ -21,10 +22,11 @@ namespace kflow {
 // messages about memory.
 std::string free_memory_text(const std::string& backend) {
   const double free = available_memory(backend);
-  std::string t = free > 0 ? ", " + fmt(free / 1e9, 3) + " GB are free here" : std::string();
+  std::string t =
+      free > 0 ? ", " + number_text(free / 1e9, 3) + " GB are free here" : std::string();
   rlimit lim{};
   if (backend != "cuda" && ::getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
-    t += " and this process may use at most " + fmt(double(lim.rlim_cur) / 1e9, 3) +
+    t += " and this process may use at most " + number_text(double(lim.rlim_cur) / 1e9, 3) +
          " GB (ulimit -v)";
   return t;
 }
@@ -59,7 +61,7 @@ std::string failure_message(const std::exception& e) {
 void check_memory(double device_bytes, double host_bytes, const std::string& backend,
                   const std::string& what, const std::string& detail, const std::string& advice) {
   auto gb = [](double b) {
-    return fmt(b / 1e9, 3) + " GB";
+    return number_text(b / 1e9, 3) + " GB";
   };
   const bool host = backend != "cuda";
   const double free = available_memory(backend), host_free = available_memory("openmp");

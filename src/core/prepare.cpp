@@ -10,6 +10,7 @@
 #include "kflow/core/backend.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/input_file.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/parallel.hpp"
 #include "kflow/core/precision.hpp"
 #include "kflow/io/run_output.hpp"
@@ -36,9 +37,10 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
   const double model_dt = pc.setup->fixed_dt, fixed = model_dt > 0 ? model_dt : pc.fixed_dt;
   const double most_dt = fixed > 0 ? fixed : pc.safety * pc.setup->stable_dt_bound;
   const std::string step_text =
-      fixed > 0 ? (model_dt > 0 ? "model " + pc.model->name + "'s fixed step " + fmt(model_dt)
-                                : "time.dt = " + fmt(fixed))
-                : "at most " + fmt(most_dt) + " (time.safety_factor x this case's stable step)";
+      fixed > 0
+          ? (model_dt > 0 ? "model " + pc.model->name + "'s fixed step " + number_text(model_dt)
+                          : "time.dt = " + number_text(fixed))
+          : "at most " + number_text(most_dt) + " (time.safety_factor x this case's stable step)";
   // steps: at least end / dt where the step is known or bounded (a lower
   // bound: what is refused would certainly be too much)
   double steps = pc.max_steps > 0 ? double(pc.max_steps) : 0;
@@ -46,8 +48,8 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
     const double need = std::ceil(pc.end / most_dt * (1 - 1e-12));
     if (need > most_steps && pc.max_steps == 0)
       ts.problem(pc.fixed_dt > 0 ? "dt" : "end",
-                 "time.end = " + fmt(pc.end) + " takes " + fmt(need, 3) + " steps of " + step_text +
-                     "; kflow runs at most " + fmt(most_steps) +
+                 "time.end = " + number_text(pc.end) + " takes " + number_text(need, 3) +
+                     " steps of " + step_text + "; kflow runs at most " + number_text(most_steps) +
                      " steps: a shorter time.end, a larger step or other physics parameters");
     steps = steps > 0 ? std::min(steps, need) : need;
   }
@@ -62,27 +64,28 @@ void check_run_length(PreparedCase& pc, const Config::Section& ts, const Config:
   if (pc.output_every > 0 && t_end > 0) {
     frames = std::floor(t_end / pc.output_every);
     if (fixed > 0 && steps > 0) frames = std::min(frames, steps);
-    frames_why = "output.every = " + fmt(pc.output_every) + " up to t = " + fmt(t_end);
+    frames_why =
+        "output.every = " + number_text(pc.output_every) + " up to t = " + number_text(t_end);
   } else if (pc.output_every > 0 && fixed <= 0 && pc.output_every < pc.dt_floor && steps > 0) {
     frames = steps;  // (every step is shortened to land on an output time)
-    frames_why = "output.every = " + fmt(pc.output_every) +
-                 ", below time.dt_floor = " + fmt(pc.dt_floor) +
-                 " (every step lands on an output time), over " + fmt(steps, 3) + " steps";
+    frames_why = "output.every = " + number_text(pc.output_every) +
+                 ", below time.dt_floor = " + number_text(pc.dt_floor) +
+                 " (every step lands on an output time), over " + number_text(steps, 3) + " steps";
   } else if (pc.output_every_steps > 0 && steps > 0) {
     frames = std::floor(steps / double(pc.output_every_steps));
     frames_why = "output.every_steps = " + std::to_string(pc.output_every_steps) + " over " +
-                 fmt(steps, 3) + " steps";
+                 number_text(steps, 3) + " steps";
   }
   if (frames > most_frames)
     os.problem(pc.output_every > 0 ? "every" : "every_steps",
-               frames_why + " writes " + fmt(frames, 3) + " frames; kflow writes at most " +
-                   fmt(most_frames) + " (a file each): a larger output interval");
+               frames_why + " writes " + number_text(frames, 3) + " frames; kflow writes at most " +
+                   number_text(most_frames) + " (a file each): a larger output interval");
   if (steps > 0 && steps <= most_steps && steps / double(pc.log_every) > most_rows)
     os.problem("log_every",
                std::to_string(pc.log_every) + " step" + (pc.log_every == 1 ? "" : "s") +
-                   " between log rows over " + fmt(steps, 3) + " steps writes " +
-                   fmt(steps / double(pc.log_every), 3) + " rows to log.csv; at most " +
-                   fmt(most_rows) + ": a larger output.log_every");
+                   " between log rows over " + number_text(steps, 3) + " steps writes " +
+                   number_text(steps / double(pc.log_every), 3) + " rows to log.csv; at most " +
+                   number_text(most_rows) + ": a larger output.log_every");
 }
 
 // Why a line's reference data cannot be one ("" when it can): a regular,
@@ -215,7 +218,7 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
                  "missing; a case with time.steps and no time.end needs the model time "
                  "between checks");
     else if (pc.end > 0 && st.every >= pc.end && !ss.reported("every"))
-      ss.problem("every", fmt(st.every) + " reaches time.end = " + fmt(pc.end) +
+      ss.problem("every", number_text(st.every) + " reaches time.end = " + number_text(pc.end) +
                               "; expected less, so that a check runs before the end");
   }
   const auto& grid = pc.setup->grid;
@@ -238,10 +241,10 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
       l.to[d] = to[d];
       for (double x : {from[d], to[d]})
         if (x < grid.origin[d] - 1e-12 || x > grid.origin[d] + grid.length[d] + 1e-12)
-          ls.problem(x == from[d] ? "from" : "to", "point outside the domain [" +
-                                                       fmt(grid.origin[d]) + ", " +
-                                                       fmt(grid.origin[d] + grid.length[d]) +
-                                                       "] in direction " + std::to_string(d));
+          ls.problem(x == from[d] ? "from" : "to",
+                     "point outside the domain [" + number_text(grid.origin[d]) + ", " +
+                         number_text(grid.origin[d] + grid.length[d]) + "] in direction " +
+                         std::to_string(d));
     }
     int most = 1;
     for (int d = 0; d < grid.dim; ++d) most = std::max(most, grid.cells[d]);
@@ -268,10 +271,11 @@ PreparedCase prepare(Config config, const RunOptions& opt) {
   // What the run would refuse, check refuses too.
   if (const double model_dt = pc.setup->fixed_dt;
       model_dt > 0 && pc.fixed_dt > 0 && std::abs(pc.fixed_dt - model_dt) > 1e-9 * model_dt)
-    ts.problem("dt", "model " + model_name + " steps by exactly " + fmt(model_dt, 10) +
+    ts.problem("dt", "model " + model_name + " steps by exactly " + number_text(model_dt, 10) +
                          " (fixed by its discretisation); leave time.dt out");
   if (const double bound = pc.setup->stable_dt_bound; bound > 0 && pc.fixed_dt > bound)
-    ts.problem("dt", "time.dt = " + fmt(pc.fixed_dt) + " exceeds the stable step " + fmt(bound) +
+    ts.problem("dt", "time.dt = " + number_text(pc.fixed_dt) + " exceeds the stable step " +
+                         number_text(bound) +
                          " of this case; lower time.dt or use time.safety_factor");
   for (std::size_t k = 0; k < pc.lines.size(); ++k)
     for (std::size_t j = 0; j < k; ++j)

@@ -1,4 +1,5 @@
 #include "progress.hpp"
+#include "kflow/core/number_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,6 @@ namespace kflow {
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string fmt(double v, int prec) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", prec, v);
-  return b;
 }
 
 std::string hms(double s) {
@@ -43,8 +38,8 @@ void Progress::update(long step, double t, double dt, double end, long max_steps
   if (max_steps > 0) frac = std::max(frac, double(step - step0) / double(max_steps - step0));
   const double eta = frac > 0 ? wall * (1 - frac) / frac : -1;
   std::ostringstream s;
-  s << "step " << step << "  t = " << fmt(t) << "  dt = " << fmt(dt, 4) << "  wall " << hms(wall)
-    << "  left ~" << hms(eta) << "  (" << fmt(100 * frac, 3) << "%)";
+  s << "step " << step << "  t = " << number_text(t) << "  dt = " << number_text(dt, 4) << "  wall "
+    << hms(wall) << "  left ~" << hms(eta) << "  (" << number_text(100 * frac, 3) << "%)";
   if (tty_)
     out_ << "\r" << s.str() << "\033[K" << std::flush;
   else

@@ -10,8 +10,7 @@ namespace kflow {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0);
 
-std::string fmt(double v, int prec = 6);  // %.*g
-std::string hms(double seconds);          // 1h02m03s, 4m05s, 6.7s; "?" when unknown
+std::string hms(double seconds);  // 1h02m03s, 4m05s, 6.7s; "?" when unknown
 
 // One updating line on a terminal, a line every 10 seconds otherwise (logs, CI).
 class Progress {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kflow/core/error.hpp"
+#include "kflow/core/number_text.hpp"
 #include "kflow/core/printable.hpp"
 #include "progress.hpp"
 
@@ -72,10 +73,10 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
   if (const auto g = io::grid_from_meta(ck, f); !(g == grid)) {
     auto text = [](const linalg::Grid& x) {
       std::string t = x.cells_text() + " cells on ";
-      for (int d = 0; d < x.dim; ++d) t += (d ? " x " : "") + fmt(x.length[d], 10);
+      for (int d = 0; d < x.dim; ++d) t += (d ? " x " : "") + number_text(x.length[d], 10);
       return t + (x.origin[0] || x.origin[1] || x.origin[2]
-                      ? " from (" + fmt(x.origin[0]) + ", " + fmt(x.origin[1]) + ", " +
-                            fmt(x.origin[2]) + ")"
+                      ? " from (" + number_text(x.origin[0]) + ", " + number_text(x.origin[1]) +
+                            ", " + number_text(x.origin[2]) + ")"
                       : "");
     };
     throw Error(f + ": checkpoint grid " + text(g) + " differs from the case's grid " + text(grid) +
@@ -94,8 +95,8 @@ io::FieldFile read_checkpoint(const PreparedCase& pc, const std::string& f, Star
     if (s.stop_frame) --s.next_frame;
   }
   if ((pc.end > 0 && s.t >= pc.end) || (pc.max_steps > 0 && s.step >= pc.max_steps))
-    throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " + fmt(s.t) +
-                ", already at the case's end; raise time.end or time.steps");
+    throw Error(f + ": the checkpoint is at step " + std::to_string(s.step) + ", t = " +
+                number_text(s.t) + ", already at the case's end; raise time.end or time.steps");
   return ck;
 }
 
