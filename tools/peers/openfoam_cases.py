@@ -158,11 +158,13 @@ mergePatchPairs ();
 
 def cavity_result_openfoam(d, n):
     t, name = latest_time(d)
-    u = [v[0] for v in read_internal(os.path.join(d, name, "U"), 3)]
+    vel = read_internal(os.path.join(d, name, "U"), 3)
+    u = [c[0] for c in vel]
     if len(u) != n * n:
         die(f"{d}/{name}/U: {len(u)} cells, not {n * n}")
     v, x, y = psi_min_from_u(u, n, n)
-    return v, x, y, t
+    du, dv = ghia_deviation(u, [c[1] for c in vel], n, n, (0.0, 0.0), (1.0 / n, 1.0 / n))
+    return v, x, y, t, du, dv
 
 
 # ---------------------------------------------------------------- DFG

@@ -225,5 +225,48 @@ def psi_min_from_u(u, nx, ny):
     return vx + vy - best, (bi + 0.5 + ox) * k, (bj + oy) * h
 
 
+# ------------------------------------------------------ Ghia's centre lines
+def read_vti_geometry(path):
+    """Origin and spacing (x, y) of a kflow .vti frame."""
+    head = open(path, "rb").read(4096).decode(errors="replace")
+    origin = [float(x) for x in re.search(r'Origin="([^"]+)"', head).group(1).split()]
+    spacing = [float(x) for x in re.search(r'Spacing="([^"]+)"', head).group(1).split()]
+    return origin[:2], spacing[:2]
+
+
+def reference_columns(name):
+    """(coordinates, values) of a two-column reference CSV in cases/reference."""
+    with open(os.path.join(TOP, "cases", "reference", name)) as f:
+        rows = list(csv.reader(l for l in f if not l.startswith("#")))
+    return [float(r[0]) for r in rows[1:]], [float(r[1]) for r in rows[1:]]
+
+
+def bilinear(c, nx, ny, origin, h, x, y):
+    """Cell values c (i fastest) at cell centres origin + (i + 1/2) h, at (x, y)."""
+    fx = min(max((x - origin[0]) / h[0] - 0.5, 0.0), nx - 1.0)
+    fy = min(max((y - origin[1]) / h[1] - 0.5, 0.0), ny - 1.0)
+    i, j = min(int(fx), nx - 2), min(int(fy), ny - 2)
+    a, b = fx - i, fy - j
+    at = lambda ii, jj: c[ii + nx * jj]
+    return ((1 - a) * (1 - b) * at(i, j) + a * (1 - b) * at(i + 1, j) +
+            (1 - a) * b * at(i, j + 1) + a * b * at(i + 1, j + 1))
+
+
+def ghia_deviation(u, v, nx, ny, origin, h):
+    """The largest |u - Ghia| on the vertical centre line and |v - Ghia| on the
+    horizontal one (Ghia, Ghia & Shin 1982, Re = 1000, Tables I and II; the
+    interior points, the walls' values being given), cell values interpolated
+    bilinearly: (du, dv)."""
+    ys, us = reference_columns("ghia1982_re1000_u.csv")
+    xs, vs = reference_columns("ghia1982_re1000_v.csv")
+    du = max(abs(bilinear(u, nx, ny, origin, h, 0.5, y) - r) for y, r in zip(ys, us) if 0 < y < 1)
+    dv = max(abs(bilinear(v, nx, ny, origin, h, x, 0.5) - r) for x, r in zip(xs, vs) if 0 < x < 1)
+    return du, dv
+
+
+def ghia_text(du, dv):
+    return f"centre lines against Ghia: u {du:.4f}, v {dv:.4f}"
+
+
 def psi_text(v, x, y):
     return f"ψ_min {v:.5f} at ({x:.4f}, {y:.4f}): {100 * (v / PSI_REF - 1):+.2f} %"
