@@ -24,6 +24,7 @@
 //   divergence error, stop above run.divergence_limit
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -51,7 +52,7 @@
 namespace kflow::split3d {
 
 template <class ExecSpace, class Real>
-class Model final : public kflow::Model, public kflow::PhaseTimes {
+class Model final : public kflow::Model {
   using Mem = typename ExecSpace::memory_space;
   using F3 = linalg::Field3<Real, Mem>;
   using V = Vars<Real, Mem>;
@@ -139,17 +140,18 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   // bound; the Peclet check is on the grid).
   double stable_dt(double) const override { return std::numeric_limits<double>::infinity(); }
 
+  // Each phase of a step is a Kokkos Profiling region inside the step's
+  // (kflow bench times them: region_bytes).
   void step(double, double dt) override {
+    Kokkos::Profiling::ScopedRegion step_region("kflow::split3d::step");
     // Decision 4: tau = dt per direction (classical LOD); "third": dt / 3 as
     // the authors' code.
     p_.tau = Real(s_.third ? dt / 3 : dt);
     const Params<Real> p_t = swap_xy(p_);
-    constexpr double R = sizeof(Real);
     if (s_.incremental) {  // the pressure of the last step acts on this one's input
-      phase_begin(kProjection);
+      Kokkos::Profiling::ScopedRegion phase("kflow::split3d::projection");
       project(space_, p_, state_, solid_, phi_, dt);
       wrap(space_, p_, state_);
-      phase_end(kProjection, 0);
     }
     const bool picard = s_.update == Update::picard;
     const V* out = nullptr;
@@ -173,58 +175,61 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                               : xy                          ? solid_t_
                                                             : solid_;
         if (xy) {
-          phase_begin(kTranspose);
+          Kokkos::Profiling::ScopedRegion phase("kflow::split3d::transpose");
           // X's input is U^n in every global iteration, and so is ũ in the first
           if (g == 0)
             swap_xy(space_, *in, in_t_, nl_t_);
           else
             swap_xy(space_, nl_, nl_t_);
-          phase_end(kTranspose, (g == 0 ? 12 : 8) * R);
         }
-        phase_begin(kCopies);
-        const long copied = copy_unsolved(space_, pf, df, inf, of);
-        phase_end(kCopies, 8 * R * double(copied) / double(of.q[0].span()));
+        {
+          Kokkos::Profiling::ScopedRegion phase("kflow::split3d::copies");
+          copy_unsolved(space_, pf, df, inf, of);
+        }
         int used = 0;  // local iterations of this direction
         bool met = false, back = false;
         for (int l = 0; l < s_.local_iterations; ++l) {
-          phase_begin(dir);
-          // u, v, w in one batch, T in another (RowPart), the rows built in
-          // the solve.  T's launch on side_, beside the velocity's: fewer
-          // threads, more registers each, so on a GPU its last wave leaves
-          // SMs to the other (192^3 sweeps 38 -> 51-53 % of the ceiling in
-          // double: docs/performance.md, "Tuning choices").  side_ starts
-          // after what space_ queued; the next work waits for both.
-          // Periodic lines alike, in the cyclic solve.
-          const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
-          const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf,
-                                                             walls_.sweep[dir]);
-          const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf, walls_.sweep[dir]);
-          space_.fence("kflow::split3d::sweep");
-          if (pf.periodic[df]) {
-            tri_side_.start_rows_cyclic(vars_of(sh4, 3, 1), tr, of.all);
-            tri_.start_rows_cyclic(vars_of(sh4, 0, 3), vr, of.all);
-          } else {
-            tri_side_.start_rows(vars_of(sh4, 3, 1), tr, of.all);
-            tri_.start_rows(vars_of(sh4, 0, 3), vr, of.all);
+          {
+            Kokkos::Profiling::ScopedRegion phase(sweep_region[dir]);
+            // u, v, w in one batch, T in another (RowPart), the rows built in
+            // the solve.  T's launch on side_, beside the velocity's: fewer
+            // threads, more registers each, so on a GPU its last wave leaves
+            // SMs to the other (192^3 sweeps 38 -> 51-53 % of the ceiling in
+            // double: docs/performance.md, "Tuning choices").  side_ starts
+            // after what space_ queued; the next work waits for both.
+            // Periodic lines alike, in the cyclic solve.
+            const linalg::TridiagShape& sh4 = xy ? shape_t_ : shape4_[dir];
+            const LineRows<Real, Mem, RowPart::temperature> tr(pf, df, nlf, inf, sf,
+                                                               walls_.sweep[dir]);
+            const LineRows<Real, Mem, RowPart::velocity> vr(pf, df, nlf, inf, sf,
+                                                            walls_.sweep[dir]);
+            space_.fence("kflow::split3d::sweep");
+            if (pf.periodic[df]) {
+              tri_side_.start_rows_cyclic(vars_of(sh4, 3, 1), tr, of.all);
+              tri_.start_rows_cyclic(vars_of(sh4, 0, 3), vr, of.all);
+            } else {
+              tri_side_.start_rows(vars_of(sh4, 3, 1), tr, of.all);
+              tri_.start_rows(vars_of(sh4, 0, 3), vr, of.all);
+            }
+            tri_side_.finish();
+            tri_.finish();
           }
-          tri_side_.finish();
-          tri_.finish();
-          phase_end(dir, 4 * 7 * R);  // as bytes_per_cell_step counts a sweep
           // X's last local iteration: the update on the way back to the
           // model's frame.  It gives no change: the stopping rule reads the
           // last iteration's only when it is also the first (`settled`).
           back = xy && l == s_.local_iterations - 1 && !(tol > 0 && l == 0);
-          phase_begin(back ? kUpdateBack : kUpdate);
-          wrap(space_, pf, of);  // periodic ghosts of what this sweep solved
-          if (back) {
-            update_back(space_, pf, picard, nlf, of, nl_, o);
-            wrap(space_, p_, nl_);
-          } else {
-            update(space_, pf, df, picard, nlf, of, change_);
-            wrap(space_, pf, nlf);
+          {
+            Kokkos::Profiling::ScopedRegion phase(back ? "kflow::split3d::update_back"
+                                                       : "kflow::split3d::update");
+            wrap(space_, pf, of);  // periodic ghosts of what this sweep solved
+            if (back) {
+              update_back(space_, pf, picard, nlf, of, nl_, o);
+              wrap(space_, p_, nl_);
+            } else {
+              update(space_, pf, df, picard, nlf, of, change_);
+              wrap(space_, pf, nlf);
+            }
           }
-          // the update's 12 values a node as bytes_per_cell_step, the way back's 16
-          phase_end(back ? kUpdateBack : kUpdate, back ? 16 * R : 12 * R);
           ++used;
           if (tol > 0 && !back) {  // one scalar read back: the stopping rule's
             Kokkos::deep_copy(space_, change_host_, change_);
@@ -234,10 +239,9 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
           }
         }
         if (xy && !back) {  // back to the model's frame (met before the last iteration)
-          phase_begin(kTranspose);
+          Kokkos::Profiling::ScopedRegion phase("kflow::split3d::transpose");
           swap_xy(space_, out_t_, o);
           swap_xy(space_, nl_t_, nl_);
-          phase_end(kTranspose, 16 * R);
         }
         last_sweeps_ += used;
         settled = settled && met && used == 1;
@@ -246,11 +250,12 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
       if (settled) break;
     }
     sweeps_ += last_sweeps_;
-    phase_begin(kCopies);
-    for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, state_.q[q], out->q[q]);
-    phase_end(kCopies, 8 * R);
+    {
+      Kokkos::Profiling::ScopedRegion phase("kflow::split3d::copies");
+      for (int q = 0; q < 4; ++q) Kokkos::deep_copy(space_, state_.q[q], out->q[q]);
+    }
     if (s_.projection) {
-      phase_begin(kProjection);
+      Kokkos::Profiling::ScopedRegion phase("kflow::split3d::projection");
       projection_rhs(space_, p_, state_, solid_, dt, rhs_, walls_.model);
       linalg::SolveControl control;
       control.tolerance = s_.projection_tolerance;
@@ -282,14 +287,14 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
             Kokkos::RangePolicy<ExecSpace>(space_, 0, phi.extent(0)),
             KOKKOS_LAMBDA(long m) { phi(m) += dphi(m); });
       }
-      phase_end(kProjection, 0);
     }
     ++steps_;
     // Decision 7: the divergence error after every step; a run above the
     // limit stops (the authors' code: 0.01).  One scalar read back per step.
-    phase_begin(kDivergence);
-    div_ = divergence(space_, p_, state_, flux_);
-    phase_end(kDivergence, 4 * R);
+    {
+      Kokkos::Profiling::ScopedRegion phase("kflow::split3d::divergence");
+      div_ = divergence(space_, p_, state_, flux_);
+    }
     if (!(div_ <= s_.divergence_limit))
       throw Error("split3d: the divergence error " + number_text(div_) + " after step " +
                   std::to_string(steps_) +
@@ -305,22 +310,19 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
                        : std::string()));
   }
 
-  PhaseTimes* phase_times() override { return this; }
-  void time_phases(bool on) override {
-    timing_ = on;
-    phases_.assign(kPhases, Phase{});
-    const char* names[kPhases] = {"X sweep (assembly + solve of u, v, w, T)",
-                                  "Y sweep",
-                                  "Z sweep",
-                                  "layer update and periodic ghosts",
-                                  "copies of the fields",
-                                  "projection",
-                                  "divergence error",
-                                  "transpositions (X with x and y exchanged)",
-                                  "X's last layer update with the transposition back"};
-    for (int k = 0; k < kPhases; ++k) phases_[k].name = names[k];
+  // The phases whose calls move the same bytes: a sweep as
+  // bytes_per_cell_step counts it, the layer update's 12 values a node, the
+  // way back's 16.  (The transpositions and copies move more or less by the
+  // call.)
+  std::vector<RegionBytes> region_bytes() const override {
+    constexpr double R = sizeof(Real);
+    return {{sweep_region[0], 4 * 7 * R},
+            {sweep_region[1], 4 * 7 * R},
+            {sweep_region[2], 4 * 7 * R},
+            {"kflow::split3d::update", 12 * R},
+            {"kflow::split3d::update_back", 16 * R},
+            {"kflow::split3d::divergence", 4 * R}};
   }
-  std::vector<Phase> phases() const override { return phases_; }
 
   Diagnostics diagnostics(double) override;
   HostField field(const std::string& name, double) override;
@@ -351,31 +353,8 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
     return std::string("kflow::split3d::") + names[q];
   }
 
-  // Phases of a step (0, 1, 2 the sweeps), each a Kokkos::Profiling region
-  // (Kokkos Tools see them) and, while kflow bench times them (PhaseTimes),
-  // timed between two fences.
-  enum { kUpdate = 3, kCopies, kProjection, kDivergence, kTranspose, kUpdateBack, kPhases };
-  static const char* region(int k) {
-    static const char* const names[kPhases] = {
-        "kflow::split3d::x_sweep",    "kflow::split3d::y_sweep",   "kflow::split3d::z_sweep",
-        "kflow::split3d::update",     "kflow::split3d::copies",    "kflow::split3d::projection",
-        "kflow::split3d::divergence", "kflow::split3d::transpose", "kflow::split3d::update_back"};
-    return names[k];
-  }
-  void phase_begin(int k) {
-    Kokkos::Profiling::pushRegion(region(k));
-    if (!timing_) return;
-    space_.fence("kflow::split3d::phase");
-    phase_clock_.reset();
-  }
-  void phase_end(int k, double bytes_per_cell) {
-    Kokkos::Profiling::popRegion();
-    if (!timing_) return;
-    space_.fence("kflow::split3d::phase");
-    phases_[k].seconds += phase_clock_.seconds();
-    phases_[k].bytes_per_cell += bytes_per_cell;
-    ++phases_[k].calls;
-  }
+  static constexpr const char* sweep_region[3] = {
+      "kflow::split3d::x_sweep", "kflow::split3d::y_sweep", "kflow::split3d::z_sweep"};
 
   // phi from a checkpoint; a float run's from before the projection was in
   // double holds float32 values, widened exactly.
@@ -454,9 +433,6 @@ class Model final : public kflow::Model, public kflow::PhaseTimes {
   long sweeps_ = 0;      // local iterations (over directions) since the start
   int last_sweeps_ = 0;  // those of the last step
   Kokkos::View<Real, Kokkos::HostSpace> change_host_{"kflow::split3d::change_host"};
-  bool timing_ = false;
-  std::vector<Phase> phases_;
-  Kokkos::Timer phase_clock_;
 };
 
 // Host copies on every node, as (n+2)^3 output cells centred on the nodes.

@@ -164,12 +164,14 @@ int cmd_bench(const Args& a) {
     std::cout << "  " << key
               << (key.find("_total") != std::string::npos ? " per step: " : " (last step): ")
               << value << "\n";
-  if (!r.phases.empty()) std::cout << "  phases (a second run, waiting around each), per step:\n";
+  // Each Profiling region's time, nested as the regions were (a second run).
+  if (!r.phases.empty())
+    std::cout << "  phases (a second run, waiting for the device at each region's start and "
+                 "end), per step:\n";
   const double cells = r.cell_updates_per_second * r.seconds / double(r.steps);
   for (const auto& ph : r.phases) {
-    if (ph.calls == 0) continue;
-    std::cout << "    " << ph.name << ": " << ph.seconds * 1e3 << " ms ("
-              << double(ph.calls) / double(r.steps) << " calls)";
+    std::cout << std::string(std::size_t(4 + 2 * ph.depth), ' ') << ph.name << ": "
+              << ph.seconds * 1e3 << " ms (" << ph.calls << (ph.calls == 1 ? " call)" : " calls)");
     if (ph.bytes_per_cell > 0 && ph.seconds > 0) {
       const double bps = ph.bytes_per_cell * cells / ph.seconds;
       std::cout << ", " << gbs(bps) << " = " << 100 * bps / r.stream.ceiling.bytes_per_second

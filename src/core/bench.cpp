@@ -17,6 +17,7 @@
 #include "kflow/core/driver.hpp"
 #include "kflow/core/error.hpp"
 #include "kflow/core/printable.hpp"
+#include "kflow/core/region_timer.hpp"
 #include "kflow/core/registry.hpp"
 #include "kflow/linalg/space.hpp"
 #include "kflow/linalg/stream.hpp"
@@ -199,15 +200,22 @@ ModelBenchResult bench_model(const std::string& model, const std::string& backen
       r.per_step.emplace_back(k, total ? (v - v0) / double(r.steps * r.repeat) : v);
     }
   }
-  if (PhaseTimes* pt = m->phase_times()) {
-    pt->time_phases(true);
-    for (long k = 0; k < r.steps; ++k, t += dt) m->step(t, dt);
-    m->fence();
-    r.phases = pt->phases();
-    pt->time_phases(false);
-    for (auto& ph : r.phases) {
-      ph.seconds /= double(r.steps);
-      ph.bytes_per_cell /= double(r.steps);
+  {
+    std::vector<RegionTimer::Region> regions;
+    {
+      RegionTimer timer;
+      for (long k = 0; k < r.steps; ++k, t += dt) m->step(t, dt);
+      m->fence();
+      regions = timer.regions();
+    }
+    const auto bytes = m->region_bytes();
+    const double steps = double(r.steps);
+    for (const auto& reg : regions) {
+      ModelBenchResult::Phase ph{reg.name, reg.depth, reg.seconds / steps,
+                                 double(reg.calls) / steps};
+      for (const auto& b : bytes)
+        if (b.region == reg.name) ph.bytes_per_cell = b.bytes_per_cell * ph.calls;
+      r.phases.push_back(ph);
     }
   }
   m.reset();

@@ -55,9 +55,16 @@ struct ModelBenchResult {
   // (diagnostics "*_total", e.g. solver iterations), and the last step's
   // per-solve counts ("*_iterations").
   std::vector<std::pair<std::string, double>> per_step;
-  // Where the model offers PhaseTimes: a second run of `steps` steps with the
-  // phases timed: seconds and ideal bytes per cell per step, calls in all.
-  std::vector<PhaseTimes::Phase> phases;
+  // A second run of `steps` steps with every Profiling region timed
+  // (RegionTimer: the device waited for at each region's start and end),
+  // depth first: per step, the region's inclusive seconds, its calls and the
+  // ideal bytes per cell its calls moved (Model::region_bytes; 0: not counted).
+  struct Phase {
+    std::string name;
+    int depth = 0;
+    double seconds = 0, calls = 0, bytes_per_cell = 0;
+  };
+  std::vector<Phase> phases;
   StreamResult stream;
 };
 

@@ -111,22 +111,11 @@ class DeviceDt {
   virtual std::vector<double> device_dts(long n) = 0;
 };
 
-// Optional capability: the time of each phase of a step (kflow bench).  While
-// timing is on, the model waits for the device around each phase and adds its
-// wall time; the waits cost time, so the bench times the whole step without
-// them first.  bytes_per_cell: what an ideal implementation of the phase moves
-// per cell, summed over its calls (0: not counted).
-class PhaseTimes {
- public:
-  struct Phase {
-    std::string name;
-    double seconds = 0, bytes_per_cell = 0;
-    long calls = 0;
-  };
-  virtual ~PhaseTimes() = default;
-  // on = true clears the totals.
-  virtual void time_phases(bool on) = 0;
-  virtual std::vector<Phase> phases() const = 0;
+// What one call of a model's Profiling region moves per cell in an ideal
+// implementation (kflow bench's phase table: the region's bandwidth).
+struct RegionBytes {
+  std::string region;  // "kflow::split3d::x_sweep"
+  double bytes_per_cell = 0;
 };
 
 class Model {
@@ -144,7 +133,6 @@ class Model {
   virtual void step(double t, double dt) = 0;
   // Optional capabilities (nullptr: not offered).
   virtual DeviceDt* device_dt() { return nullptr; }
-  virtual PhaseTimes* phase_times() { return nullptr; }
   // Scalar diagnostics at time t (device reductions; the log's columns).
   virtual Diagnostics diagnostics(double t) = 0;
   // A field at time t, copied to the host (output steps only).
@@ -154,6 +142,10 @@ class Model {
   // Bytes moved per cell and step by an ideal implementation (for the
   // effective bandwidth in summaries and benchmarks).
   virtual double bytes_per_cell_step() const = 0;
+  // The same per call of the phase regions whose calls all move the same
+  // bytes (kflow bench times every region: docs/performance.md, "Profiling a
+  // run"); the regions not listed are timed without a bandwidth.
+  virtual std::vector<RegionBytes> region_bytes() const { return {}; }
   // Waits for all work submitted by the model.
   virtual void fence() = 0;
   // Wall time this rank spent in halo exchanges so far (distributed runs).
