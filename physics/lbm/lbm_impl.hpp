@@ -171,25 +171,29 @@ class Model final : public kflow::Model {
     return s_.dt;
   }
 
-  // One lattice step (dt is always s_.dt: fixed_dt).
+  // One lattice step (dt is always s_.dt: fixed_dt): a Kokkos Profiling
+  // region, with its phases inside it (the halo exchanges of a distributed
+  // run, the outflows' and bodies' links, the streaming and collision).
   void step(double t, double) override {
     Kokkos::Profiling::ScopedRegion region("kflow::lbm::step");
     ramp(t);
     if (!s_.in_place) {
-      if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
+      exchange();
       boundaries(Mode::two_grid);
-      Step::step(space_, Mode::two_grid, a_, b_, geo_, off_);
+      stream_collide(Mode::two_grid, b_);
       std::swap(a_, b_);
     } else if (layout_ == Layout::swapped) {
-      if (halo_) halo_->exchange(linalg::dist::components_on(lg_, a_.v));
+      exchange();
       boundaries(Mode::aa_stream);
-      Step::step(space_, Mode::aa_stream, a_, a_, geo_, off_);
-      if (halo_)
+      stream_collide(Mode::aa_stream, a_);
+      if (halo_) {
+        Kokkos::Profiling::ScopedRegion phase("kflow::lbm::halo");
         halo_->reverse(linalg::dist::components_on(lg_, a_.v), WrittenByBounceBack<L, Real>{geo_});
+      }
       layout_ = Layout::pushed;
     } else {
       boundaries(Mode::aa_local);
-      Step::step(space_, Mode::aa_local, a_, a_, geo_, off_);
+      stream_collide(Mode::aa_local, a_);
       layout_ = Layout::swapped;
     }
   }
@@ -409,8 +413,22 @@ class Model final : public kflow::Model {
         if (d < s_.grid.dim && s_.bc[d][side] == Bc::inflow) geo_.scale[d][side] = Real(r);
   }
 
+  // The halo of a distributed run (none on one rank).
+  void exchange() {
+    if (!halo_) return;
+    Kokkos::Profiling::ScopedRegion phase("kflow::lbm::halo");
+    halo_->exchange(linalg::dist::components_on(lg_, a_.v));
+  }
+
+  // Streaming and collision from a_ into `to` (a_ itself in place).
+  void stream_collide(Mode mode, const Pops& to) {
+    Kokkos::Profiling::ScopedRegion phase("kflow::lbm::stream_collide");
+    Step::step(space_, mode, a_, to, geo_, off_);
+  }
+
   // The outflows' and the bodies' populations for the next step, in `mode`.
   void boundaries(Mode mode) {
+    Kokkos::Profiling::ScopedRegion phase("kflow::lbm::boundaries");
     const Layout now = mode == Mode::two_grid    ? Layout::normal
                        : mode == Mode::aa_stream ? Layout::swapped
                                                  : Layout::pushed;

@@ -102,7 +102,7 @@ TEST_CASE("every kernel and region of every model carries the kflow:: prefix", "
   // Every model's step, its phases and each linear solve are regions (Kokkos
   // Tools time them).
   for (const char* r : {"kflow::split3d::step", "kflow::split3d::x_sweep", "kflow::diffusion::step",
-                        "kflow::lbm::step",
+                        "kflow::lbm::step", "kflow::lbm::boundaries", "kflow::lbm::stream_collide",
                         "kflow::mac2d::step", "kflow::mac2d::momentum", "kflow::mac2d::pressure",
                         "kflow::mac2d::correction", "kflow::vorticity2d::step",
                         "kflow::vorticity2d::stream_function", "kflow::vorticity2d::transport",
