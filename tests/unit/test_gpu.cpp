@@ -347,7 +347,10 @@ TEST_CASE("split3d on cuda and openmp agrees to 1e-9 after 20 steps", "[gpu]") {
   // (3D periodic V-cycles); the cavity again with the incremental projection
   // (CG + multigrid, the default).  The periodic channels' lines are cyclic.
   // Last, DFG 3D-1Z's cylinder with interpolated walls (cut rows in every
-  // direction, X's in its exchanged frame; the projection's cut divergence).
+  // direction, X's in its exchanged frame; the projection's cut divergence)
+  // on the case's own grid: at 124 x 20 x 20 (cell Peclet 9) the cut rows
+  // leave the divergence limit by step 14 on either backend, at any dt
+  // (docs/models/split3d.md, Limits).
   const char* const cases[] = {"duct-block.toml",       "cavity-re100.toml",
                                "periodic-channel.toml", "periodic-channel.toml",
                                "cavity-re100.toml",     "dfg-3d-1z.toml"};
@@ -364,7 +367,7 @@ TEST_CASE("split3d on cuda and openmp agrees to 1e-9 after 20 steps", "[gpu]") {
       {"grid.cells=[19,19,19]", "physics.reynolds=100.0", "physics.gamma=1.0",
        "physics.projection=true", "physics.projection_scheme=\"incremental\"",
        "solver.tolerance=1e-11", "numerics.peclet=\"warn\""},
-      {"grid.cells=[124,20,20]", "numerics.body_walls=\"interpolated\"", "solver.tolerance=1e-11"}};
+      {"numerics.body_walls=\"interpolated\"", "solver.tolerance=1e-11"}};
   for (int c = 0; c < 6; ++c) {
     const auto text = kflow::test::case_text(std::string("split3d/") + cases[c]);
     auto s = sets[c];
