@@ -5,8 +5,10 @@
 
 The script's own exit status 4 (OpenFOAM not installed) is passed on, so
 that CTest reports the test as skipped with the script's message.  Otherwise
-every solver's row must be in table.csv with a finite wall time and a finite,
-negative psi_min inside the cavity.
+every solver's row must be in table.csv with a finite wall time, a finite,
+negative psi_min inside the cavity and finite deviations from Ghia's centre
+lines.  A second pass runs kflow's mac2d with --steady and checks that its
+row says where the run settled.
 """
 import csv
 import math
@@ -16,8 +18,18 @@ import sys
 
 
 def main(script, kflow, workdir):
-    cmd = [sys.executable, script, "cavity", "--cells", "32", "--end", "10", "--repeat", "1",
-           "--cores", "1", "--kflow", kflow, "--workdir", workdir]
+    rc = table(script, kflow, workdir, ["--end", "10"], ("icoFoam", "simpleFoam", "mac2d",
+                                                         "vorticity2d"))
+    if rc != 0:
+        return rc
+    return table(script, kflow, os.path.join(workdir, "steady"),
+                 ["--steady", "1e-3", "--end", "60", "--solvers", "mac2d"], ("mac2d",),
+                 settled=True)
+
+
+def table(script, kflow, workdir, options, solvers, settled=False):
+    cmd = [sys.executable, script, "cavity", "--cells", "32", "--repeat", "1", "--cores", "1",
+           "--kflow", kflow, "--workdir", workdir] + options
     print("check: " + " ".join(cmd), flush=True)
     rc = subprocess.run(cmd).returncode
     if rc == 4:
@@ -32,16 +44,21 @@ def main(script, kflow, workdir):
         rows = list(csv.DictReader(f))
     bad = []
     seen = {r["solver"] for r in rows}
-    for s in ("icoFoam", "simpleFoam", "mac2d", "vorticity2d"):
+    for s in solvers:
         if s not in seen:
             bad.append(f"no row for {s}")
     for r in rows:
         wall, psi = float(r["wall_s"]), float(r["psi_min"])
         x, y = float(r["x"]), float(r["y"])
+        du, dv = float(r["ghia_u"]), float(r["ghia_v"])
         if not (math.isfinite(wall) and wall > 0):
             bad.append(f"{r['solver']}: wall time {r['wall_s']}")
         if not (math.isfinite(psi) and psi < 0 and 0 < x < 1 and 0 < y < 1):
             bad.append(f"{r['solver']}: psi_min {r['psi_min']} at ({r['x']}, {r['y']})")
+        if not (0 <= du < 1 and 0 <= dv < 1):
+            bad.append(f"{r['solver']}: deviations from Ghia {r['ghia_u']}, {r['ghia_v']}")
+        if settled and not r["model_time"].startswith("steady at t = "):
+            bad.append(f"{r['solver']}: not settled: {r['model_time']}")
     for b in bad:
         print("check: " + b)
     print(f"check: {len(rows)} rows, " + ("all finite" if not bad else f"{len(bad)} problems"))
