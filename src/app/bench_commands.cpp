@@ -198,6 +198,12 @@ int cmd_compare(const Args& a) {
     o.backend = b;
     cases.push_back(prepare(o));
   }
+  // The backends must stop at the same step: a steady stop could end them
+  // one check apart.
+  if (cases[0].steady.tolerance > 0) {
+    std::cerr << "kflow: note: compare runs to the case's end; time.steady is not applied\n";
+    for (auto& c : cases) c.steady.tolerance = 0;
+  }
   KokkosSession k(a);
   std::vector<RunResult> results;
   for (std::size_t n = 0; n < backends.size(); ++n) {
