@@ -431,29 +431,6 @@ void RunOutput::record(const std::vector<std::string>& names) {
   for (const auto& n : names) record(n);
 }
 
-void RunOutput::log_row(long step, double t, double dt, double wall, const Diagnostics& d) {
-  if (!log_.is_open()) {
-    const std::string path = dir_ + "/log.csv";
-    record("log.csv");
-    log_.open(path, std::ios::app);
-    if (!log_) throw Error("cannot write " + path);
-    log_header_ = fs::file_size(path) > 0;  // carried over from the run restarted from
-  }
-  if (!log_header_) {
-    log_ << "step,time,dt,wall";
-    for (const auto& [k, v] : d) log_ << "," << k;
-    log_ << "\n";
-    log_header_ = true;
-  }
-  char w[64];
-  std::snprintf(w, sizeof w, "%.6g", wall);
-  log_ << step << "," << exact(t) << "," << exact(dt) << "," << w;
-  for (const auto& [k, v] : d) log_ << "," << exact(v);
-  log_ << "\n";
-  log_.flush();
-  if (!log_) throw Error("writing " + dir_ + "/log.csv failed (disk full?)");
-}
-
 void RunOutput::frame(long index, double t, long step, const linalg::Grid& grid,
                       const std::vector<HostField>& fields,
                       const std::vector<std::vector<double>>& line_values) {

@@ -58,4 +58,26 @@ exact = (math.exp(lam * every) - 1) / every
 print("residual %.6g, exact %.6g" % (st["residual"], exact))
 assert abs(st["residual"] / exact - 1) < 0.005, st
 PY
+# A restart that adds time.steady adds its column to log.csv: one layout,
+# the rows before the restart empty there.
+grep -v '^steady = ' "$steady" > plain.toml
+"$kflow" run plain.toml --set time.end=0.5 --output restarted --quiet || fail "plain run"
+"$kflow" run plain.toml --set time.end=5.0 --set 'time.steady={tolerance=1e-4, every=0.02}' \
+  --output restarted --restart restarted/checkpoint.kfc > restart.log 2>&1 ||
+  { cat restart.log; fail "restart"; }
+cat restart.log
+grep -q "note: log.csv: column steady_residual added by the restart" restart.log ||
+  fail "no note of the added column"
+python3 - restarted <<'PY' || fail "restarted log: see above"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1] + "/log.csv")))
+head, rows = rows[0], rows[1:]
+assert head[-1] == "steady_residual", head
+assert all(len(r) == len(head) for r in rows), "rows of another width"
+before = [r for r in rows if float(r[1]) <= 0.5]
+after = [r for r in rows if float(r[1]) > 0.5]
+assert before and after and all(r[-1] == "" for r in before), before[-1]
+assert float(after[-1][-1]) <= 1e-4, after[-1]
+print("restarted log: %d rows before the restart, %d after, one layout" % (len(before), len(after)))
+PY
 echo "steady: ok"

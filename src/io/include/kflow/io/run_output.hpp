@@ -166,6 +166,9 @@ class RunOutput {
   FrameList frames_;
   std::ofstream log_;
   bool log_header_ = false;
+  std::vector<std::string> log_columns_;  // log.csv's header
+  std::vector<std::string> merge_log_columns(const std::string& path,
+                                             const std::vector<std::string>& now);
 };
 
 }  // namespace kflow::io
