@@ -18,7 +18,7 @@
 set(KFLOW_SPACE_serial "Kokkos::Serial")
 set(KFLOW_SPACE_openmp "Kokkos::OpenMP")
 set(KFLOW_SPACE_cuda "Kokkos::Cuda")
-# The template argument per precision name (kflow/core/precision.hpp).
+# The template argument per precision name (kflow/model/precision.hpp).
 set(KFLOW_REAL_double "double")
 set(KFLOW_REAL_float "float")
 set(KFLOW_REAL_float16s "kflow::Float16s")
@@ -61,7 +61,7 @@ function(kflow_add_model NAME)
   endforeach()
   add_library(kflow_model_${NAME} OBJECT ${M_SOURCES} ${generated})
   target_include_directories(kflow_model_${NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-  target_link_libraries(kflow_model_${NAME} PUBLIC kflow::core PRIVATE kflow_physics_common kflow_warnings)
+  target_link_libraries(kflow_model_${NAME} PUBLIC kflow::model PRIVATE kflow_physics_common kflow_warnings)
   set(KFLOW_MODELS ${KFLOW_MODELS} kflow_model_${NAME} CACHE INTERNAL "")
 endfunction()
 

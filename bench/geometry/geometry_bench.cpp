@@ -1,5 +1,5 @@
 // Registration of `kflow bench geometry` (geometry_bench.hpp).
-#include "kflow/core/registry.hpp"
+#include "kflow/model/registry.hpp"
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "geometry",

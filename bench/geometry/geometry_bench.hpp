@@ -20,9 +20,9 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/geometry/geometry.hpp"
 #include "kflow/geometry/tessellate.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow::geometry {
 

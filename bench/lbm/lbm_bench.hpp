@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/config.hpp"
 #include "kflow/core/driver.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/precision.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/precision.hpp"
+#include "kflow/model/registry.hpp"
 #include "lbm.hpp"
 
 namespace kflow::lbm {

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/rbsor.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow::mac2d {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "kflow/core/error.hpp"
+#include "kflow/model/error.hpp"
 
 #define KFLOW_BENCH_CUSPARSE 1
 

@@ -1,7 +1,7 @@
 // Registration of the linear-algebra kernel benchmarks (kflow bench tridiag | sip | poisson |
 // spmv).
 #include "kflow/core/bench.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/registry.hpp"
 
 KFLOW_REGISTER_BENCH((kflow::KernelBenchInfo{
     "tridiag",

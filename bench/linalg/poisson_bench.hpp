@@ -56,11 +56,11 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
+#include "kflow/model/error.hpp"
 #include "sip_bench.hpp"
 #ifdef KFLOW_HAVE_HYPRE
 #include "hypre_peer.hpp"

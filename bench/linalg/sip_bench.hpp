@@ -39,9 +39,9 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/sip.hpp"
+#include "kflow/model/error.hpp"
 #include "sip_paper.hpp"
 
 namespace kflow::linsys {

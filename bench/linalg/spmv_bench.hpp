@@ -37,10 +37,10 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/linalg/dia.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "kflow/model/error.hpp"
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)
 #include <KokkosSparse_spmv.hpp>
 

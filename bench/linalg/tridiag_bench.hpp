@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/linalg/tridiag.hpp"
+#include "kflow/model/error.hpp"
 #include "tridiag_variants.hpp"
 
 #if defined(KFLOW_HAVE_KOKKOSKERNELS)

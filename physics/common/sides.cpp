@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/number_text.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/number_text.hpp"
 
 namespace kflow::sides {
 

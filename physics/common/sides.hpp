@@ -12,8 +12,8 @@
 #include <array>
 #include <vector>
 
-#include "kflow/core/config.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/config.hpp"
 
 namespace kflow::sides {
 

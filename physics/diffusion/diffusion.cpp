@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/registry.hpp"
 
 namespace kflow::diffusion {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/field_table.hpp"
-#include "kflow/core/model.hpp"
+#include "kflow/model/field_table.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::diffusion {
 

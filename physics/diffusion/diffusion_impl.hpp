@@ -9,12 +9,12 @@
 #include <type_traits>
 
 #include "diffusion.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/state_view.hpp"
 #ifdef KFLOW_HAVE_MPI
 #include "kflow/linalg/dist/halo.hpp"
 #endif

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/number_text.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/number_text.hpp"
+#include "kflow/model/registry.hpp"
 #include "lbm_inflow_table.hpp"
 
 namespace kflow::lbm {

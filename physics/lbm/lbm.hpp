@@ -61,10 +61,10 @@
 #include <array>
 #include <vector>
 
-#include "kflow/core/config.hpp"
-#include "kflow/core/field_table.hpp"
-#include "kflow/core/model.hpp"
 #include "kflow/geometry/body.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/field_table.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::lbm {
 
@@ -109,7 +109,7 @@ struct Setup : ModelSetup {
   // (lbm_inflow_table.hpp).
   std::vector<double> table[3][2];
   double ramp_time = 0;  // inflows rise as (1 - cos(pi t / T)) / 2 up to T
-  // Bodies: ModelSetup::bodies ([[body]], kflow/core/case_geometry.hpp); their walls.
+  // Bodies: ModelSetup::bodies ([[body]], kflow/model/case_geometry.hpp); their walls.
   Walls walls = Walls::interpolated;
   // Force coefficients c = 2 F / (rho0 U^2 A), A = L (2D, per unit depth) or
   // the area (3D); 0: not logged.

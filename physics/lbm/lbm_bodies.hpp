@@ -46,7 +46,7 @@
 #include <numeric>
 #include <vector>
 
-#include "kflow/core/parallel.hpp"
+#include "kflow/model/parallel.hpp"
 #include "lbm_geometry.hpp"
 #include "lbm_kernels.hpp"
 #include "lbm_modes.hpp"

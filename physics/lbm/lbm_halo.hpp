@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "kflow/core/parallel.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
+#include "kflow/model/parallel.hpp"
 #ifdef KFLOW_HAVE_MPI
 #include "kflow/linalg/dist/halo.hpp"
 #endif

@@ -25,12 +25,12 @@
 #include <string>
 #include <type_traits>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/space.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/state_view.hpp"
 #include "lbm.hpp"
 #include "lbm_bodies.hpp"
 #include "lbm_fields.hpp"

@@ -7,9 +7,9 @@
 #include <map>
 #include <utility>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/number_text.hpp"
-#include "kflow/core/table.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/number_text.hpp"
+#include "kflow/model/table.hpp"
 
 namespace kflow::lbm {
 

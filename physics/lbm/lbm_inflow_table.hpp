@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/config.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/config.hpp"
 
 namespace kflow::lbm {
 

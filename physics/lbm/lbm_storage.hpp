@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kflow/core/precision.hpp"
+#include "kflow/model/precision.hpp"
 
 #if defined(__CUDACC__)
 #include <cuda_fp16.h>

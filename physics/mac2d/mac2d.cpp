@@ -7,13 +7,13 @@
 #include <cmath>
 #include <sstream>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/case_solver.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/number_text.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/linalg/stencil.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/case_solver.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/number_text.hpp"
+#include "kflow/model/registry.hpp"
 #include "sides.hpp"
 
 namespace kflow::mac2d {

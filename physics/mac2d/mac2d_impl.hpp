@@ -18,14 +18,14 @@
 #include <string>
 
 #include "extremum.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/rbsor.hpp"
 #include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/sip.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/state_view.hpp"
 #include "kk_krylov.hpp"
 #include "mac2d.hpp"
 #include "mac2d_bodies.hpp"

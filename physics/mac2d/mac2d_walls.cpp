@@ -42,9 +42,9 @@
 #include <limits>
 #include <string>
 
-#include "kflow/core/case_geometry.hpp"
 #include "kflow/geometry/surface.hpp"
 #include "kflow/linalg/stencil.hpp"
+#include "kflow/model/case_geometry.hpp"
 #include "mac2d.hpp"
 
 namespace kflow::mac2d {

@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/case_solver.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/exact.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/case_solver.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/exact.hpp"
+#include "kflow/model/registry.hpp"
 #include "sides.hpp"
 
 namespace kflow::split3d {

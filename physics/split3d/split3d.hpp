@@ -22,11 +22,11 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/case_solver.hpp"
-#include "kflow/core/field_table.hpp"
-#include "kflow/core/model.hpp"
-#include "kflow/core/number_text.hpp"
 #include "kflow/linalg/mg_options.hpp"
+#include "kflow/model/case_solver.hpp"
+#include "kflow/model/field_table.hpp"
+#include "kflow/model/model.hpp"
+#include "kflow/model/number_text.hpp"
 
 namespace kflow::split3d {
 
@@ -34,7 +34,7 @@ namespace kflow::split3d {
 // Periodic sides come in pairs (Setup::periodic per axis).
 enum class Kind { wall, inflow, outflow, periodic };
 // Inflow profiles: uniform, or the square/rectangular duct's exact developed
-// profile (kflow/core/exact.hpp) scaled to its centre velocity.
+// profile (kflow/model/exact.hpp) scaled to its centre velocity.
 // duct: the developed series profile; parabolic: 16 U s (1 - s) t (1 - t) over
 // the side's rectangle (s, t in [0, 1]; the DFG 3D benchmarks' inflow).
 enum class Profile { uniform, duct, parabolic };

@@ -34,13 +34,13 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/stencil7.hpp"
 #include "kflow/linalg/tridiag.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/state_view.hpp"
 #include "kk_krylov.hpp"
 #include "split3d.hpp"
 #include "split3d_force.hpp"

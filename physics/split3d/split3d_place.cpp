@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/error.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/error.hpp"
 #include "split3d.hpp"
 
 namespace kflow::split3d {

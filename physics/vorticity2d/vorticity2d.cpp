@@ -9,10 +9,10 @@
 #include <limits>
 #include <sstream>
 
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/case_solver.hpp"
-#include "kflow/core/number_text.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/case_solver.hpp"
+#include "kflow/model/number_text.hpp"
+#include "kflow/model/registry.hpp"
 #include "sides.hpp"
 
 namespace kflow::vorticity2d {

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/case_solver.hpp"
-#include "kflow/core/field_table.hpp"
-#include "kflow/core/model.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/solver.hpp"
+#include "kflow/model/case_solver.hpp"
+#include "kflow/model/field_table.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::vorticity2d {
 

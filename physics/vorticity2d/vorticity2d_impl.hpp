@@ -22,13 +22,13 @@
 #include <string>
 
 #include "extremum.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/state_view.hpp"
 #include "kflow/linalg/cg.hpp"
 #include "kflow/linalg/field.hpp"
 #include "kflow/linalg/multigrid.hpp"
 #include "kflow/linalg/operator.hpp"
 #include "kflow/linalg/reduce.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/state_view.hpp"
 #include "kk_krylov.hpp"
 #include "vorticity2d.hpp"
 #include "vorticity2d_kernels.hpp"

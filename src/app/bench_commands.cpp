@@ -19,8 +19,8 @@
 #include "kflow/core/backend.hpp"
 #include "kflow/core/bench.hpp"
 #include "kflow/core/driver.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/registry.hpp"
 
 namespace kflow::cli {
 

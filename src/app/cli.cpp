@@ -12,10 +12,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/printable.hpp"
 #include "kflow/core/subnormals.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/printable.hpp"
 
 namespace kflow::cli {
 

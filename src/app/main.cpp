@@ -13,14 +13,14 @@
 #include "cli.hpp"
 #include "kflow/core/backend.hpp"
 #include "kflow/core/build_info.hpp"
-#include "kflow/core/case_geometry.hpp"
 #include "kflow/core/driver.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/printable.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/vtk.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/printable.hpp"
+#include "kflow/model/registry.hpp"
 
 using kflow::Error;
 using namespace kflow::cli;

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
 #include "kflow/core/subnormals.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow {
 

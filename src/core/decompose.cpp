@@ -5,10 +5,10 @@
 #include <string>
 
 #include "kflow/core/driver.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/linalg/dist/decomposition.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/registry.hpp"
 
 namespace kflow {
 

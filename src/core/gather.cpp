@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
 
 namespace kflow {
 

@@ -10,8 +10,8 @@
 
 #include "kflow/core/backend.hpp"
 #include "kflow/core/driver.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/number_text.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/number_text.hpp"
 #include "progress.hpp"
 
 namespace fs = std::filesystem;

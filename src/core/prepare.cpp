@@ -8,13 +8,13 @@
 #include <fstream>
 
 #include "kflow/core/backend.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/input_file.hpp"
-#include "kflow/core/number_text.hpp"
-#include "kflow/core/parallel.hpp"
-#include "kflow/core/precision.hpp"
 #include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/input_file.hpp"
+#include "kflow/model/number_text.hpp"
+#include "kflow/model/parallel.hpp"
+#include "kflow/model/precision.hpp"
 #include "progress.hpp"
 
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 #include "progress.hpp"
-#include "kflow/core/number_text.hpp"
+#include "kflow/model/number_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "kflow/core/error.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow {
 

@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/number_text.hpp"
-#include "kflow/core/printable.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/number_text.hpp"
+#include "kflow/model/printable.hpp"
 #include "progress.hpp"
 
 namespace kflow {

@@ -9,8 +9,8 @@
 #include <ctime>
 #include <iostream>
 
-#include "kflow/core/model.hpp"
-#include "kflow/core/parallel.hpp"
+#include "kflow/model/model.hpp"
+#include "kflow/model/parallel.hpp"
 
 namespace kflow {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kflow/core/driver.hpp"
-#include "kflow/core/model.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow {
 

@@ -6,7 +6,7 @@
 #include <xmmintrin.h>
 #endif
 
-#include "kflow/core/error.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow {
 

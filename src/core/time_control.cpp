@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "kflow/core/error.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow {
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/input_file.hpp"
-#include "kflow/core/printable.hpp"
 #include "kflow/io/run_output.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/input_file.hpp"
+#include "kflow/model/printable.hpp"
 #include "output_names.hpp"
 
 namespace fs = std::filesystem;

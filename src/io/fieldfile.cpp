@@ -12,12 +12,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/input_file.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/pvd.hpp"
 #include "kflow/io/run_output.hpp"
 #include "kflow/io/vtk.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/input_file.hpp"
 
 namespace kflow::io {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "kflow/core/error.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow::io {
 

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "kflow/core/error.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow::io {
 

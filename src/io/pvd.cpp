@@ -8,10 +8,10 @@
 #include <map>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/input_file.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/files.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/input_file.hpp"
 
 namespace kflow::io {
 

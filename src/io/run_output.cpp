@@ -18,9 +18,9 @@
 #include <set>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/vtk.hpp"
+#include "kflow/model/error.hpp"
 #include "output_names.hpp"
 
 namespace fs = std::filesystem;

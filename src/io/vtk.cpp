@@ -8,9 +8,9 @@
 #include <regex>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/files.hpp"
+#include "kflow/model/error.hpp"
 
 #ifdef KFLOW_HAVE_VTK
 #include <vtkCellData.h>

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "geometry/geometry_helpers.hpp"
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/config.hpp"
-#include "kflow/core/error.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/error.hpp"
 
 namespace kflow::test::bodies {
 

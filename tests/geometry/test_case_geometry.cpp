@@ -1,4 +1,4 @@
-// The [[body]] tables of a case (kflow/core/case_geometry.hpp): shapes and
+// The [[body]] tables of a case (kflow/model/case_geometry.hpp): shapes and
 // STL and OBJ meshes placed by translate, scale and rotate, a note with each
 // body's bounding box, a block of a decomposed grid, bad OBJ files.  Every
 // other problem (a misspelt shape, a key of another shape, bad values, a bad
@@ -18,9 +18,9 @@
 
 #include "geometry/case_bodies.hpp"
 #include "geometry/geometry_helpers.hpp"
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/config.hpp"
 #include "kflow/geometry/tessellate.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/config.hpp"
 #include "unit/helpers.hpp"
 
 namespace geo = kflow::geometry;

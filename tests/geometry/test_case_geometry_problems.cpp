@@ -1,4 +1,4 @@
-// Every problem of a case's [[body]] tables (kflow/core/case_geometry.hpp)
+// Every problem of a case's [[body]] tables (kflow/model/case_geometry.hpp)
 // reported together with file, line and key: a misspelt shape, a key of
 // another shape, bad values, a bad STL file, a mesh file that is not a
 // regular file, a body outside the domain or on a side kept free, bodies
@@ -15,9 +15,9 @@
 
 #include "geometry/case_bodies.hpp"
 #include "geometry/geometry_helpers.hpp"
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/config.hpp"
-#include "kflow/core/error.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/error.hpp"
 #include "unit/helpers.hpp"
 
 namespace geo = kflow::geometry;

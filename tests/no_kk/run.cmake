@@ -3,7 +3,7 @@
 # translation units whose code differs without it (the spmv, poisson and
 # tridiag benchmarks: their Kokkos Kernels rows say "not in this build";
 # mac2d, vorticity2d and split3d: the kk_* methods are a configuration error;
-# the core's solver keys), failing on an error or on any compiler warning.
+# the model library's solver keys), failing on an error or on any compiler warning.
 # The rest of kflow does not see the switch.
 #
 # One precision (double) of each: the #ifdef'd code is the same in every
@@ -34,9 +34,9 @@ endif()
 # The objects: with Ninja, the double-precision units of one backend (the
 # generated sources name it); with other generators, the whole targets.
 set(targets kflow_bench_spmv kflow_bench_poisson kflow_bench_tridiag kflow_model_mac2d
-            kflow_model_vorticity2d kflow_model_split3d kflow_core)
+            kflow_model_vorticity2d kflow_model_split3d kflow_model)
 if(GENERATOR STREQUAL "Ninja")
-  set(objects src/core/CMakeFiles/kflow_core.dir/case_solver.cpp.o)
+  set(objects src/model/CMakeFiles/kflow_model.dir/case_solver.cpp.o)
   foreach(entry "bench/linalg|kflow_bench_spmv|bench_spmv" "bench/linalg|kflow_bench_poisson|bench_poisson"
                 "bench/linalg|kflow_bench_tridiag|bench_tridiag" "physics/mac2d|kflow_model_mac2d|mac2d"
                 "physics/vorticity2d|kflow_model_vorticity2d|vorticity2d"

@@ -6,9 +6,9 @@
 
 #include "helpers.hpp"
 #include "kflow/core/bench.hpp"
-#include "kflow/core/config.hpp"
-#include "kflow/core/error.hpp"
-#include "kflow/core/printable.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/printable.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 using kflow::test::prepare_text;
@@ -245,7 +245,7 @@ TEST_CASE("runs too long to finish are refused before work", "[unit]") {
 }
 
 // A case path that is not a regular file is named before it is opened (one
-// check for every input file, kflow/core/input_file.hpp): a FIFO would wait
+// check for every input file, kflow/model/input_file.hpp): a FIFO would wait
 // for ever, a device never end, a directory read as an empty case.
 TEST_CASE("a case path that is a FIFO, a device, a directory or too big is named, never read",
           "[unit]") {
@@ -280,7 +280,7 @@ TEST_CASE("a case path that is a FIFO, a device, a directory or too big is named
 
 // A case name with a newline or escape codes was printed as it was (a
 // newline started a line of its own, ESC [2J cleared the terminal): text
-// from a user is printed escaped (kflow/core/printable.hpp).
+// from a user is printed escaped (kflow/model/printable.hpp).
 TEST_CASE("a case name or value with a newline or escape codes is printed escaped", "[unit]") {
   CHECK(kflow::printable("a\nb\x1b[2J\tc\x7f") == "a\\nb\\x1b[2J\\tc\\x7f");
   CHECK(kflow::printable("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 as it is

@@ -17,10 +17,10 @@
 #include <tuple>
 
 #include "helpers.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/pvd.hpp"
 #include "kflow/io/vtk.hpp"
+#include "kflow/model/error.hpp"
 
 namespace fs = std::filesystem;
 using kflow::test::read_file;
@@ -268,7 +268,7 @@ TEST_CASE("a restart refuses a checkpoint with impossible numbers", "[unit]") {
 
 // --restart given something that is not a checkpoint file: /dev/zero was
 // read until memory ran out, a FIFO waited for ever, a directory said "wrong
-// header".  Each is named before it is opened (kflow/core/input_file.hpp),
+// header".  Each is named before it is opened (kflow/model/input_file.hpp),
 // a run's directory with the checkpoint it holds.
 TEST_CASE("a restart from a device, a FIFO or a directory is named, never read", "[unit]") {
   using Catch::Matchers::ContainsSubstring;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "kflow/core/bench.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/core/region_timer.hpp"
+#include "kflow/model/error.hpp"
 
 namespace {
 // A stand-in for a Kokkos Tools library's region callbacks.

@@ -8,8 +8,8 @@
 #include <array>
 #include <string>
 
-#include "kflow/core/config.hpp"
-#include "kflow/core/error.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/error.hpp"
 #include "sides.hpp"
 
 using Catch::Matchers::ContainsSubstring;

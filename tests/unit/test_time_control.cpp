@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "kflow/core/error.hpp"
 #include "kflow/core/time_control.hpp"
+#include "kflow/model/error.hpp"
 
 using kflow::TimeControl;
 using kflow::TimeSettings;

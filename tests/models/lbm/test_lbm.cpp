@@ -13,9 +13,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/exact.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/exact.hpp"
 #include "unit/helpers.hpp"
 
 using kflow::test::check_identical;
@@ -94,7 +94,7 @@ TEST_CASE("lbm Poiseuille: TRT profile within 1e-3 of the exact solution", "[uni
 
 TEST_CASE("lbm square duct: centreline velocity within 1% of the series solution", "[unit]") {
   // Duct -a < y < a, -b < z < b, a = b = 0.5; nu = 0.1, g = 1.2: the series
-  // solution (White, Viscous Fluid Flow, Eq. 3-48) in kflow/core/exact.hpp.
+  // solution (White, Viscous Fluid Flow, Eq. 3-48) in kflow/model/exact.hpp.
   const char* duct = R"([case]
 model = "lbm"
 [grid]

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <random>
 
-#include "kflow/core/precision.hpp"
+#include "kflow/model/precision.hpp"
 #include "lbm_launch.hpp"
 #include "lbm_storage.hpp"
 

@@ -11,11 +11,11 @@
 #include <sstream>
 #include <vector>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/error.hpp"
 #include "kflow/geometry/geometry.hpp"
 #include "kflow/geometry/tessellate.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/error.hpp"
 #include "models/mac2d/mac2d_cases.hpp"
 #include "unit/helpers.hpp"
 

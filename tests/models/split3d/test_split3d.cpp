@@ -24,12 +24,12 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/exact.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/core/subnormals.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/linalg/tridiag.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/exact.hpp"
+#include "kflow/model/registry.hpp"
 #include "linalg/backends.hpp"
 #include "split3d_kernels.hpp"
 #include "split3d_rows.hpp"

@@ -18,11 +18,11 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/exact.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/core/subnormals.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/exact.hpp"
+#include "kflow/model/registry.hpp"
 #include "unit/helpers.hpp"
 
 using kflow::test::case_text;
@@ -36,7 +36,7 @@ namespace {
 // The duct case with gamma = 1: no dissipation heating, so T stays uniform
 // and the body force alone plays the mean pressure gradient; the developed
 // centre line then tends to the series solution (White, Viscous Fluid Flow,
-// Eq. 3-48, kflow/core/exact.hpp: 0.884056 for g = 1.2, nu = 0.1, a = b =
+// Eq. 3-48, kflow/model/exact.hpp: 0.884056 for g = 1.2, nu = 0.1, a = b =
 // 0.5).  Returns the centre line u on the nodes with x >= x0 up to the last
 // interior node (the outflow node holds the X sweep's value, decision 16).
 // duct-re500.toml (g Re = 12 as duct.toml's: the same series) by `file`.

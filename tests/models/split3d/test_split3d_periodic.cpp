@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/case_geometry.hpp"
-#include "kflow/core/registry.hpp"
+#include "kflow/model/case_geometry.hpp"
+#include "kflow/model/registry.hpp"
 #include "unit/helpers.hpp"
 
 using kflow::test::case_text;

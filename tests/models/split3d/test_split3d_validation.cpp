@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/exact.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/core/subnormals.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/tessellate.hpp"
 #include "kflow/io/fieldfile.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/exact.hpp"
+#include "kflow/model/registry.hpp"
 #include "unit/helpers.hpp"
 
 using kflow::test::case_text;

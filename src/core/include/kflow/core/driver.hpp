@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/config.hpp"
-#include "kflow/core/model.hpp"
-#include "kflow/core/registry.hpp"
 #include "kflow/io/lines.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/model.hpp"
+#include "kflow/model/registry.hpp"
 
 namespace kflow {
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "kflow/core/model.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow {
 

@@ -3,7 +3,7 @@
 // step lands on output times and on the end, and how many device-chosen
 // steps may run in one batch without passing any of those.
 
-#include "kflow/core/model.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow {
 

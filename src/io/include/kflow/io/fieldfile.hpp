@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/model.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::io {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/model.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::io {
 

@@ -22,13 +22,13 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/model.hpp"
 #include "kflow/io/fieldfile.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/lines.hpp"
 #include "kflow/io/pvd.hpp"
 #include "kflow/io/vtk.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::io {
 

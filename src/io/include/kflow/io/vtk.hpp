@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/model.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow::io {
 

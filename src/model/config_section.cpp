@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "config_text.hpp"
-#include "kflow/core/config.hpp"
+#include "kflow/model/config.hpp"
 
 namespace kflow {
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/config.hpp"
 #include "kflow/linalg/mg_options.hpp"
 #include "kflow/linalg/options.hpp"
+#include "kflow/model/config.hpp"
 
 namespace kflow {
 

@@ -2,14 +2,14 @@
 // Kokkos (the voxeliser is a large template: compiled in every model unit
 // that calls it, it cost each lbm unit several seconds).
 
-#include "kflow/core/case_geometry.hpp"
+#include "kflow/model/case_geometry.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/parallel.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/parallel.hpp"
 
 namespace kflow {
 

@@ -1,6 +1,6 @@
-#include "kflow/core/registry.hpp"
+#include "kflow/model/registry.hpp"
 
-#include "kflow/core/precision.hpp"
+#include "kflow/model/precision.hpp"
 
 namespace kflow {
 

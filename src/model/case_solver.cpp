@@ -1,4 +1,4 @@
-#include "kflow/core/case_solver.hpp"
+#include "kflow/model/case_solver.hpp"
 
 namespace kflow {
 

@@ -1,4 +1,4 @@
-#include "kflow/core/case_grid.hpp"
+#include "kflow/model/case_grid.hpp"
 
 #include <cstdio>
 #include <string>

@@ -1,4 +1,4 @@
-#include "kflow/core/case_geometry.hpp"
+#include "kflow/model/case_geometry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/case_grid.hpp"
-#include "kflow/core/input_file.hpp"
-#include "kflow/core/number_text.hpp"
 #include "kflow/geometry/stl.hpp"
 #include "kflow/geometry/surface.hpp"
+#include "kflow/model/case_grid.hpp"
+#include "kflow/model/input_file.hpp"
+#include "kflow/model/number_text.hpp"
 
 namespace kflow {
 

@@ -1,4 +1,4 @@
-#include "kflow/core/input_file.hpp"
+#include "kflow/model/input_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "kflow/core/parallel.hpp"
+#include "kflow/model/parallel.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/bench.hpp"
-#include "kflow/core/config.hpp"
-#include "kflow/core/model.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/kernel_bench.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow {
 
@@ -43,7 +43,7 @@ class Registry {
   ModelFactory factory(const std::string& model, const std::string& backend,
                        const std::string& precision) const;
 
-  // Kernel benchmarks (bench.hpp), registered like models.
+  // Kernel benchmarks (kernel_bench.hpp), registered like models.
   bool add_bench(KernelBenchInfo info);
   bool add_bench_factory(const std::string& bench, const std::string& backend,
                          const std::string& precision, KernelBench f);

@@ -5,8 +5,8 @@
 #include <array>
 #include <string>
 
-#include "kflow/core/config.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/config.hpp"
 
 namespace kflow {
 

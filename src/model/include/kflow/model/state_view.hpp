@@ -11,9 +11,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/model.hpp"
-#include "kflow/core/precision.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/model.hpp"
+#include "kflow/model/precision.hpp"
 
 namespace kflow {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/error.hpp"
+#include "kflow/model/error.hpp"
 
 #ifdef KFLOW_HAVE_MPI
 #include <mpi.h>

@@ -1,4 +1,4 @@
-#include "kflow/core/table.hpp"
+#include "kflow/model/table.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/input_file.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/input_file.hpp"
 
 namespace kflow {
 

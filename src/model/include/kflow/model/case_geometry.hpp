@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "kflow/core/config.hpp"
-#include "kflow/core/model.hpp"
 #include "kflow/geometry/geometry.hpp"
 #include "kflow/linalg/dist/local_grid.hpp"
 #include "kflow/linalg/grid.hpp"
+#include "kflow/model/config.hpp"
+#include "kflow/model/model.hpp"
 
 namespace kflow {
 
@@ -63,7 +63,7 @@ geometry::NodeGrid block_centres(const linalg::dist::LocalGrid& block, geometry:
 // nodes of opt's node box.  On several ranks `nodes` is a block's
 // (block_centres): its checks (a body that covers no cell, no fluid left)
 // count the nodes of the box over every rank (collective).  Compiled once
-// per execution space in the core library (case_geometry_voxelise.cpp), not
+// per execution space in the model library (case_geometry_voxelise.cpp), not
 // in every model unit that calls it.
 template <class ExecSpace>
 geometry::Geometry<ExecSpace> body_geometry(const ExecSpace& space,

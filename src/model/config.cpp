@@ -1,4 +1,4 @@
-#include "kflow/core/config.hpp"
+#include "kflow/model/config.hpp"
 
 #include "config_text.hpp"
 
@@ -13,9 +13,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
-#include "kflow/core/input_file.hpp"
-#include "kflow/core/printable.hpp"
+#include "kflow/model/error.hpp"
+#include "kflow/model/input_file.hpp"
+#include "kflow/model/printable.hpp"
 
 namespace kflow {
 

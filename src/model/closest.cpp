@@ -1,4 +1,4 @@
-// closest() (kflow/core/config.hpp): the near miss a message suggests
+// closest() (kflow/model/config.hpp): the near miss a message suggests
 // ("did you mean 'safety_factor'?"), by edit distance.
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "kflow/core/config.hpp"
+#include "kflow/model/config.hpp"
 
 namespace kflow {
 
