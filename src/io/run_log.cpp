@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "kflow/core/error.hpp"
 #include "kflow/io/files.hpp"
 #include "kflow/io/run_output.hpp"
+#include "kflow/model/error.hpp"
 
 namespace fs = std::filesystem;
 
