@@ -25,6 +25,7 @@
 #include "kflow/linalg/reduce.hpp"
 #include "kflow/linalg/sip.hpp"
 #include "kflow/model/error.hpp"
+#include "kflow/model/number_text.hpp"
 #include "kflow/model/state_view.hpp"
 #include "kk_krylov.hpp"
 #include "mac2d.hpp"
@@ -32,12 +33,6 @@
 #include "mac2d_kernels.hpp"
 
 namespace kflow::mac2d {
-
-inline std::string mac2d_g(double v) {  // %g for messages
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
 
 template <class ExecSpace, class Real>
 class Model final : public kflow::Model, public kflow::DeviceDt {
@@ -336,9 +331,9 @@ class Model final : public kflow::Model, public kflow::DeviceDt {
       ++unconverged_;
       if (s_.unconverged_is_error)
         throw Error("the pressure solve of step " + std::to_string(steps_ + 1) +
-                    " did not reach solver.pressure.tolerance = " + mac2d_g(c.tolerance) + " in " +
-                    std::to_string(last_.iterations) + " iterations (criterion " +
-                    mac2d_g(last_.criterion) +
+                    " did not reach solver.pressure.tolerance = " + number_text(c.tolerance) +
+                    " in " + std::to_string(last_.iterations) + " iterations (criterion " +
+                    number_text(last_.criterion) +
                     "; solver.pressure.on_unconverged = \"error\"): raise max_iterations or the "
                     "tolerance");
     }

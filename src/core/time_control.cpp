@@ -7,16 +7,9 @@
 #include <string>
 
 #include "kflow/model/error.hpp"
+#include "kflow/model/number_text.hpp"
 
 namespace kflow {
-
-namespace {
-std::string g6(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-}  // namespace
 
 TimeControl::TimeControl(const TimeSettings& s, double t, long step)
     : s_(s), t_(t), step_(step), step0_(step), end_tol_(s.model_dt > 0 ? 1e-12 : 0.0) {
@@ -54,8 +47,9 @@ double TimeControl::advance_clock(double from, double d) const {
 
 void TimeControl::check_dt(double d) const {
   if (!std::isfinite(d) || d < s_.dt_floor)
-    throw Error("blow-up at step " + std::to_string(step_) + ", t = " + g6(t_) +
-                ": the time step " + g6(d) + " is below time.dt_floor = " + g6(s_.dt_floor));
+    throw Error("blow-up at step " + std::to_string(step_) + ", t = " + number_text(t_) +
+                ": the time step " + number_text(d) +
+                " is below time.dt_floor = " + number_text(s_.dt_floor));
 }
 
 TimeControl::Step TimeControl::plan(const Model& model) const {
@@ -65,8 +59,8 @@ TimeControl::Step TimeControl::plan(const Model& model) const {
   if (model_dt <= 0 && s_.fixed_dt > 0 && step_ == step0_) {
     const double limit = model.stable_dt(t_);
     if (s_.fixed_dt > limit)
-      throw Error("time.dt = " + g6(s_.fixed_dt) + " exceeds the stable step " + g6(limit) +
-                  " of this case; lower time.dt or use time.safety_factor");
+      throw Error("time.dt = " + number_text(s_.fixed_dt) + " exceeds the stable step " +
+                  number_text(limit) + " of this case; lower time.dt or use time.safety_factor");
   }
   check_dt(s.dt);
   // Land exactly on output times and the end.

@@ -1,17 +1,10 @@
 #include "kflow/model/case_grid.hpp"
 
-#include <cstdio>
 #include <string>
 
-namespace kflow {
+#include "kflow/model/number_text.hpp"
 
-namespace {
-std::string shortest(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-}  // namespace
+namespace kflow {
 
 linalg::Grid parse_grid(const Config::Section& gs, int min_dim, int max_dim,
                         const std::string& expected) {
@@ -30,7 +23,7 @@ linalg::Grid parse_grid(const Config::Section& gs, int min_dim, int max_dim,
     // 1 / h^2 and h^2 must stay normal doubles (time-step limits, operators)
     const double h = length[d] / double(cells[d]);
     if (!(h > 1e-100 && h < 1e100))
-      gs.fail("length", "a cell size of " + shortest(h) + " in direction " + std::to_string(d) +
+      gs.fail("length", "a cell size of " + number_text(h) + " in direction " + std::to_string(d) +
                             " is outside what the solvers' arithmetic handles (1e-100 to 1e100)");
     g.length[d] = length[d];
     g.origin[d] = origin[d];
